@@ -1,0 +1,141 @@
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+#include "cli/cli_options.h"
+#include "cli/commands.h"
+#include "cli/console_table.h"
+#include "compat/torch_compat.h"
+#include "io/bench_export.h"
+#include "io/csv_writer.h"
+#include "runners/bench_sweep.h"
+#include "runners/step_benchmark.h"
+
+namespace stepscope::cli {
+
+namespace {
+
+CancelFlag g_cancel;
+
+class StderrProgress final : public ProgressSink {
+ public:
+  explicit StderrProgress(std::ostream& err) : err_(err), interactive_(isatty(STDERR_FILENO) != 0) {}
+  void on_progress(const Progress& p) override {
+    const std::string head = "[" + std::to_string(p.config_index + 1) + "/" + std::to_string(p.config_count) + "] " +
+                             p.config_label + ": " + p.phase;
+    if (p.phase == "done") {
+      if (interactive_) err_ << "\r\033[K";
+      return;
+    }
+    const std::string counter =
+        p.steps_in_phase > 0 ? " " + std::to_string(p.step) + "/" + std::to_string(p.steps_in_phase) : "";
+    if (interactive_) {
+      err_ << "\r\033[K" << head << counter << std::flush;
+    } else if (p.step == 0) {  // a line per phase keeps logs short
+      err_ << head << counter << '\n' << std::flush;
+    }
+  }
+
+ private:
+  std::ostream& err_;
+  bool interactive_;
+};
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+// Rewrites a whole output file, so that what was measured survives an interruption.
+template <typename Write>
+void rewrite_file(const std::string& path, Write write) {
+  const std::string temporary = path + ".partial";
+  {
+    std::ofstream file(temporary, std::ios::trunc);
+    if (!file) throw std::runtime_error("cannot write " + temporary);
+    write(file);
+    if (!file.flush()) throw std::runtime_error("writing " + temporary + " failed");
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot replace " + path);
+}
+
+void require_writable(const std::string& option, const std::string& path) {
+  if (path.empty()) return;
+  std::ofstream probe(path + ".partial");
+  if (!probe) throw CliError(option + ": cannot write to '" + path + "'");
+  probe.close();
+  std::remove((path + ".partial").c_str());
+}
+
+}  // namespace
+
+void request_cancel() { g_cancel.cancel(); }
+
+int run_bench_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  BenchOptions options;
+  std::vector<BenchConfig> configs;
+  try {
+    options = parse_bench_options(args);
+    if (options.help) {
+      out << bench_usage();
+      return kExitOk;
+    }
+    configs = expand(options.spec);
+    for (const auto& config : configs) check_runnable(config);
+    require_writable("--csv", options.csv_path);
+    require_writable("--json", options.json_path);
+  } catch (const CliError& error) {
+    err << "stepscope-cli bench: error: " << error.what() << '\n';
+    return kExitUsage;
+  } catch (const ConfigError& error) {
+    err << "stepscope-cli bench: error: " << error.what() << '\n';
+    return kExitUsage;
+  }
+
+  RunEnvironment environment{STEPSCOPE_VERSION, compat::libtorch_version(), "", utc_now()};
+  for (const auto& arg : args) environment.command_line += (environment.command_line.empty() ? "" : " ") + arg;
+  environment.command_line = "stepscope-cli bench " + environment.command_line;
+
+  std::vector<BenchResult> results;
+  CsvWriter stdout_csv(out);
+  if (options.csv_path.empty()) stdout_csv.write_row(bench_csv_header());
+  const auto publish = [&](const BenchResult& result) {
+    results.push_back(result);
+    if (options.csv_path.empty()) {
+      stdout_csv.write_row(bench_csv_row(result));
+      out.flush();
+    } else {
+      rewrite_file(options.csv_path, [&](std::ostream& file) { write_bench_csv(file, results); });
+    }
+    if (!options.json_path.empty()) {
+      rewrite_file(options.json_path,
+                   [&](std::ostream& file) { write_bench_json(file, results, environment); });
+    }
+  };
+
+  StderrProgress progress(err);
+  try {
+    run_sweep(configs, options.quiet ? nullptr : &progress, &g_cancel, publish);
+  } catch (const std::exception& error) {
+    err << "stepscope-cli bench: error: " << compat::error_message(error) << '\n';
+    return kExitFailure;
+  }
+  if (!options.quiet) print_bench_table(err, results);
+
+  if (g_cancel.is_cancelled()) {
+    err << "stepscope-cli bench: interrupted; " << results.size() << " of " << configs.size()
+        << " configuration(s) written\n";
+    return kExitInterrupted;
+  }
+  for (const auto& r : results) {
+    if (r.status == RunStatus::failed) return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace stepscope::cli

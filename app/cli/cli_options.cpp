@@ -1,0 +1,274 @@
+#include "cli/cli_options.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace stepscope::cli {
+
+namespace {
+
+// Splits `--name value` / `--name=value` pairs and boolean switches; rejects unknown,
+// repeated and value-less options.
+class OptionReader {
+ public:
+  OptionReader(const std::string& command, const std::vector<std::string>& args,
+               const std::set<std::string>& with_value, const std::set<std::string>& switches) {
+    for (size_t i = 0; i < args.size(); ++i) {
+      std::string name = args[i];
+      std::string value;
+      bool has_inline_value = false;
+      if (name.rfind("--", 0) != 0 && name != "-h") {
+        throw CliError("unexpected argument '" + name + "' for '" + command + "' (options start with --)");
+      }
+      if (const auto eq = name.find('='); eq != std::string::npos) {
+        value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+        has_inline_value = true;
+      }
+      if (name == "-h") name = "--help";
+      const std::string key = name.substr(2);
+      if (switches.count(key)) {
+        if (has_inline_value) throw CliError("option " + name + " takes no value");
+        values_[key] = "1";
+        continue;
+      }
+      if (!with_value.count(key)) {
+        throw CliError("unknown option '" + name + "' for '" + command + "' (see stepscope-cli " + command +
+                       " --help)");
+      }
+      if (values_.count(key)) throw CliError("option " + name + " is given twice");
+      if (!has_inline_value) {
+        if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0) {
+          throw CliError("option " + name + " needs a value");
+        }
+        value = args[++i];
+      }
+      if (value.empty()) throw CliError("option " + name + " has an empty value");
+      values_[key] = value;
+    }
+  }
+
+  bool has(const std::string& key) const { return values_.count(key) > 0; }
+  std::string get(const std::string& key, const std::string& fallback = "") const {
+    const auto it = values_.find(key);
+    return it == values_.end() ? fallback : it->second;
+  }
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+std::vector<std::string> split_list(const std::string& option, const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    if (item.empty()) throw CliError("--" + option + ": empty item in list '" + text + "'");
+    items.push_back(item);
+  }
+  if (!text.empty() && text.back() == ',') throw CliError("--" + option + ": empty item in list '" + text + "'");
+  return items;
+}
+
+int64_t parse_integer(const std::string& option, const std::string& text, int64_t minimum) {
+  errno = 0;
+  char* end = nullptr;
+  const long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE) {
+    throw CliError("--" + option + ": '" + text + "' is not an integer");
+  }
+  if (value < minimum) {
+    throw CliError("--" + option + ": " + text + " is too small (at least " + std::to_string(minimum) + ")");
+  }
+  return value;
+}
+
+double parse_positive_number(const std::string& option, const std::string& text) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(value) || value <= 0) {
+    throw CliError("--" + option + ": '" + text + "' is not a positive number");
+  }
+  return value;
+}
+
+std::vector<int64_t> parse_integer_list(const std::string& option, const std::string& text) {
+  std::vector<int64_t> values;
+  for (const auto& item : split_list(option, text)) values.push_back(parse_integer(option, item, 1));
+  return values;
+}
+
+// Turns the engine's ConfigError into a CliError naming the option.
+template <typename Parse>
+auto parse_with(const std::string& option, const std::string& text, Parse parse) {
+  try {
+    return parse(text);
+  } catch (const ConfigError& error) {
+    throw CliError("--" + option + ": " + error.what());
+  }
+}
+
+std::vector<ModelConfig> parse_models(const OptionReader& options) {
+  const bool custom = options.has("d-model") || options.has("d-ff") || options.has("layers") ||
+                      options.has("heads") || options.has("vocab");
+  if (custom && options.has("model")) {
+    throw CliError("--model cannot be combined with --d-model/--d-ff/--layers/--heads/--vocab (pick a preset or "
+                   "describe a custom model)");
+  }
+  if (!custom) {
+    std::vector<ModelConfig> models;
+    for (const auto& name : split_list("model", options.get("model", "small"))) {
+      models.push_back(parse_with("model", name, model_preset));
+    }
+    return models;
+  }
+  for (const char* required : {"d-model", "layers", "heads"}) {
+    if (!options.has(required)) {
+      throw CliError(std::string("a custom model needs --") + required + " (and --d-model, --layers, --heads)");
+    }
+  }
+  ModelConfig model;
+  model.name = "custom";
+  model.d_model = parse_integer("d-model", options.get("d-model"), 1);
+  model.num_layers = parse_integer("layers", options.get("layers"), 1);
+  model.num_heads = parse_integer("heads", options.get("heads"), 1);
+  model.d_ff = options.has("d-ff") ? parse_integer("d-ff", options.get("d-ff"), 1) : 4 * model.d_model;
+  model.vocab_size = parse_integer("vocab", options.get("vocab", "10000"), 1);
+  try {
+    validate(model);
+  } catch (const ConfigError& error) {
+    throw CliError(std::string("custom model: ") + error.what());
+  }
+  return {model};
+}
+
+}  // namespace
+
+BenchOptions parse_bench_options(const std::vector<std::string>& args) {
+  const OptionReader options("bench", args,
+                             {"model", "d-model", "d-ff", "layers", "heads", "vocab", "context", "batch",
+                              "precision", "mode", "warmup", "steps", "device", "csv", "json", "seed",
+                              "peak-tflops"},
+                             {"help", "quiet"});
+  BenchOptions result;
+  result.help = options.has("help");
+  if (result.help) return result;
+  result.quiet = options.has("quiet");
+  auto& spec = result.spec;
+  spec.models = parse_models(options);
+  spec.contexts = parse_integer_list("context", options.get("context", "256"));
+  spec.batches = parse_integer_list("batch", options.get("batch", "4"));
+  spec.precisions.clear();
+  for (const auto& item : split_list("precision", options.get("precision", "fp32"))) {
+    spec.precisions.push_back(parse_with("precision", item, parse_precision));
+  }
+  spec.modes.clear();
+  for (const auto& item : split_list("mode", options.get("mode", "train"))) {
+    spec.modes.push_back(parse_with("mode", item, parse_step_mode));
+  }
+  spec.warmup_steps = static_cast<int>(parse_integer("warmup", options.get("warmup", "5"), 0));
+  spec.measured_steps = static_cast<int>(parse_integer("steps", options.get("steps", "10"), 1));
+  if (spec.warmup_steps > 1000000 || spec.measured_steps > 1000000) {
+    throw CliError("--warmup/--steps: at most 1000000 steps");
+  }
+  spec.device = options.get("device", "cpu");
+  spec.seed = static_cast<uint64_t>(parse_integer("seed", options.get("seed", "0"), 0));
+  if (options.has("peak-tflops")) spec.peak_tflops = parse_positive_number("peak-tflops", options.get("peak-tflops"));
+  result.csv_path = options.get("csv");
+  result.json_path = options.get("json");
+  try {
+    expand(spec);  // every configuration is checked before anything runs
+  } catch (const ConfigError& error) {
+    throw CliError(error.what());
+  }
+  return result;
+}
+
+CheckOptions parse_check_options(const std::vector<std::string>& args) {
+  const OptionReader options("check", args,
+                             {"checkpoint", "tokens", "targets", "out", "adamw-step-out", "heads", "rope-theta",
+                              "device"},
+                             {"help"});
+  CheckOptions result;
+  result.help = options.has("help");
+  if (result.help) return result;
+  for (const char* required : {"checkpoint", "tokens", "heads"}) {
+    if (!options.has(required)) throw CliError(std::string("check needs --") + required);
+  }
+  result.checkpoint = options.get("checkpoint");
+  result.tokens = options.get("tokens");
+  result.targets = options.get("targets");
+  result.logits_out = options.get("out");
+  result.adamw_out = options.get("adamw-step-out");
+  result.heads = parse_integer("heads", options.get("heads"), 1);
+  if (options.has("rope-theta")) result.rope_theta = parse_positive_number("rope-theta", options.get("rope-theta"));
+  result.device = options.get("device", "cpu");
+  if (!result.adamw_out.empty() && result.targets.empty()) {
+    throw CliError("--adamw-step-out needs --targets: the AdamW step follows the gradient of the loss");
+  }
+  return result;
+}
+
+std::string main_usage() {
+  return "usage: stepscope-cli <command> [options]\n"
+         "\n"
+         "commands:\n"
+         "  bench    time forward / backward / optimizer steps of the reference Transformer (sweeps by comma lists)\n"
+         "  check    evaluate a PyTorch state_dict checkpoint on token ids; optionally take one AdamW step\n"
+         "  models   list the model presets\n"
+         "  version  print the versions of stepscope and LibTorch\n"
+         "\n"
+         "stepscope-cli <command> --help describes a command.\n";
+}
+
+std::string bench_usage() {
+  return "usage: stepscope-cli bench [options]\n"
+         "\n"
+         "Runs W warm-up steps, then N measured steps, synchronising after each, for every combination\n"
+         "of the comma-separated values given. Progress goes to stderr, results to CSV.\n"
+         "\n"
+         "model:\n"
+         "  --model NAME[,NAME...]     preset: small, medium, large, xl, 2.7B, tiny, mini (default small)\n"
+         "  --d-model N --layers N --heads N [--d-ff N] [--vocab N]\n"
+         "                             a custom model instead (d-ff defaults to 4 x d-model, vocab to 10000)\n"
+         "run:\n"
+         "  --context N[,N...]         context length (default 256)\n"
+         "  --batch N[,N...]           batch size (default 4)\n"
+         "  --precision P[,P...]       fp32, bf16 or fp16 autocast with fp32 master weights (default fp32)\n"
+         "  --mode M[,M...]            forward, forward-backward or train (default train)\n"
+         "  --warmup N                 warm-up steps, not measured (default 5)\n"
+         "  --steps N                  measured steps (default 10)\n"
+         "  --device D                 cpu, cuda or cuda:N (default cpu)\n"
+         "  --seed N                   seed of the weights and the random batch (default 0)\n"
+         "  --peak-tflops X            the device's peak for MFU when it is not in the built-in table\n"
+         "output:\n"
+         "  --csv FILE                 write the table to FILE (default: stdout); rewritten after every row\n"
+         "  --json FILE                also write every step's times and the environment as JSON\n"
+         "  --quiet                    no progress on stderr\n"
+         "\n"
+         "A configuration that runs out of memory becomes a row with status OOM and the sweep goes on.\n"
+         "Exit status: 0 when every row is ok or OOM, 1 when a row failed, 2 for bad options, 130 if interrupted.\n";
+}
+
+std::string check_usage() {
+  return "usage: stepscope-cli check --checkpoint F --tokens T.npy --heads H [options]\n"
+         "\n"
+         "Loads a state_dict saved by the Python reference (torch.save(model.state_dict(), F)), reads the\n"
+         "model's shape from its tensors, and runs it on int64 token ids of shape (batch, seq) in fp32.\n"
+         "\n"
+         "  --checkpoint F             the state_dict file (PyTorch >= 1.6 zip format)\n"
+         "  --tokens T.npy             token ids, integer array of shape (batch, seq)\n"
+         "  --heads H                  number of attention heads (not stored in a state_dict)\n"
+         "  --targets Y.npy            target ids of the same shape: prints 'loss <value>'\n"
+         "  --out LOGITS.npy           writes the logits as float32 (batch, seq, vocab)\n"
+         "  --adamw-step-out CKPT      takes one AdamW step (lr 1e-3, betas 0.9/0.999, eps 1e-8, decay 0.01)\n"
+         "                             on the loss and saves the updated state_dict (needs --targets)\n"
+         "  --rope-theta X             RoPE base (default 10000)\n"
+         "  --device D                 cpu, cuda or cuda:N (default cpu)\n";
+}
+
+}  // namespace stepscope::cli

@@ -1,0 +1,45 @@
+// Command-line options of stepscope-cli, parsed into plain structs. Every mistake is a
+// CliError whose message names the option and what is wrong with it.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "runners/bench_sweep.h"
+
+namespace stepscope::cli {
+
+class CliError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct BenchOptions {
+  SweepSpec spec;
+  std::string csv_path;   // empty: CSV on stdout
+  std::string json_path;  // empty: no JSON
+  bool quiet = false;     // no progress on stderr
+  bool help = false;
+};
+
+struct CheckOptions {
+  std::string checkpoint;
+  std::string tokens;
+  std::string targets;       // optional
+  std::string logits_out;    // optional
+  std::string adamw_out;     // optional; needs targets
+  int64_t heads = 0;
+  double rope_theta = 10000.0;
+  std::string device = "cpu";
+  bool help = false;
+};
+
+BenchOptions parse_bench_options(const std::vector<std::string>& args);
+CheckOptions parse_check_options(const std::vector<std::string>& args);
+
+std::string bench_usage();
+std::string check_usage();
+std::string main_usage();
+
+}  // namespace stepscope::cli

@@ -1,0 +1,23 @@
+// The CLI's commands. Each returns the process exit status; errors are printed on `err`.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace stepscope::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitInterrupted = 130;
+
+int run_bench_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int run_check_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// Dispatches argv[1] to a command.
+int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err);
+
+// Cancels the running benchmark (from a signal handler: only sets an atomic flag).
+void request_cancel();
+
+}  // namespace stepscope::cli

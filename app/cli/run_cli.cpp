@@ -1,0 +1,49 @@
+#include <string>
+#include <vector>
+
+#include "cli/cli_options.h"
+#include "cli/commands.h"
+#include "compat/torch_compat.h"
+#include "model/model_config.h"
+
+namespace stepscope::cli {
+
+namespace {
+
+int list_models(std::ostream& out) {
+  out << "name,d_model,d_ff,layers,heads,vocab,parameters\n";
+  for (const auto& name : model_preset_names()) {
+    const auto c = model_preset(name);
+    out << c.name << ',' << c.d_model << ',' << c.d_ff << ',' << c.num_layers << ',' << c.num_heads << ','
+        << c.vocab_size << ',' << parameter_count(c) << '\n';
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  if (argc < 2) {
+    err << main_usage();
+    return kExitUsage;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  if (command == "bench") return run_bench_command(args, out, err);
+  if (command == "check") return run_check_command(args, out, err);
+  if (command == "models") return list_models(out);
+  if (command == "version" || command == "--version") {
+    out << "stepscope " << STEPSCOPE_VERSION << "\nLibTorch " << compat::libtorch_version()
+        << (compat::built_with_cuda() ? " (CUDA)" : " (CPU)") << "\nCUDA devices: " << compat::cuda_device_count()
+        << '\n';
+    return kExitOk;
+  }
+  if (command == "help" || command == "--help" || command == "-h") {
+    out << main_usage();
+    return kExitOk;
+  }
+  err << "stepscope-cli: error: unknown command '" << command << "'\n\n" << main_usage();
+  return kExitUsage;
+}
+
+}  // namespace stepscope::cli

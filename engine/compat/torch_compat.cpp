@@ -1,0 +1,106 @@
+#include "compat/torch_compat.h"
+
+#include <new>
+
+#include <ATen/autocast_mode.h>
+#include <c10/util/Exception.h>
+#include <torch/cuda.h>
+#include <torch/version.h>
+
+#define STEPSCOPE_TORCH_2 (TORCH_VERSION_MAJOR >= 2)
+
+namespace stepscope::compat {
+
+std::string libtorch_version() { return TORCH_VERSION; }
+
+bool built_with_cuda() {
+#ifdef STEPSCOPE_WITH_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+int cuda_device_count() {
+  if (!built_with_cuda()) return 0;
+  return static_cast<int>(torch::cuda::device_count());
+}
+
+namespace {
+
+bool autocast_enabled(c10::DeviceType device) {
+#if STEPSCOPE_TORCH_2
+  return at::autocast::is_autocast_enabled(device);
+#else
+  return device == c10::DeviceType::CUDA ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
+#endif
+}
+
+c10::ScalarType autocast_dtype(c10::DeviceType device) {
+#if STEPSCOPE_TORCH_2
+  return at::autocast::get_autocast_dtype(device);
+#else
+  return device == c10::DeviceType::CUDA ? at::autocast::get_autocast_gpu_dtype()
+                                         : at::autocast::get_autocast_cpu_dtype();
+#endif
+}
+
+void set_autocast(c10::DeviceType device, bool enabled, c10::ScalarType dtype) {
+#if STEPSCOPE_TORCH_2
+  at::autocast::set_autocast_enabled(device, enabled);
+  at::autocast::set_autocast_dtype(device, dtype);
+#else
+  if (device == c10::DeviceType::CUDA) {
+    at::autocast::set_enabled(enabled);
+    at::autocast::set_autocast_gpu_dtype(dtype);
+  } else {
+    at::autocast::set_cpu_enabled(enabled);
+    at::autocast::set_autocast_cpu_dtype(dtype);
+  }
+#endif
+}
+
+}  // namespace
+
+bool autocast_supported(c10::DeviceType device, c10::ScalarType dtype) {
+  if (device == c10::DeviceType::CUDA) return dtype == c10::kBFloat16 || dtype == c10::kHalf;
+  if (device == c10::DeviceType::CPU) {
+#if STEPSCOPE_TORCH_2
+    return dtype == c10::kBFloat16 || dtype == c10::kHalf;
+#else
+    return dtype == c10::kBFloat16;
+#endif
+  }
+  return false;
+}
+
+AutocastGuard::AutocastGuard(c10::DeviceType device, c10::ScalarType dtype)
+    : device_(device), previous_enabled_(autocast_enabled(device)), previous_dtype_(autocast_dtype(device)) {
+  set_autocast(device, true, dtype);
+  at::autocast::increment_nesting();
+}
+
+AutocastGuard::~AutocastGuard() {
+  // Python's autocast clears the cache of cast weights when the outermost context
+  // exits; without this the casts would pile up across steps.
+  if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+  set_autocast(device_, previous_enabled_, previous_dtype_);
+}
+
+bool is_out_of_memory(const std::exception& error) {
+  if (dynamic_cast<const std::bad_alloc*>(&error) != nullptr) return true;
+  if (dynamic_cast<const c10::Error*>(&error) == nullptr) return false;
+  const std::string message = error.what();
+  return message.find("out of memory") != std::string::npos ||
+         message.find("can't allocate memory") != std::string::npos ||
+         message.find("Out of memory") != std::string::npos;
+}
+
+}  // namespace stepscope::compat
+
+namespace stepscope::compat {
+std::string error_message(const std::exception& error) {
+  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&error)) return c10_error->what_without_backtrace();
+  return error.what();
+}
+}  // namespace stepscope::compat

@@ -1,0 +1,57 @@
+// The one place that knows LibTorch 1.13 from 2.x and CPU from CUDA builds.
+#pragma once
+
+#include <exception>
+#include <string>
+
+#include <c10/core/Allocator.h>
+#include <c10/core/DeviceType.h>
+#include <c10/core/ScalarType.h>
+
+namespace stepscope::compat {
+
+// "1.13.1", "2.11.0", ...
+std::string libtorch_version();
+// True when this binary was built against a CUDA LibTorch.
+bool built_with_cuda();
+// CUDA devices usable now (0 on CPU builds or machines without a GPU).
+int cuda_device_count();
+
+// Enables autocast for one device type for the guard's lifetime and, like Python's
+// `torch.autocast` on exit, drops the cast-weight cache when the outermost guard ends.
+class AutocastGuard {
+ public:
+  AutocastGuard(c10::DeviceType device, c10::ScalarType dtype);
+  ~AutocastGuard();
+  AutocastGuard(const AutocastGuard&) = delete;
+  AutocastGuard& operator=(const AutocastGuard&) = delete;
+
+ private:
+  c10::DeviceType device_;
+  bool previous_enabled_;
+  c10::ScalarType previous_dtype_;
+};
+
+// Whether `device` supports autocast to `dtype` in this LibTorch.
+bool autocast_supported(c10::DeviceType device, c10::ScalarType dtype);
+
+// True for allocation failures of any device: c10's OOM errors (whose class name
+// differs between versions), CPU allocator failures and std::bad_alloc.
+bool is_out_of_memory(const std::exception& error);
+
+// c10's memory-reporting hook changed the type of its byte totals between versions.
+template <typename T>
+struct ReportMemoryUsageSignature;
+template <typename C, typename R, typename Ptr, typename Size, typename Total, typename Reserved, typename Dev>
+struct ReportMemoryUsageSignature<R (C::*)(Ptr, Size, Total, Reserved, Dev)> {
+  using total_type = Total;
+};
+using ReportedBytes =
+    ReportMemoryUsageSignature<decltype(&c10::MemoryReportingInfoBase::reportMemoryUsage)>::total_type;
+
+}  // namespace stepscope::compat
+
+namespace stepscope::compat {
+// The message of an exception without c10's C++ backtrace, for people to read.
+std::string error_message(const std::exception& error);
+}  // namespace stepscope::compat

@@ -1,0 +1,45 @@
+// AdamW with the reference's update rule: decoupled weight decay applied after the Adam step.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+namespace stepscope {
+
+struct AdamWOptions {
+  double lr = 1e-3;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  double weight_decay = 0.01;
+};
+
+class AdamW {
+ public:
+  // Throws std::invalid_argument for out-of-range hyper-parameters.
+  AdamW(std::vector<at::Tensor> parameters, AdamWOptions options = {});
+
+  // One update of every parameter that has a gradient:
+  //   m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2;  a_t = lr sqrt(1-b2^t) / (1-b1^t)
+  //   p -= a_t m / (sqrt(v) + eps);  p -= lr * wd * p
+  void step();
+  // Drops the gradients (set to undefined, like set_to_none=True).
+  void zero_grad();
+
+  const AdamWOptions& options() const { return options_; }
+  // The state of parameter i: first and second moments (undefined before its first step) and its t.
+  const at::Tensor& first_moment(size_t i) const { return m_[i]; }
+  const at::Tensor& second_moment(size_t i) const { return v_[i]; }
+  int64_t step_count(size_t i) const { return t_[i]; }
+  size_t size() const { return parameters_.size(); }
+
+ private:
+  std::vector<at::Tensor> parameters_;
+  AdamWOptions options_;
+  std::vector<at::Tensor> m_, v_;
+  std::vector<int64_t> t_;
+};
+
+}  // namespace stepscope

@@ -1,0 +1,38 @@
+#include "model/attention.h"
+
+#include <cmath>
+#include <limits>
+
+#include <torch/torch.h>
+
+namespace stepscope {
+
+CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t num_heads,
+                                                 const torch::TensorOptions& options)
+    : num_heads_(num_heads) {
+  q_proj = register_module("q_proj", Linear(d_model, d_model, options));
+  k_proj = register_module("k_proj", Linear(d_model, d_model, options));
+  v_proj = register_module("v_proj", Linear(d_model, d_model, options));
+  output_proj = register_module("output_proj", Linear(d_model, d_model, options));
+}
+
+torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x, RotaryEmbedding& rope,
+                                               const torch::Tensor& future_mask) {
+  const int64_t batch = x.size(0), seq = x.size(1), d_model = x.size(2);
+  const int64_t d_head = d_model / num_heads_;
+  const auto split_heads = [&](const torch::Tensor& t) {
+    return t.view({batch, seq, num_heads_, d_head}).transpose(1, 2);  // b h s d
+  };
+  const auto q = rope(split_heads(q_proj(x)));
+  const auto k = rope(split_heads(k_proj(x)));
+  const auto v = split_heads(v_proj(x));
+
+  auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(d_head));
+  // In place: the product's backward needs q and k, not its output, so no copy is kept.
+  scores.masked_fill_(future_mask, -std::numeric_limits<double>::infinity());
+  const auto probabilities = torch::softmax(scores, -1);
+  const auto mixed = torch::matmul(probabilities, v);  // b h s d
+  return output_proj(mixed.transpose(1, 2).reshape({batch, seq, d_model}));
+}
+
+}  // namespace stepscope

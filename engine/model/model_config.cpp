@@ -1,0 +1,88 @@
+#include "model/model_config.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace stepscope {
+
+namespace {
+
+struct Preset {
+  const char* name;
+  int64_t d_model, d_ff, num_layers, num_heads;
+};
+
+// The handout's sizes; "tiny" and "mini" keep the same vocabulary but run on a laptop CPU.
+constexpr Preset kPresets[] = {
+    {"small", 768, 3072, 12, 12},  {"medium", 1024, 4096, 24, 16}, {"large", 1280, 5120, 36, 20},
+    {"xl", 1600, 6400, 48, 25},    {"2.7B", 2560, 10240, 32, 32},  {"tiny", 64, 256, 2, 4},
+    {"mini", 256, 1024, 4, 8},
+};
+
+void require_positive(int64_t value, const char* field) {
+  if (value <= 0) {
+    throw ConfigError(std::string(field) + " must be positive (got " + std::to_string(value) + ")");
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> model_preset_names() {
+  std::vector<std::string> names;
+  for (const auto& preset : kPresets) names.emplace_back(preset.name);
+  return names;
+}
+
+ModelConfig model_preset(const std::string& name) {
+  for (const auto& preset : kPresets) {
+    if (name == preset.name) {
+      ModelConfig config;
+      config.name = preset.name;
+      config.d_model = preset.d_model;
+      config.d_ff = preset.d_ff;
+      config.num_layers = preset.num_layers;
+      config.num_heads = preset.num_heads;
+      return config;
+    }
+  }
+  std::string known;
+  for (const auto& preset : kPresets) known += std::string(known.empty() ? "" : ", ") + preset.name;
+  throw ConfigError("unknown model '" + name + "' (known: " + known + ")");
+}
+
+void validate(const ModelConfig& c) {
+  require_positive(c.vocab_size, "vocab size");
+  require_positive(c.context_length, "context length");
+  require_positive(c.d_model, "d_model");
+  require_positive(c.d_ff, "d_ff");
+  require_positive(c.num_layers, "number of layers");
+  require_positive(c.num_heads, "number of heads");
+  if (c.d_model % c.num_heads != 0) {
+    throw ConfigError("d_model (" + std::to_string(c.d_model) + ") is not divisible by the number of heads (" +
+                      std::to_string(c.num_heads) + ")");
+  }
+  if (c.d_head() % 2 != 0) {
+    throw ConfigError("the head dimension d_model/heads = " + std::to_string(c.d_head()) +
+                      " must be even for rotary embeddings");
+  }
+  if (!(c.rope_theta > 0.0) || !std::isfinite(c.rope_theta)) {
+    throw ConfigError("rope theta must be a positive number");
+  }
+}
+
+int64_t parameter_count(const ModelConfig& c) {
+  const int64_t per_layer = 4 * c.d_model * c.d_model  // q, k, v, output projections
+                            + 3 * c.d_model * c.d_ff    // w1, w2, w3
+                            + 2 * c.d_model;            // ln1, ln2
+  return 2 * c.vocab_size * c.d_model  // embeddings and untied head
+         + c.num_layers * per_layer + c.d_model;
+}
+
+std::string describe(const ModelConfig& c) {
+  std::ostringstream out;
+  out << c.name << " (d_model " << c.d_model << ", d_ff " << c.d_ff << ", layers " << c.num_layers << ", heads "
+      << c.num_heads << ", vocab " << c.vocab_size << ")";
+  return out.str();
+}
+
+}  // namespace stepscope

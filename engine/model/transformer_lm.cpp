@@ -1,0 +1,47 @@
+#include "model/transformer_lm.h"
+
+#include <torch/torch.h>
+
+namespace stepscope {
+
+TransformerBlockImpl::TransformerBlockImpl(const ModelConfig& c, const torch::TensorOptions& options) {
+  attn = register_module("attn", CausalSelfAttention(c.d_model, c.num_heads, options));
+  ffn = register_module("ffn", SwiGLU(c.d_model, c.d_ff, options));
+  ln1 = register_module("ln1", RMSNorm(c.d_model, options));
+  ln2 = register_module("ln2", RMSNorm(c.d_model, options));
+}
+
+torch::Tensor TransformerBlockImpl::forward(const torch::Tensor& x, RotaryEmbedding& rope,
+                                            const torch::Tensor& future_mask) {
+  const auto h = x + attn->forward(ln1(x), rope, future_mask);
+  return h + ffn(ln2(h));
+}
+
+namespace {
+const ModelConfig& validated(const ModelConfig& config) {
+  validate(config);
+  return config;
+}
+}  // namespace
+
+TransformerLMImpl::TransformerLMImpl(const ModelConfig& config, const torch::TensorOptions& options)
+    : config_(validated(config)) {
+  token_embeddings = register_module("token_embeddings", Embedding(config_.vocab_size, config_.d_model, options));
+  layers = register_module("layers", torch::nn::ModuleList());
+  for (int64_t i = 0; i < config_.num_layers; ++i) layers->push_back(TransformerBlock(config_, options));
+  ln_final = register_module("ln_final", RMSNorm(config_.d_model, options));
+  lm_head = register_module("lm_head", Linear(config_.d_model, config_.vocab_size, options));
+  rope_ = RotaryEmbedding(config_.context_length, config_.d_head(), config_.rope_theta, options);
+}
+
+torch::Tensor TransformerLMImpl::forward(const torch::Tensor& token_ids) {
+  TORCH_CHECK(token_ids.dim() == 2, "token ids must have shape (batch, seq), got ", token_ids.sizes());
+  const int64_t seq = token_ids.size(1);
+  const auto future_mask =
+      torch::ones({seq, seq}, torch::TensorOptions().dtype(torch::kBool).device(token_ids.device())).triu(1);
+  auto x = token_embeddings(token_ids);
+  for (const auto& layer : *layers) x = layer->as<TransformerBlock>()->forward(x, rope_, future_mask);
+  return lm_head(ln_final(x));
+}
+
+}  // namespace stepscope

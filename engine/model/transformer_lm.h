@@ -1,0 +1,45 @@
+// The CS336 "basics" Transformer language model (see shared/reference/model.md).
+#pragma once
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/pimpl.h>
+
+#include "model/attention.h"
+#include "model/layers.h"
+#include "model/model_config.h"
+
+namespace stepscope {
+
+// Pre-norm block: h = x + attn(ln1(x)); out = h + ffn(ln2(h)).
+class TransformerBlockImpl : public torch::nn::Module {
+ public:
+  TransformerBlockImpl(const ModelConfig& config, const torch::TensorOptions& options);
+  torch::Tensor forward(const torch::Tensor& x, RotaryEmbedding& rope, const torch::Tensor& future_mask);
+
+  CausalSelfAttention attn{nullptr};
+  SwiGLU ffn{nullptr};
+  RMSNorm ln1{nullptr}, ln2{nullptr};
+};
+TORCH_MODULE(TransformerBlock);
+
+class TransformerLMImpl : public torch::nn::Module {
+ public:
+  // Validates the configuration (ConfigError) and initialises the weights on options' device.
+  TransformerLMImpl(const ModelConfig& config, const torch::TensorOptions& options);
+  // token_ids: int64 [batch, seq] -> logits [batch, seq, vocab].
+  torch::Tensor forward(const torch::Tensor& token_ids);
+  const ModelConfig& config() const { return config_; }
+
+  Embedding token_embeddings{nullptr};
+  torch::nn::ModuleList layers{nullptr};
+  RMSNorm ln_final{nullptr};
+  Linear lm_head{nullptr};
+
+ private:
+  ModelConfig config_;
+  RotaryEmbedding rope_{nullptr};  // not registered: the reference does not save its tables
+};
+TORCH_MODULE(TransformerLM);
+
+}  // namespace stepscope

@@ -1,0 +1,75 @@
+// Configuration and result of the end-to-end step benchmark; plain data shared by the
+// runner, the exporters, the CLI and the views.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/model_config.h"
+
+namespace stepscope {
+
+enum class Precision { fp32, bf16, fp16 };
+enum class StepMode { forward, forward_backward, train };
+enum class RunStatus { ok, out_of_memory, failed, cancelled };
+
+std::string to_string(Precision precision);
+std::string to_string(StepMode mode);
+std::string to_string(RunStatus status);
+// Throw ConfigError naming the accepted values.
+Precision parse_precision(const std::string& text);
+StepMode parse_step_mode(const std::string& text);
+
+struct BenchConfig {
+  ModelConfig model;
+  int64_t batch = 4;
+  int64_t context = 256;
+  Precision precision = Precision::fp32;
+  StepMode mode = StepMode::train;
+  int warmup_steps = 5;
+  int measured_steps = 10;
+  std::string device = "cpu";  // "cpu", "cuda", "cuda:N"
+  uint64_t seed = 0;
+  double peak_tflops = 0.0;  // 0: look the device up
+};
+
+// Throws ConfigError for a configuration that cannot run (the model's own checks,
+// non-positive batch/context/steps, negative warm-up, malformed device).
+void validate(const BenchConfig& config);
+
+// One measured step, in nanoseconds; phases a mode does not run are 0.
+struct StepTiming {
+  int64_t forward_ns = 0;
+  int64_t backward_ns = 0;
+  int64_t optimizer_ns = 0;
+  int64_t total_ns = 0;
+};
+
+struct PhaseStats {
+  double mean_ms = 0, std_ms = 0, min_ms = 0, median_ms = 0, max_ms = 0;
+  int count = 0;
+};
+
+struct BenchResult {
+  BenchConfig config;
+  RunStatus status = RunStatus::ok;
+  std::string message;      // why it failed / ran out of memory
+  std::string device_name;  // "NVIDIA H100 80GB HBM3", "CPU (x86_64, 2 threads)"
+  std::string timer;        // "cuda-events" or "steady-clock"
+  std::vector<StepTiming> steps;
+  PhaseStats total, forward, backward, optimizer;
+  int64_t parameters = 0;
+  double tokens_per_second = 0;
+  double flops_per_step = 0;
+  double achieved_tflops = 0;
+  double peak_tflops = 0;  // 0 when unknown
+  double mfu = -1;         // model FLOPs utilisation in [0, 1]; < 0 when the peak is unknown
+  int64_t peak_memory_bytes = -1;  // during the measured steps; < 0 when unknown
+  int64_t skipped_steps = 0;       // fp16 steps the loss scaler skipped
+};
+
+bool runs_backward(StepMode mode);
+bool runs_optimizer(StepMode mode);
+
+}  // namespace stepscope

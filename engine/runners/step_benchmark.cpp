@@ -1,0 +1,98 @@
+#include "runners/step_benchmark.h"
+
+#include <torch/torch.h>
+
+#include "compat/torch_compat.h"
+#include "runners/device_backend.h"
+#include "runners/training_step.h"
+
+namespace stepscope {
+
+namespace {
+
+class Reporter {
+ public:
+  Reporter(ProgressSink* sink, const BenchConfig& config) : sink_(sink) {
+    progress_.config_label = config.model.name + " ctx " + std::to_string(config.context) + " " +
+                             to_string(config.precision) + " " + to_string(config.mode);
+  }
+  void phase(const std::string& name, int steps) {
+    progress_.phase = name;
+    progress_.step = 0;
+    progress_.steps_in_phase = steps;
+    send();
+  }
+  void step_done() {
+    ++progress_.step;
+    send();
+  }
+
+ private:
+  void send() {
+    if (sink_) sink_->on_progress(progress_);
+  }
+  ProgressSink* sink_;
+  Progress progress_;
+};
+
+bool cancelled(const CancelFlag* cancel) { return cancel && cancel->is_cancelled(); }
+
+}  // namespace
+
+void check_runnable(const BenchConfig& config) {
+  validate(config);
+  const auto backend = make_device_backend(config.device);
+  TrainingStep::check_precision(config.precision, backend->device());
+}
+
+BenchResult run_step_benchmark(const BenchConfig& config, ProgressSink* progress, const CancelFlag* cancel) {
+  validate(config);
+  auto backend = make_device_backend(config.device);
+  BenchResult result;
+  result.config = config;
+  result.device_name = backend->name();
+  result.timer = backend->timer_name();
+  Reporter report(progress, config);
+  try {
+    report.phase("building model", 0);
+    TrainingStep step(config, backend->device());
+    auto clock = backend->make_clock();
+    report.phase("warm-up", config.warmup_steps);
+    for (int i = 0; i < config.warmup_steps && !cancelled(cancel); ++i) {
+      step.run(*clock);
+      clock->finish(config.mode);
+      report.step_done();
+    }
+    backend->synchronize();
+    backend->reset_peak_memory();
+    report.phase("measuring", config.measured_steps);
+    for (int i = 0; i < config.measured_steps && !cancelled(cancel); ++i) {
+      step.run(*clock);
+      result.steps.push_back(clock->finish(config.mode));
+      report.step_done();
+    }
+    result.peak_memory_bytes = backend->peak_memory_bytes();
+    result.skipped_steps = step.skipped_steps();
+    if (cancelled(cancel)) {
+      result.status = RunStatus::cancelled;
+      result.message = "cancelled after " + std::to_string(result.steps.size()) + " measured step(s)";
+    }
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const std::exception& error) {
+    result.status = compat::is_out_of_memory(error) ? RunStatus::out_of_memory : RunStatus::failed;
+    result.message = compat::error_message(error);
+  }
+  // The model, optimizer and activations are gone with `step`; hand their blocks back
+  // so that the next configuration of a sweep starts from an empty cache.
+  try {
+    backend->release_cached_memory();
+  } catch (const std::exception& error) {
+    if (result.message.empty()) result.message = "releasing memory failed: " + compat::error_message(error);
+  }
+  report.phase("done", 0);
+  summarize(result);
+  return result;
+}
+
+}  // namespace stepscope

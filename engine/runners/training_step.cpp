@@ -1,0 +1,70 @@
+#include "runners/training_step.h"
+
+#include <optional>
+
+#include <torch/torch.h>
+
+#include "compat/torch_compat.h"
+#include "model/loss.h"
+
+namespace stepscope {
+
+namespace {
+
+std::optional<c10::ScalarType> autocast_dtype(Precision precision) {
+  switch (precision) {
+    case Precision::fp32: return std::nullopt;
+    case Precision::bf16: return c10::kBFloat16;
+    case Precision::fp16: return c10::kHalf;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void TrainingStep::check_precision(Precision precision, c10::Device device) {
+  const auto dtype = autocast_dtype(precision);
+  if (dtype && !compat::autocast_supported(device.type(), *dtype)) {
+    throw ConfigError(to_string(precision) + " autocast is not available on " + device.str() + " with LibTorch " +
+                      compat::libtorch_version());
+  }
+}
+
+TrainingStep::TrainingStep(const BenchConfig& config, c10::Device device) : config_(config), device_(device) {
+  check_precision(config.precision, device);
+  torch::manual_seed(config.seed);
+  ModelConfig model_config = config.model;
+  model_config.context_length = std::max(model_config.context_length, config.context);
+  const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+  model_ = TransformerLM(model_config, options);
+  parameters_ = model_->parameters();
+  if (runs_optimizer(config.mode)) optimizer_ = std::make_unique<AdamW>(parameters_);
+  if (config.precision == Precision::fp16 && runs_backward(config.mode)) scaler_ = std::make_unique<LossScaler>();
+  const auto ids = torch::TensorOptions().dtype(torch::kInt64).device(device);
+  inputs_ = torch::randint(model_config.vocab_size, {config.batch, config.context}, ids);
+  targets_ = torch::randint(model_config.vocab_size, {config.batch, config.context}, ids);
+}
+
+void TrainingStep::run(StepClock& clock) {
+  for (auto& p : parameters_) {
+    if (p.grad().defined()) p.mutable_grad() = at::Tensor();
+  }
+  clock.start();
+  at::Tensor loss;
+  {
+    std::optional<compat::AutocastGuard> autocast;
+    if (const auto dtype = autocast_dtype(config_.precision)) autocast.emplace(device_.type(), *dtype);
+    loss = mean_cross_entropy(model_(inputs_), targets_);
+  }
+  clock.end_forward();
+  if (!runs_backward(config_.mode)) return;
+  (scaler_ ? scaler_->scale(loss) : loss).backward();
+  clock.end_backward();
+  if (!runs_optimizer(config_.mode)) return;
+  const bool overflow = scaler_ && scaler_->unscale_and_check(parameters_);
+  if (!overflow) optimizer_->step();
+  if (scaler_) scaler_->update(overflow);
+  clock.end_optimizer();
+}
+
+}  // namespace stepscope

@@ -1,0 +1,38 @@
+# Runs the built binaries as a user would and checks exit status and messages.
+# Each error test expects exit status 2 (bad usage) and a message naming the problem.
+function(stepscope_cli_error_test name expected_regex)
+  add_test(NAME cli_error.${name} COMMAND stepscope-cli ${ARGN})
+  set_tests_properties(cli_error.${name} PROPERTIES LABELS "cli;e2e" WILL_FAIL FALSE
+    PASS_REGULAR_EXPRESSION "${expected_regex}")
+endfunction()
+
+stepscope_cli_error_test(no_command "usage: stepscope-cli <command>")
+stepscope_cli_error_test(unknown_command "unknown command 'frobnicate'" frobnicate)
+stepscope_cli_error_test(unknown_flag "unknown option '--frob' for 'bench'" bench --frob 3)
+stepscope_cli_error_test(missing_value "option --context needs a value" bench --model tiny --context)
+stepscope_cli_error_test(bad_integer "--context: 'abc' is not an integer" bench --context abc)
+stepscope_cli_error_test(zero_batch "--batch: 0 is too small" bench --batch 0)
+stepscope_cli_error_test(unknown_model "unknown model 'huge'" bench --model small,huge)
+stepscope_cli_error_test(bad_precision "unknown precision 'fp8'" bench --precision fp8)
+stepscope_cli_error_test(bad_mode "unknown mode 'inference'" bench --mode inference)
+stepscope_cli_error_test(bad_device "unknown device 'tpu'" bench --model tiny --device tpu)
+stepscope_cli_error_test(heads_not_dividing "not divisible by the number of heads" bench --d-model 100 --layers 2 --heads 3)
+stepscope_cli_error_test(model_and_custom "cannot be combined" bench --model tiny --d-model 64)
+stepscope_cli_error_test(empty_list_item "empty item in list" bench --context 128,,256)
+stepscope_cli_error_test(negative_warmup "--warmup: -1 is too small" bench --warmup -1)
+stepscope_cli_error_test(check_needs_checkpoint "check needs --checkpoint" check --tokens t.npy --heads 4)
+stepscope_cli_error_test(check_missing_file "no-such.pt" check --checkpoint no-such.pt --tokens t.npy --heads 4)
+stepscope_cli_error_test(check_step_needs_targets "--adamw-step-out needs --targets"
+  check --checkpoint a.pt --tokens t.npy --heads 4 --adamw-step-out b.pt)
+stepscope_cli_error_test(unwritable_csv "--csv: cannot write" bench --model tiny --csv /nonexistent-dir/out.csv)
+
+# A real run end to end: a tiny sweep writes CSV and JSON with one row per configuration.
+add_test(NAME cli_e2e.tiny_sweep
+  COMMAND ${CMAKE_COMMAND}
+    -DCLI=$<TARGET_FILE:stepscope-cli> -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/e2e_sweep
+    -P ${CMAKE_CURRENT_LIST_DIR}/run_tiny_sweep.cmake)
+set_tests_properties(cli_e2e.tiny_sweep PROPERTIES LABELS "cli;e2e")
+
+# The application's default start (what the README's first command runs).
+add_test(NAME app_e2e.default_start COMMAND stepscope --model tiny --steps 2 --warmup 1 --quiet)
+set_tests_properties(app_e2e.default_start PROPERTIES LABELS "e2e" PASS_REGULAR_EXPRESSION "tiny,64,256,2,4,10000,256,4,fp32,train,cpu")
