@@ -77,6 +77,7 @@ struct FileSink {
   std::FILE* f = nullptr;
   int err = 0;
   size_t write(const void* buf, size_t n) {
+    if (err == 0 && n > 0 && !buf) err = EINVAL;  // LibTorch 2.x passes null only for deferred writes, unused here
     if (err == 0 && n > 0 && std::fwrite(buf, 1, n, f) != n) err = errno ? errno : EIO;
     return n;
   }
