@@ -2,7 +2,7 @@
 # One device call for the engine foundation: build against python3's CUDA LibTorch, run
 # every test (GPU-labelled ones included), compare a PyTorch-written checkpoint, then the
 # benchmark table of stepscope and of PyTorch eager measured back to back on the same GPU.
-# Usage (on the GPU machine, repository root): tests/device/run_issue2.sh [all|check|bench]
+# Usage (on the GPU machine, repository root): tests/device/run_issue2.sh [all|check|bench|fixture]
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-/tmp/stepscope-device}
@@ -30,21 +30,40 @@ if [ "$what" = all ] || [ "$what" = check ]; then
 fi
 
 if [ ! -x build/bin/stepscope-cli ]; then
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/configure.log" 2>&1
-  cmake --build build --target stepscope-cli >"$OUT/build.log" 2>&1 || { grep -a -A5 "error" "$OUT/build.log" | head -60; exit 1; }
+  log "configure + build (stepscope-cli, engine tests)"
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTEPSCOPE_DEPS_PREFIX="$PWD/build/deps/usr" >"$OUT/configure.log" 2>&1
+  mkdir -p build/deps && for deb in .deps-debs/*.deb; do dpkg -x "$deb" build/deps; done 2>/dev/null
+  cmake --build build --target stepscope-cli stepscope_engine_tests >"$OUT/build.log" 2>&1 ||
+    { grep -a -A5 "error" "$OUT/build.log" | head -60; exit 1; }
+  build/bin/stepscope_engine_tests --gtest_filter="BenchSweep.*:CsvWriter.*" 2>&1 | tail -4 | tee -a "$OUT/summary.txt"
 fi
 grep -a "Stepscope:" build/CMakeCache.txt "$OUT/configure.log" 2>/dev/null | head -3
 
 if [ "$what" = all ] || [ "$what" = bench ]; then
   models=${MODELS:-small,medium,large,xl,2.7B}
   common="--model $models --context 256 --batch 4 --precision fp32,bf16 --mode forward,forward-backward,train --warmup 5 --steps 10 --device cuda"
+  # Ours first and last, so the spread between the two runs shows the drift of the card.
   log "stepscope bench: $common"
   build/bin/stepscope-cli bench $common --csv "$OUT/ours.csv" --json "$OUT/ours.json" 2>"$OUT/ours.log"
   echo "stepscope exit $?" | tee -a "$OUT/summary.txt"
-  log "PyTorch eager bench: same table"
+  log "PyTorch eager bench, the reference code: same table"
   python3 tests/reference/bench_reference.py $common --csv "$OUT/pytorch.csv" 2>"$OUT/pytorch.log"
   echo "pytorch exit $?" | tee -a "$OUT/summary.txt"
+  log "PyTorch eager bench, fused softmax/cross-entropy and multi-tensor AdamW: same table"
+  python3 tests/reference/bench_reference.py $common --variant fused --csv "$OUT/pytorch_fused.csv" 2>"$OUT/pytorch_fused.log"
+  echo "pytorch fused exit $?" | tee -a "$OUT/summary.txt"
+  log "stepscope bench again"
+  build/bin/stepscope-cli bench $common --csv "$OUT/ours_again.csv" --quiet
   python3 tests/reference/compare_bench.py --ours "$OUT/ours.csv" --reference "$OUT/pytorch.csv" \
     --markdown "$OUT/compare.md" | tee -a "$OUT/summary.txt"
+  python3 tests/reference/compare_bench.py --ours "$OUT/ours_again.csv" --reference "$OUT/pytorch_fused.csv" \
+    --markdown "$OUT/compare_fused.md" | tail -3 | tee -a "$OUT/summary.txt"
 fi
+if [ "$what" = fixture ] || [ "$what" = bench ]; then
+  log "tiny checkpoint written by PyTorch $(python3 -c 'import torch;print(torch.__version__)') for the CPU tests"
+  python3 tests/reference/make_tiny_fixture.py --out /tmp/tiny_torch2 >"$OUT/fixture.log" 2>&1
+  tar -czf "$OUT/tiny_torch2.tgz" -C /tmp tiny_torch2
+fi
+# Few files come back: bundle the details.
+(cd "$OUT" && tar -czf details.tgz --exclude=details.tgz --exclude=tiny_torch2.tgz --exclude=summary.txt --exclude=compare.md * 2>/dev/null)
 log "done"

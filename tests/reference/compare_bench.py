@@ -97,9 +97,9 @@ def sort_key(key):
 def build_table(ours, ref):
     header = ["model", "context", "batch", "precision", "mode", "ours total ms (mean ± std)",
               "PyTorch total ms (mean ± std)", "PyTorch/ours", "forward ms ours / PyTorch",
-              "backward ms ours / PyTorch", "optimizer ms ours / PyTorch"]
+              "backward ms ours / PyTorch", "optimizer ms ours / PyTorch", "peak GiB ours / PyTorch"]
     slower, compared = [], 0
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * 5 + ["---:"] * 6) + "|"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * 5 + ["---:"] * 7) + "|"]
     for key in sorted(set(ours) | set(ref), key=sort_key):
         o, r = ours.get(key), ref.get(key)
         so, sr = status(o), status(r)
@@ -119,7 +119,10 @@ def build_table(ours, ref):
             a = ms(o, f"{ph}_mean_ms") if so == "ok" else None
             b = ms(r, f"{ph}_mean_ms") if sr == "ok" else None
             phases.append("-" if a is None and b is None else f"{fmt_ms(a)} / {fmt_ms(b)}")
-        lines.append("| " + " | ".join(list(key) + [fmt_total(o), fmt_total(r), ratio] + phases) + " |")
+        peaks = [ms(o, "peak_memory_bytes") if so == "ok" else None, ms(r, "peak_memory_bytes") if sr == "ok" else None]
+        memory = "-" if peaks == [None, None] else " / ".join(
+            "-" if p is None else f"{p / 2**30:.2f}" for p in peaks)
+        lines.append("| " + " | ".join(list(key) + [fmt_total(o), fmt_total(r), ratio] + phases + [memory]) + " |")
     lines.append("")
     lines.append(f"Ours slower than PyTorch beyond noise (ours_mean - ref_mean > max(ours_std, ref_std)): "
                  f"{len(slower)} of {compared} compared rows.")
