@@ -65,5 +65,7 @@ if [ "$what" = fixture ] || [ "$what" = bench ]; then
   tar -czf "$OUT/tiny_torch2.tgz" -C /tmp tiny_torch2
 fi
 # Few files come back: bundle the details.
-(cd "$OUT" && tar -czf details.tgz --exclude=details.tgz --exclude=tiny_torch2.tgz --exclude=summary.txt --exclude=compare.md * 2>/dev/null)
 log "done"
+keep="summary.txt compare.md compare_fused.md tiny_torch2.tgz details.tgz"
+(cd "$OUT" && tar -czf /tmp/details.tgz --exclude=tiny_torch2.tgz ./* && mv /tmp/details.tgz . &&
+  for f in *; do case " $keep " in *" $f "*) ;; *) rm -rf "$f" ;; esac; done)
