@@ -22,6 +22,7 @@ AdamW::AdamW(std::vector<at::Tensor> parameters, AdamWOptions options)
   require(options_.beta2 >= 0.0 && options_.beta2 < 1.0, "beta2 must be in [0, 1)");
   require(options_.eps >= 0.0, "eps must be >= 0");
   require(options_.weight_decay >= 0.0, "weight decay must be >= 0");
+  require(options_.chunk_elements > 0, "chunk size must be positive");
   m_.resize(parameters_.size());
   v_.resize(parameters_.size());
   t_.assign(parameters_.size(), 0);
@@ -41,26 +42,43 @@ void AdamW::step() {
     }
     by_step[++t_[i]].push_back(i);
   }
-  const auto& o = options_;
   for (const auto& [t, indices] : by_step) {
-    std::vector<at::Tensor> params, grads, m, v;
+    // Chunks bound the multi-tensor temporaries (sqrt(v) + eps) to about the size of the
+    // largest parameter, as a per-parameter loop would need: no extra copy of the model.
+    std::vector<size_t> chunk;
+    int64_t chunk_elements = 0;
     for (size_t i : indices) {
-      params.push_back(parameters_[i]);
-      grads.push_back(parameters_[i].grad());
-      m.push_back(m_[i]);
-      v.push_back(v_[i]);
+      if (!chunk.empty() && chunk_elements + parameters_[i].numel() > options_.chunk_elements) {
+        update(chunk, t);
+        chunk.clear();
+        chunk_elements = 0;
+      }
+      chunk.push_back(i);
+      chunk_elements += parameters_[i].numel();
     }
-    at::_foreach_mul_(m, c10::Scalar(o.beta1));
-    at::_foreach_add_(m, grads, c10::Scalar(1.0 - o.beta1));
-    at::_foreach_mul_(v, c10::Scalar(o.beta2));
-    at::_foreach_addcmul_(v, grads, grads, c10::Scalar(1.0 - o.beta2));
-    const double step_size = o.lr * std::sqrt(1.0 - std::pow(o.beta2, static_cast<double>(t))) /
-                             (1.0 - std::pow(o.beta1, static_cast<double>(t)));
-    auto denominators = at::_foreach_sqrt(v);
-    at::_foreach_add_(denominators, c10::Scalar(o.eps));
-    at::_foreach_addcdiv_(params, m, denominators, c10::Scalar(-step_size));
-    if (o.weight_decay != 0.0) at::_foreach_mul_(params, c10::Scalar(1.0 - o.lr * o.weight_decay));
+    if (!chunk.empty()) update(chunk, t);
   }
+}
+
+void AdamW::update(const std::vector<size_t>& indices, int64_t t) {
+  const auto& o = options_;
+  std::vector<at::Tensor> params, grads, m, v;
+  for (size_t i : indices) {
+    params.push_back(parameters_[i]);
+    grads.push_back(parameters_[i].grad());
+    m.push_back(m_[i]);
+    v.push_back(v_[i]);
+  }
+  at::_foreach_mul_(m, c10::Scalar(o.beta1));
+  at::_foreach_add_(m, grads, c10::Scalar(1.0 - o.beta1));
+  at::_foreach_mul_(v, c10::Scalar(o.beta2));
+  at::_foreach_addcmul_(v, grads, grads, c10::Scalar(1.0 - o.beta2));
+  const double step_size = o.lr * std::sqrt(1.0 - std::pow(o.beta2, static_cast<double>(t))) /
+                           (1.0 - std::pow(o.beta1, static_cast<double>(t)));
+  auto denominators = at::_foreach_sqrt(v);
+  at::_foreach_add_(denominators, c10::Scalar(o.eps));
+  at::_foreach_addcdiv_(params, m, denominators, c10::Scalar(-step_size));
+  if (o.weight_decay != 0.0) at::_foreach_mul_(params, c10::Scalar(1.0 - o.lr * o.weight_decay));
 }
 
 void AdamW::zero_grad() {

@@ -14,6 +14,9 @@ struct AdamWOptions {
   double beta2 = 0.999;
   double eps = 1e-8;
   double weight_decay = 0.01;
+  // Elements updated by one batch of multi-tensor kernels. The batch's temporary
+  // (sqrt(v) + eps) is this large, so it bounds the optimizer's extra memory (128 MiB of fp32).
+  int64_t chunk_elements = int64_t{32} << 20;
 };
 
 class AdamW {
@@ -36,6 +39,8 @@ class AdamW {
   size_t size() const { return parameters_.size(); }
 
  private:
+  void update(const std::vector<size_t>& indices, int64_t t);
+
   std::vector<at::Tensor> parameters_;
   AdamWOptions options_;
   std::vector<at::Tensor> m_, v_;

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "model/adamw.h"
+#include "profiling/allocation_meter.h"
 
 namespace stepscope {
 namespace {
@@ -56,6 +57,41 @@ TEST(AdamW, ParametersWithoutGradientsAreLeftAlone) {
   EXPECT_LT(with_grad[0].item<float>(), 1.0f);
   optimizer.zero_grad();
   EXPECT_FALSE(with_grad.grad().defined());
+}
+
+TEST(AdamW, ChunkingDoesNotChangeTheResult) {
+  torch::manual_seed(11);
+  std::vector<at::Tensor> whole, chunked;
+  for (int64_t n : {3, 4, 2, 7}) {
+    whole.push_back(torch::randn({n}).requires_grad_(true));
+    chunked.push_back(whole.back().detach().clone().requires_grad_(true));
+  }
+  AdamW one_batch(whole), small_batches(chunked, AdamWOptions{1e-3, 0.9, 0.999, 1e-8, 0.01, 5});
+  for (int step = 0; step < 3; ++step) {
+    for (size_t i = 0; i < whole.size(); ++i) {
+      const auto g = torch::randn_like(whole[i]);
+      whole[i].mutable_grad() = g.clone();
+      chunked[i].mutable_grad() = g.clone();
+    }
+    one_batch.step();
+    small_batches.step();
+  }
+  for (size_t i = 0; i < whole.size(); ++i) EXPECT_TRUE(torch::equal(whole[i], chunked[i])) << i;
+}
+
+TEST(AdamW, ExtraMemoryIsBoundedByTheChunkNotTheModel) {
+  AllocationMeter meter;
+  std::vector<at::Tensor> params;
+  for (int i = 0; i < 16; ++i) params.push_back(torch::randn({1 << 18}).requires_grad_(true));  // 1 MiB each
+  AdamW optimizer(params, AdamWOptions{1e-3, 0.9, 0.999, 1e-8, 0.01, 1 << 18});
+  for (auto& p : params) p.mutable_grad() = torch::randn_like(p);
+  optimizer.step();  // allocates m and v
+  meter.reset_peak();
+  const int64_t before = meter.current_bytes();
+  optimizer.step();
+  // One chunk's sqrt(v) + eps: 1 MiB, against 16 MiB if the whole model went in one batch.
+  EXPECT_LE(meter.peak_bytes() - before, int64_t{2} << 20);
+  EXPECT_GE(meter.peak_bytes() - before, int64_t{1} << 20);
 }
 
 TEST(AdamW, RejectsOutOfRangeHyperParameters) {

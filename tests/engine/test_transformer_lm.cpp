@@ -96,19 +96,22 @@ TEST(TransformerLM, LossFallsWhenTrainingOnAFixedBatch) {
   EXPECT_LT(last, 0.5 * first);
 }
 
-// The fixture was written by the Python reference (tests/reference/make_tiny_fixture.py).
-class PythonReferenceFixture : public ::testing::Test {
+// Fixtures written by the Python reference (tests/reference/make_tiny_fixture.py): one by
+// PyTorch 1.13 (tiny_model), one by PyTorch 2.11 on a GPU machine (tiny_model_torch2), whose
+// state_dict pickles carry the OrderedDict `_metadata` that LibTorch 1.13's unpickler rejects.
+class PythonReferenceFixture : public ::testing::TestWithParam<std::string> {
  protected:
+  std::string fixture(const std::string& name) const { return data_path(GetParam() + "/" + name); }
   void SetUp() override {
-    state = load_state_dict_file(data_path("tiny_model/model.pt"));
-    std::ifstream config_file(data_path("tiny_model/config.json"));
+    state = load_state_dict_file(fixture("model.pt"));
+    std::ifstream config_file(fixture("config.json"));
     const auto json = nlohmann::json::parse(config_file);
     config = infer_model_config(state, json["num_heads"].get<int64_t>());
     config.context_length = json["context_length"].get<int64_t>();
     model = TransformerLM(config, torch::TensorOptions());
     load_state_dict(*model, state);
-    tokens = read_npy_file(data_path("tiny_model/tokens.npy"));
-    targets = read_npy_file(data_path("tiny_model/targets.npy"));
+    tokens = read_npy_file(fixture("tokens.npy"));
+    targets = read_npy_file(fixture("targets.npy"));
   }
   StateDict state;
   ModelConfig config;
@@ -116,37 +119,37 @@ class PythonReferenceFixture : public ::testing::Test {
   torch::Tensor tokens, targets;
 };
 
-TEST_F(PythonReferenceFixture, ShapeIsReadFromTheTensors) {
+TEST_P(PythonReferenceFixture, ShapeIsReadFromTheTensors) {
   EXPECT_EQ(config.vocab_size, 97);
   EXPECT_EQ(config.d_model, 32);
   EXPECT_EQ(config.d_ff, 96);
   EXPECT_EQ(config.num_layers, 2);
 }
 
-TEST_F(PythonReferenceFixture, LogitsAndLossMatchTheReference) {
+TEST_P(PythonReferenceFixture, LogitsAndLossMatchTheReference) {
   torch::NoGradGuard no_grad;
   const auto logits = model(tokens);
-  EXPECT_LT(relative_error(logits, read_npy_file(data_path("tiny_model/logits.npy"))), 1e-5);
-  std::ifstream loss_file(data_path("tiny_model/loss.json"));
+  EXPECT_LT(relative_error(logits, read_npy_file(fixture("logits.npy"))), 1e-5);
+  std::ifstream loss_file(fixture("loss.json"));
   const double expected = nlohmann::json::parse(loss_file)["loss_fp64"].get<double>();
   EXPECT_NEAR(mean_cross_entropy(logits, targets).item<double>(), expected, 1e-5);
 }
 
-TEST_F(PythonReferenceFixture, OneAdamWStepGivesTheReferenceParameters) {
+TEST_P(PythonReferenceFixture, OneAdamWStepGivesTheReferenceParameters) {
   const auto loss = mean_cross_entropy(model(tokens), targets);
   loss.backward();
   AdamW optimizer(model->parameters());
   optimizer.step();
   double worst = 0;
   for (const auto& p : model->named_parameters()) {
-    const auto expected = read_npy_file(data_path("tiny_model/adamw_fp64/" + p.key() + ".npy"));
+    const auto expected = read_npy_file(fixture("adamw_fp64/" + p.key() + ".npy"));
     worst = std::max(worst, max_abs_difference(p.value(), expected));
   }
   // One step moves a weight by about lr = 1e-3; fp32 gradients near eps leave a few 1e-6.
   EXPECT_LT(worst, 2e-5);
 }
 
-TEST_F(PythonReferenceFixture, SavedCheckpointRoundTrips) {
+TEST_P(PythonReferenceFixture, SavedCheckpointRoundTrips) {
   const std::string path = ::testing::TempDir() + "/roundtrip.pt";
   save_state_dict_file(model_state_dict(*model), path);
   TransformerLM copy(config, torch::TensorOptions());
@@ -155,7 +158,7 @@ TEST_F(PythonReferenceFixture, SavedCheckpointRoundTrips) {
   EXPECT_TRUE(torch::equal(model(tokens), copy(tokens)));
 }
 
-TEST_F(PythonReferenceFixture, MismatchedCheckpointsAreRefusedWithKeyAndShapes) {
+TEST_P(PythonReferenceFixture, MismatchedCheckpointsAreRefusedWithKeyAndShapes) {
   auto other = config;
   other.d_ff = 64;
   TransformerLM wrong(other, torch::TensorOptions());
@@ -175,6 +178,9 @@ TEST_F(PythonReferenceFixture, MismatchedCheckpointsAreRefusedWithKeyAndShapes) 
   extra.push_back({"layers.9.extra.weight", torch::zeros({2})});
   EXPECT_THROW(load_state_dict(*model, extra), CheckpointError);
 }
+
+INSTANTIATE_TEST_SUITE_P(WrittenBy, PythonReferenceFixture, ::testing::Values("tiny_model", "tiny_model_torch2"),
+                         [](const auto& info) { return info.param == "tiny_model" ? "PyTorch1" : "PyTorch2"; });
 
 }  // namespace
 }  // namespace stepscope

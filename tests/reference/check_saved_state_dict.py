@@ -23,16 +23,8 @@ import numpy as np
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def describe(t):
-    if t.dtype == torch.bool:
-        values = t.to(torch.int64).flatten().tolist()
-    elif t.is_floating_point():
-        values = t.to(torch.float64).flatten().tolist()
-    else:
-        values = t.to(torch.int64).flatten().tolist()
-    return {"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape), "values": values}
+sys.path.insert(0, HERE)
+from make_io_fixtures import describe  # noqa: E402  (one description of a tensor for both scripts)
 
 
 def load(path):
