@@ -5,7 +5,9 @@
 # Sets STEPSCOPE_WITH_CUDA when the LibTorch found was built with CUDA.
 
 set(_stepscope_torch_origin "")
-if(Torch_DIR OR CMAKE_PREFIX_PATH)
+if(STEPSCOPE_TORCH_ORIGIN AND Torch_DIR)
+  set(_stepscope_torch_origin "${STEPSCOPE_TORCH_ORIGIN}")  # a re-configure keeps the first choice
+elseif(Torch_DIR OR CMAKE_PREFIX_PATH)
   set(_stepscope_torch_origin "explicit Torch_DIR/CMAKE_PREFIX_PATH")
 else()
   find_program(STEPSCOPE_PYTHON3 NAMES python3)
@@ -26,6 +28,7 @@ else()
 endif()
 
 find_package(Torch REQUIRED)
+set(STEPSCOPE_TORCH_ORIGIN "${_stepscope_torch_origin}" CACHE INTERNAL "where LibTorch was found")
 
 # Torch's config appends its flags (the C++ ABI define) to CMAKE_CXX_FLAGS.
 set(STEPSCOPE_WITH_CUDA OFF)

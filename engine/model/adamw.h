@@ -15,8 +15,9 @@ struct AdamWOptions {
   double eps = 1e-8;
   double weight_decay = 0.01;
   // Elements updated by one batch of multi-tensor kernels. The batch's temporary
-  // (sqrt(v) + eps) is this large, so it bounds the optimizer's extra memory (128 MiB of fp32).
-  int64_t chunk_elements = int64_t{32} << 20;
+  // (sqrt(v) + eps) is this large, so it bounds the optimizer's extra memory (512 MiB of fp32,
+  // against a whole copy of the model unbatched); large batches keep the kernels' grids full.
+  int64_t chunk_elements = int64_t{128} << 20;
 };
 
 class AdamW {
