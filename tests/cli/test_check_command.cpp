@@ -1,6 +1,7 @@
 // `stepscope-cli check` in process, against the fixture written by the Python reference.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -10,6 +11,7 @@
 #include "cli/commands.h"
 #include "io/npy_file.h"
 #include "io/state_dict_file.h"
+#include "support/temp_path.h"
 
 namespace stepscope::cli {
 namespace {
@@ -28,7 +30,8 @@ Outcome check(std::vector<std::string> args) {
 }
 
 TEST(CheckCommand, LossLogitsAndAdamWStepMatchThePythonReference) {
-  const std::string dir = ::testing::TempDir();
+  const std::string dir = stepscope::testing::temp_path("dir");
+  std::filesystem::create_directories(dir);
   const auto r = check({"--checkpoint", fixture("model.pt"), "--tokens", fixture("tokens.npy"), "--targets",
                         fixture("targets.npy"), "--heads", "4", "--out", dir + "/logits.npy", "--adamw-step-out",
                         dir + "/after.pt"});
@@ -53,7 +56,8 @@ TEST(CheckCommand, LossLogitsAndAdamWStepMatchThePythonReference) {
 }
 
 TEST(CheckCommand, BadInputsGiveMessagesNotCrashes) {
-  const std::string dir = ::testing::TempDir();
+  const std::string dir = stepscope::testing::temp_path("dir");
+  std::filesystem::create_directories(dir);
   // Token ids out of the vocabulary of 97.
   write_npy_file(torch::full({1, 4}, 97, torch::kInt64), dir + "/big_ids.npy");
   auto r = check({"--checkpoint", fixture("model.pt"), "--tokens", dir + "/big_ids.npy", "--heads", "4"});

@@ -12,6 +12,7 @@
 #include "model/checkpoint.h"
 #include "model/loss.h"
 #include "model/transformer_lm.h"
+#include "support/temp_path.h"
 #include "test_support.h"
 
 namespace stepscope {
@@ -150,7 +151,7 @@ TEST_P(PythonReferenceFixture, OneAdamWStepGivesTheReferenceParameters) {
 }
 
 TEST_P(PythonReferenceFixture, SavedCheckpointRoundTrips) {
-  const std::string path = ::testing::TempDir() + "/roundtrip.pt";
+  const std::string path = testing::temp_path("roundtrip.pt");
   save_state_dict_file(model_state_dict(*model), path);
   TransformerLM copy(config, torch::TensorOptions());
   load_state_dict(*copy, load_state_dict_file(path));

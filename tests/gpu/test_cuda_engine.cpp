@@ -2,6 +2,7 @@
 // run (tests/device/run_issue2.sh) executes them on an H100/H200.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <sstream>
 
 #include <torch/torch.h>
@@ -9,6 +10,7 @@
 #include "cli/commands.h"
 #include "compat/torch_compat.h"
 #include "io/npy_file.h"
+#include "support/temp_path.h"
 #include "runners/bench_sweep.h"
 #include "runners/step_benchmark.h"
 
@@ -68,7 +70,8 @@ TEST(CudaEngine, OutOfMemoryIsARowAndMemoryIsReleased) {
 
 TEST(CudaEngine, CheckGivesTheSameLogitsOnGpuAndCpu) {
   REQUIRE_GPU();
-  const std::string dir = ::testing::TempDir();
+  const std::string dir = stepscope::testing::temp_path("dir");
+  std::filesystem::create_directories(dir);
   const std::string data = std::string(STEPSCOPE_TEST_DATA_DIR) + "/tiny_model/";
   for (const char* device : {"cpu", "cuda"}) {
     std::ostringstream out, err;
