@@ -8,7 +8,9 @@
 #include "cli/console_table.h"
 #include "compat/torch_compat.h"
 #include "io/bench_export.h"
+#include "io/chrome_trace_export.h"
 #include "io/csv_writer.h"
+#include "io/kernel_summary_export.h"
 #include "runners/bench_sweep.h"
 #include "runners/step_benchmark.h"
 
@@ -72,6 +74,28 @@ void require_writable(const std::string& option, const std::string& path) {
   std::remove((path + ".partial").c_str());
 }
 
+// The kernel profile of one configuration, as CSV tables and a Perfetto trace.
+void write_profile_files(const BenchOptions& options, const BenchResult& result, std::ostream& err) {
+  if (!result.kernel_profile) return;
+  const auto& profile = *result.kernel_profile;
+  const std::string stem = profile_output_stem(options, result.config);
+  rewrite_file(stem + ".kernels.csv", [&](std::ostream& f) { write_kernel_summary_csv(f, profile); });
+  rewrite_file(stem + ".categories.csv", [&](std::ostream& f) { write_category_csv(f, profile); });
+  rewrite_file(stem + ".gpu_steps.csv", [&](std::ostream& f) { write_step_gpu_usage_csv(f, profile); });
+  rewrite_file(stem + ".cpu_ranges.csv", [&](std::ostream& f) { write_cpu_ranges_csv(f, profile); });
+  if (result.trace) {
+    rewrite_file(stem + ".trace.json", [&](std::ostream& f) {
+      write_chrome_trace(f, result.trace->ranges, result.trace->activity, "stepscope " + result.config.model.name);
+    });
+  }
+  if (!options.quiet) {
+    err << "profile: " << stem << ".{kernels,categories,gpu_steps,cpu_ranges}.csv"
+        << (result.trace ? " and .trace.json" : "") << '\n';
+    if (!profile.source_message.empty()) err << "profile: " << profile.source_message << '\n';
+    if (profile.dropped_records > 0) err << "profile: " << profile.dropped_records << " records were dropped\n";
+  }
+}
+
 }  // namespace
 
 void request_cancel() { g_cancel.cancel(); }
@@ -116,6 +140,7 @@ int run_bench_command(const std::vector<std::string>& args, std::ostream& out, s
       rewrite_file(options.json_path,
                    [&](std::ostream& file) { write_bench_json(file, results, environment); });
     }
+    write_profile_files(options, result, err);
   };
 
   StderrProgress progress(err);

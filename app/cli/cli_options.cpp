@@ -1,5 +1,6 @@
 #include "cli/cli_options.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -152,7 +153,7 @@ BenchOptions parse_bench_options(const std::vector<std::string>& args) {
   const OptionReader options("bench", args,
                              {"model", "d-model", "d-ff", "layers", "heads", "vocab", "context", "batch",
                               "precision", "mode", "warmup", "steps", "device", "csv", "json", "seed",
-                              "peak-tflops"},
+                              "peak-tflops", "profile"},
                              {"help", "quiet"});
   BenchOptions result;
   result.help = options.has("help");
@@ -180,6 +181,18 @@ BenchOptions parse_bench_options(const std::vector<std::string>& args) {
   if (options.has("peak-tflops")) spec.peak_tflops = parse_positive_number("peak-tflops", options.get("peak-tflops"));
   result.csv_path = options.get("csv");
   result.json_path = options.get("json");
+  if (options.has("profile")) {
+    for (const auto& profiler : split_list("profile", options.get("profile"))) {
+      if (profiler == "kernels") {
+        result.profile_kernels = true;
+        spec.profile_kernels = true;
+      } else if (profiler == "memory") {
+        throw CliError("--profile memory: the memory profiler is not part of this version yet (use --profile kernels)");
+      } else {
+        throw CliError("--profile: unknown profiler '" + profiler + "' (use kernels)");
+      }
+    }
+  }
   try {
     expand(spec);  // every configuration is checked before anything runs
   } catch (const ConfigError& error) {
@@ -211,6 +224,23 @@ CheckOptions parse_check_options(const std::vector<std::string>& args) {
     throw CliError("--adamw-step-out needs --targets: the AdamW step follows the gradient of the loss");
   }
   return result;
+}
+
+std::string profile_output_stem(const BenchOptions& options, const BenchConfig& config) {
+  std::string base = !options.csv_path.empty() ? options.csv_path : options.json_path;
+  if (base.empty()) base = "stepscope-bench";
+  for (const char* extension : {".csv", ".json"}) {
+    const std::string ext = extension;
+    if (base.size() > ext.size() && base.compare(base.size() - ext.size(), ext.size(), ext) == 0) {
+      base.resize(base.size() - ext.size());
+    }
+  }
+  std::string label = config.model.name + "-ctx" + std::to_string(config.context) + "-b" +
+                      std::to_string(config.batch) + "-" + to_string(config.precision) + "-" + to_string(config.mode);
+  for (char& c : label) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.') c = '_';
+  }
+  return base + "." + label;
 }
 
 std::string main_usage() {
@@ -249,6 +279,10 @@ std::string bench_usage() {
          "  --csv FILE                 write the table to FILE (default: stdout); rewritten after every row\n"
          "  --json FILE                also write every step's times and the environment as JSON\n"
          "  --quiet                    no progress on stderr\n"
+         "  --profile kernels          CUDA kernel summaries per range (CUPTI) and a Perfetto trace, written\n"
+         "                             beside --csv/--json as STEM.CONFIG.{kernels,categories,gpu_steps,\n"
+         "                             cpu_ranges}.csv and STEM.CONFIG.trace.json; on a CPU, range timings\n"
+         "                             only\n"
          "\n"
          "A configuration that runs out of memory becomes a row with status OOM and the sweep goes on.\n"
          "Exit status: 0 when every row is ok or OOM, 1 when a row failed, 2 for bad options, 130 if interrupted.\n";

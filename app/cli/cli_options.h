@@ -21,7 +21,12 @@ struct BenchOptions {
   std::string json_path;  // empty: no JSON
   bool quiet = false;     // no progress on stderr
   bool help = false;
+  bool profile_kernels = false;  // --profile kernels: summaries and a trace beside the results
 };
+
+// Where the files of a profiled configuration go: beside --csv (or --json), named after it
+// and the configuration, e.g. "results.small-ctx256-b4-fp32-train.kernels.csv".
+std::string profile_output_stem(const BenchOptions& options, const BenchConfig& config);
 
 struct CheckOptions {
   std::string checkpoint;

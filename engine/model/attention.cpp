@@ -5,6 +5,8 @@
 
 #include <torch/torch.h>
 
+#include "profiling/range_recorder.h"
+
 namespace stepscope {
 
 CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t num_heads,
@@ -27,11 +29,21 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x, RotaryEmb
   const auto k = rope(split_heads(k_proj(x)));
   const auto v = split_heads(v_proj(x));
 
-  auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(d_head));
-  // In place: the product's backward needs q and k, not its output, so no copy is kept.
-  scores.masked_fill_(future_mask, -std::numeric_limits<double>::infinity());
-  const auto probabilities = torch::softmax(scores, -1);
-  const auto mixed = torch::matmul(probabilities, v);  // b h s d
+  torch::Tensor scores, probabilities, mixed;
+  {
+    profiling::ScopedRange range("attention scores");
+    scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(d_head));
+    // In place: the product's backward needs q and k, not its output, so no copy is kept.
+    scores.masked_fill_(future_mask, -std::numeric_limits<double>::infinity());
+  }
+  {
+    profiling::ScopedRange range("softmax");
+    probabilities = torch::softmax(scores, -1);
+  }
+  {
+    profiling::ScopedRange range("final matmul");
+    mixed = torch::matmul(probabilities, v);  // b h s d
+  }
   return output_proj(mixed.transpose(1, 2).reshape({batch, seq, d_model}));
 }
 

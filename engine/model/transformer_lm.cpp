@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "profiling/range_recorder.h"
+
 namespace stepscope {
 
 TransformerBlockImpl::TransformerBlockImpl(const ModelConfig& c, const torch::TensorOptions& options) {
@@ -13,8 +15,22 @@ TransformerBlockImpl::TransformerBlockImpl(const ModelConfig& c, const torch::Te
 
 torch::Tensor TransformerBlockImpl::forward(const torch::Tensor& x, RotaryEmbedding& rope,
                                             const torch::Tensor& future_mask) {
-  const auto h = x + attn->forward(ln1(x), rope, future_mask);
-  return h + ffn(ln2(h));
+  using profiling::ScopedRange;
+  torch::Tensor normed, h;
+  {
+    ScopedRange range("norm");
+    normed = ln1(x);
+  }
+  {
+    ScopedRange range("attention");
+    h = x + attn->forward(normed, rope, future_mask);
+  }
+  {
+    ScopedRange range("norm");
+    normed = ln2(h);
+  }
+  ScopedRange range("feed-forward");
+  return h + ffn(normed);
 }
 
 namespace {
@@ -41,7 +57,12 @@ torch::Tensor TransformerLMImpl::forward(const torch::Tensor& token_ids) {
       torch::ones({seq, seq}, torch::TensorOptions().dtype(torch::kBool).device(token_ids.device())).triu(1);
   auto x = token_embeddings(token_ids);
   for (const auto& layer : *layers) x = layer->as<TransformerBlock>()->forward(x, rope_, future_mask);
-  return lm_head(ln_final(x));
+  {
+    profiling::ScopedRange range("norm");
+    x = ln_final(x);
+  }
+  profiling::ScopedRange range("lm head");
+  return lm_head(x);
 }
 
 }  // namespace stepscope

@@ -21,6 +21,7 @@ struct SweepSpec {
   std::string device = "cpu";
   uint64_t seed = 0;
   double peak_tflops = 0;
+  bool profile_kernels = false;
 };
 
 // Every configuration, in the order models, contexts, batches, precisions, modes (the

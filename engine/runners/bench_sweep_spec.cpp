@@ -25,6 +25,7 @@ std::vector<BenchConfig> expand(const SweepSpec& spec) {
             c.device = spec.device;
             c.seed = spec.seed;
             c.peak_tflops = spec.peak_tflops;
+            c.profile_kernels = spec.profile_kernels;
             try {
               validate(c);
             } catch (const ConfigError& error) {

@@ -6,7 +6,11 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include "model/model_config.h"
+#include "profiling/kernel_profile.h"
+#include "profiling/trace_window.h"
 
 namespace stepscope {
 
@@ -32,6 +36,7 @@ struct BenchConfig {
   std::string device = "cpu";  // "cpu", "cuda", "cuda:N"
   uint64_t seed = 0;
   double peak_tflops = 0.0;  // 0: look the device up
+  bool profile_kernels = false;  // CUPTI kernel summaries by range (CPU range timings without a GPU)
 };
 
 // Throws ConfigError for a configuration that cannot run (the model's own checks,
@@ -67,6 +72,9 @@ struct BenchResult {
   double mfu = -1;         // model FLOPs utilisation in [0, 1]; < 0 when the peak is unknown
   int64_t peak_memory_bytes = -1;  // during the measured steps; < 0 when unknown
   int64_t skipped_steps = 0;       // fp16 steps the loss scaler skipped
+  // With config.profile_kernels: the summaries, and the raw records of the run's end for a trace.
+  std::shared_ptr<const profiling::KernelProfile> kernel_profile;
+  std::shared_ptr<const profiling::TraceWindow> trace;
 };
 
 bool runs_backward(StepMode mode);

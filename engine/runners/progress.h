@@ -5,6 +5,8 @@
 #include <atomic>
 #include <string>
 
+#include "profiling/kernel_profile.h"
+
 namespace stepscope {
 
 struct Progress {
@@ -20,6 +22,9 @@ class ProgressSink {
  public:
   virtual ~ProgressSink() = default;
   virtual void on_progress(const Progress& progress) = 0;
+  // A fresh kernel summary while a profiled run goes (a few times a second), called on the
+  // profiler's thread: hand it over, do not block.
+  virtual void on_kernel_profile(const profiling::KernelProfile& /*profile*/) {}
 };
 
 // Set from any thread; runners check it between steps.

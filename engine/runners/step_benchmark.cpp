@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "compat/torch_compat.h"
+#include "profiling/kernel_profiler.h"
 #include "runners/device_backend.h"
 #include "runners/training_step.h"
 
@@ -37,6 +38,22 @@ class Reporter {
 
 bool cancelled(const CancelFlag* cancel) { return cancel && cancel->is_cancelled(); }
 
+std::unique_ptr<profiling::KernelProfiler> make_profiler(const BenchConfig& config, const DeviceBackend& backend,
+                                                         ProgressSink* progress) {
+  if (!config.profile_kernels) return nullptr;
+  auto source = backend.device().is_cuda() ? profiling::make_cupti_activity_source() : nullptr;
+  auto profiler = std::make_unique<profiling::KernelProfiler>(std::move(source));
+  if (progress) profiler->subscribe([progress](const profiling::KernelProfile& p) { progress->on_kernel_profile(p); });
+  return profiler;
+}
+
+// One step inside a "step" range, so its kernels are attributed to it.
+void run_step(TrainingStep& step, StepClock& clock, profiling::KernelProfiler* profiler, int index, bool warmup) {
+  if (profiler) profiler->begin_step(index, warmup);
+  profiling::ScopedRange range("step");
+  step.run(clock);
+}
+
 }  // namespace
 
 void check_runnable(const BenchConfig& config) {
@@ -53,13 +70,15 @@ BenchResult run_step_benchmark(const BenchConfig& config, ProgressSink* progress
   result.device_name = backend->name();
   result.timer = backend->timer_name();
   Reporter report(progress, config);
+  auto profiler = make_profiler(config, *backend, progress);
   try {
     report.phase("building model", 0);
+    if (profiler) profiler->start();
     TrainingStep step(config, backend->device());
     auto clock = backend->make_clock();
     report.phase("warm-up", config.warmup_steps);
     for (int i = 0; i < config.warmup_steps && !cancelled(cancel); ++i) {
-      step.run(*clock);
+      run_step(step, *clock, profiler.get(), i, /*warmup=*/true);
       clock->finish(config.mode);
       report.step_done();
     }
@@ -67,7 +86,7 @@ BenchResult run_step_benchmark(const BenchConfig& config, ProgressSink* progress
     backend->reset_peak_memory();
     report.phase("measuring", config.measured_steps);
     for (int i = 0; i < config.measured_steps && !cancelled(cancel); ++i) {
-      step.run(*clock);
+      run_step(step, *clock, profiler.get(), config.warmup_steps + i, /*warmup=*/false);
       result.steps.push_back(clock->finish(config.mode));
       report.step_done();
     }
@@ -82,6 +101,14 @@ BenchResult run_step_benchmark(const BenchConfig& config, ProgressSink* progress
   } catch (const std::exception& error) {
     result.status = compat::is_out_of_memory(error) ? RunStatus::out_of_memory : RunStatus::failed;
     result.message = compat::error_message(error);
+  }
+  if (profiler) {
+    try {
+      result.kernel_profile = std::make_shared<profiling::KernelProfile>(profiler->finish());
+      result.trace = std::make_shared<profiling::TraceWindow>(profiler->trace());
+    } catch (const std::exception& error) {
+      if (result.message.empty()) result.message = "kernel profiling failed: " + compat::error_message(error);
+    }
   }
   // The model, optimizer and activations are gone with `step`; hand their blocks back
   // so that the next configuration of a sweep starts from an empty cache.

@@ -6,6 +6,7 @@
 
 #include "compat/torch_compat.h"
 #include "model/loss.h"
+#include "profiling/range_recorder.h"
 
 namespace stepscope {
 
@@ -49,21 +50,31 @@ void TrainingStep::run(StepClock& clock) {
   for (auto& p : parameters_) {
     if (p.grad().defined()) p.mutable_grad() = at::Tensor();
   }
+  using profiling::ScopedRange;
   clock.start();
   at::Tensor loss;
   {
+    ScopedRange range("forward");
     std::optional<compat::AutocastGuard> autocast;
     if (const auto dtype = autocast_dtype(config_.precision)) autocast.emplace(device_.type(), *dtype);
-    loss = mean_cross_entropy(model_(inputs_), targets_);
+    const auto logits = model_(inputs_);
+    ScopedRange loss_range("loss");
+    loss = mean_cross_entropy(logits, targets_);
   }
   clock.end_forward();
   if (!runs_backward(config_.mode)) return;
-  (scaler_ ? scaler_->scale(loss) : loss).backward();
+  {
+    ScopedRange range("backward");
+    (scaler_ ? scaler_->scale(loss) : loss).backward();
+  }
   clock.end_backward();
   if (!runs_optimizer(config_.mode)) return;
-  const bool overflow = scaler_ && scaler_->unscale_and_check(parameters_);
-  if (!overflow) optimizer_->step();
-  if (scaler_) scaler_->update(overflow);
+  {
+    ScopedRange range("optimizer step");
+    const bool overflow = scaler_ && scaler_->unscale_and_check(parameters_);
+    if (!overflow) optimizer_->step();
+    if (scaler_) scaler_->update(overflow);
+  }
   clock.end_optimizer();
 }
 

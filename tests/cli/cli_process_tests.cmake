@@ -36,3 +36,11 @@ set_tests_properties(cli_e2e.tiny_sweep PROPERTIES LABELS "cli;e2e")
 # The application's default start (what the README's first command runs).
 add_test(NAME app_e2e.default_start COMMAND stepscope --model tiny --steps 2 --warmup 1 --quiet)
 set_tests_properties(app_e2e.default_start PROPERTIES LABELS "e2e" PASS_REGULAR_EXPRESSION "tiny,64,256,2,4,10000,256,4,fp32,train,cpu")
+
+# --profile kernels on the CPU: range timings, an empty kernel table, a valid trace.
+add_test(NAME cli_e2e.profile_kernels_cpu
+  COMMAND ${CMAKE_COMMAND}
+    -DCLI=$<TARGET_FILE:stepscope-cli> -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/e2e_profile
+    -P ${CMAKE_CURRENT_LIST_DIR}/run_profile_cpu.cmake)
+set_tests_properties(cli_e2e.profile_kernels_cpu PROPERTIES LABELS "cli;e2e")
+stepscope_cli_error_test(profile_unknown "unknown profiler 'cycles'" bench --model tiny --profile cycles)

@@ -1,0 +1,33 @@
+// Where GPU activity records come from: CUPTI on a CUDA build, a synthetic source in tests.
+// Everything above this interface (attribution, summaries, exports) runs on the CPU.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "profiling/activity_records.h"
+
+namespace stepscope::profiling {
+
+class ActivitySource {
+ public:
+  virtual ~ActivitySource() = default;
+  virtual std::string name() const = 0;
+  // Begins collecting; false, with the reason in `why_not`, where it cannot (no GPU,
+  // insufficient privileges for the profiling interface, another profiler attached).
+  virtual bool start(std::string& why_not) = 0;
+  // Ends collecting after handing over everything still buffered.
+  virtual void stop() = 0;
+  // Asks for buffered records to be completed, so take() sees them.
+  virtual void flush() = 0;
+  // The records completed since the last call. Called from one thread at a time.
+  virtual ActivityBatch take() = 0;
+  // Now, on the clock of the records.
+  virtual int64_t now_ns() const = 0;
+};
+
+// CUPTI's activity API in CUDA builds; nullptr in CPU builds.
+std::unique_ptr<ActivitySource> make_cupti_activity_source();
+
+}  // namespace stepscope::profiling

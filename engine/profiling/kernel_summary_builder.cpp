@@ -1,0 +1,225 @@
+#include "profiling/kernel_summary_builder.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+
+#include "profiling/kernel_category.h"
+#include "profiling/kernel_names.h"
+
+namespace stepscope::profiling {
+
+namespace {
+
+
+StepGpuUsage usage_of(int step, std::vector<std::pair<int64_t, int64_t>> intervals) {
+  StepGpuUsage usage;
+  usage.step = step;
+  usage.kernels = static_cast<int64_t>(intervals.size());
+  if (intervals.empty()) return usage;
+  std::sort(intervals.begin(), intervals.end());
+  int64_t busy = 0, covered_until = intervals.front().first, total = 0;
+  for (const auto& [start, end] : intervals) {
+    total += end - start;
+    const int64_t from = std::max(start, covered_until);
+    if (end > from) busy += end - from;
+    covered_until = std::max(covered_until, end);
+  }
+  usage.span_ns = covered_until - intervals.front().first;
+  usage.busy_ns = busy;
+  usage.idle_ns = usage.span_ns - busy;
+  usage.mean_kernel_ns = static_cast<double>(total) / static_cast<double>(intervals.size());
+  usage.launch_bound = usage.idle_ns > usage.busy_ns;
+  return usage;
+}
+
+}  // namespace
+
+KernelSummaryBuilder::KernelSummaryBuilder(SummaryOptions options) : options_(options) {}
+
+void KernelSummaryBuilder::add_ranges(const std::vector<RangeRecord>& ranges) {
+  for (const auto& r : ranges) {
+    auto [it, inserted] = ranges_.try_emplace(r.id);
+    Range& range = it->second;
+    const bool was_open = inserted || range.end == 0;
+    range = Range{r.name, r.parent_id, r.thread_id, r.start_ns, r.end_ns, r.step, r.warmup};
+    if (inserted) ranges_by_thread_[r.thread_id][{r.start_ns, r.id}] = r.id;
+    if (r.name == "step" && step_thread_ == 0) step_thread_ = r.thread_id;
+    if (r.step >= 0) steps_[r.step] = r.warmup;
+    const bool counted = r.step >= 0 && (!r.warmup || options_.include_warmup);
+    if (was_open && r.end_ns != 0 && counted) {
+      auto& [count, total] = cpu_ranges_[r.name];
+      ++count;
+      total += r.end_ns - r.start_ns;
+    }
+  }
+}
+
+void KernelSummaryBuilder::add_activity(const ActivityBatch& batch) {
+  dropped_ += batch.dropped_records;
+  for (const auto& api : batch.api) {
+    launches_[api.correlation_id] = api;
+    newest_ = std::max(newest_, api.end_ns);
+  }
+  for (const auto& k : batch.kernels) {
+    pending_.push_back({demangle_kernel_name(k.name), false, k.start_ns, k.end_ns, k.correlation_id});
+  }
+  for (const auto& m : batch.memory) {
+    pending_.push_back({memory_activity_name(m.operation), true, m.start_ns, m.end_ns, m.correlation_id});
+  }
+  attribute_pending(false);
+  forget_old(newest_);
+}
+
+void KernelSummaryBuilder::attribute_pending(bool final) {
+  std::vector<Activity> waiting;
+  for (const auto& activity : pending_) {
+    if (!attribute(activity)) waiting.push_back(activity);
+  }
+  if (final || waiting.size() > options_.max_pending) {
+    const size_t keep = final ? 0 : options_.max_pending;
+    unattributed_ += waiting.size() - keep;
+    waiting.erase(waiting.begin(), waiting.end() - static_cast<std::ptrdiff_t>(keep));
+  }
+  pending_ = std::move(waiting);
+}
+
+const KernelSummaryBuilder::Range* KernelSummaryBuilder::innermost(uint32_t thread, int64_t time) const {
+  const auto per_thread = ranges_by_thread_.find(thread);
+  if (per_thread == ranges_by_thread_.end()) return nullptr;
+  auto it = per_thread->second.upper_bound({time, UINT64_MAX});
+  if (it == per_thread->second.begin()) return nullptr;
+  // The latest range started before `time` either contains it or is a descendant of the
+  // innermost range that does (ranges nest per thread): walk up.
+  uint64_t id = std::prev(it)->second;
+  while (id != 0) {
+    const auto found = ranges_.find(id);
+    if (found == ranges_.end()) return nullptr;
+    const Range& range = found->second;
+    if (range.start <= time && (range.end == 0 || range.end > time)) return &range;
+    id = range.parent;
+  }
+  return nullptr;
+}
+
+bool KernelSummaryBuilder::attribute(const Activity& activity) {
+  const auto launch = launches_.find(activity.correlation);
+  if (launch == launches_.end()) return false;
+  const int64_t when = launch->second.start_ns;
+  const Range* range = innermost(launch->second.thread_id, when);
+  if (range == nullptr && launch->second.thread_id != step_thread_) range = innermost(step_thread_, when);
+  if (range == nullptr) {
+    ++unattributed_;
+    return true;
+  }
+  if (range->step < 0 || (range->warmup && !options_.include_warmup)) return true;
+  std::set<std::string> names = {kMeasuredWindow};
+  for (const Range* r = range; r != nullptr;) {
+    names.insert(r->name);
+    const auto parent = ranges_.find(r->parent);
+    r = parent == ranges_.end() ? nullptr : &parent->second;
+  }
+  for (const auto& name : names) {
+    stats_.try_emplace({name, activity.name}, options_.median_sample_cap).first->second.add(activity.end - activity.start);
+  }
+  name_info(activity.name, activity.is_memory);
+  step_intervals_[range->step].emplace_back(activity.start, activity.end);
+  return true;
+}
+
+const KernelSummaryBuilder::NameInfo& KernelSummaryBuilder::name_info(const std::string& name, bool is_memory) {
+  auto it = names_.find(name);
+  if (it == names_.end()) {
+    NameInfo info{is_memory ? name : short_kernel_name(name),
+                  is_memory ? KernelCategory::memory : classify_kernel(name)};
+    it = names_.emplace(name, std::move(info)).first;
+  }
+  return it->second;
+}
+
+void KernelSummaryBuilder::forget_old(int64_t newest) {
+  const int64_t horizon = newest - options_.attribution_window_ns;
+  for (auto it = launches_.begin(); it != launches_.end();) {
+    it = it->second.end_ns < horizon ? launches_.erase(it) : std::next(it);
+  }
+  for (auto it = ranges_.begin(); it != ranges_.end();) {
+    if (it->second.end != 0 && it->second.end < horizon) {
+      ranges_by_thread_[it->second.thread].erase({it->second.start, it->first});
+      it = ranges_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  // Steps two behind the newest active one are complete: keep their figures, not their intervals.
+  if (!step_intervals_.empty()) {
+    const int newest_step = step_intervals_.rbegin()->first;
+    for (auto it = step_intervals_.begin(); it != step_intervals_.end() && it->first < newest_step - 1;) {
+      finished_steps_[it->first] = usage_of(it->first, std::move(it->second));
+      it = step_intervals_.erase(it);
+    }
+  }
+}
+
+KernelProfile KernelSummaryBuilder::build(bool final) {
+  attribute_pending(final);
+  KernelProfile profile;
+  for (const auto& [step, warmup] : steps_) {
+    if (!warmup || options_.include_warmup) ++profile.measured_steps;
+  }
+  std::map<std::string, RangeKernelSummary> by_range;
+  for (const auto& [key, stats] : stats_) {
+    auto& summary = by_range[key.first];
+    summary.range = key.first;
+    const auto& info = names_.at(key.second);
+    KernelStats k;
+    k.name = key.second;
+    k.short_name = info.short_name;
+    k.category = info.category;
+    k.instances = stats.count();
+    k.total_ns = stats.total();
+    k.min_ns = stats.min();
+    k.max_ns = stats.max();
+    k.mean_ns = stats.mean();
+    k.median_ns = stats.median();
+    k.stddev_ns = stats.stddev();
+    k.instances_per_step =
+        profile.measured_steps > 0 ? static_cast<double>(k.instances) / profile.measured_steps : 0.0;
+    summary.gpu_time_ns += k.total_ns;
+    summary.kernels.push_back(std::move(k));
+  }
+  for (auto& [name, summary] : by_range) {
+    std::map<KernelCategory, CategoryShare> categories;
+    for (auto& k : summary.kernels) {
+      k.time_percent = summary.gpu_time_ns > 0 ? 100.0 * k.total_ns / summary.gpu_time_ns : 0.0;
+      auto& share = categories[k.category];
+      share.category = k.category;
+      share.total_ns += k.total_ns;
+      share.instances += k.instances;
+    }
+    for (auto& [category, share] : categories) {
+      share.percent = summary.gpu_time_ns > 0 ? 100.0 * share.total_ns / summary.gpu_time_ns : 0.0;
+      summary.categories.push_back(share);
+    }
+    const auto by_total = [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; };
+    std::sort(summary.kernels.begin(), summary.kernels.end(), by_total);
+    std::sort(summary.categories.begin(), summary.categories.end(), by_total);
+    profile.ranges.push_back(std::move(summary));
+  }
+  std::stable_sort(profile.ranges.begin(), profile.ranges.end(), [](const auto& a, const auto& b) {
+    if ((a.range == kMeasuredWindow) != (b.range == kMeasuredWindow)) return a.range == kMeasuredWindow;
+    return a.gpu_time_ns > b.gpu_time_ns;
+  });
+  profile.steps.reserve(finished_steps_.size() + step_intervals_.size());
+  for (const auto& [step, usage] : finished_steps_) profile.steps.push_back(usage);
+  for (const auto& [step, intervals] : step_intervals_) profile.steps.push_back(usage_of(step, intervals));
+  for (const auto& [name, count_total] : cpu_ranges_) {
+    const auto [count, total] = count_total;
+    profile.cpu_ranges.push_back({name, count, total, count > 0 ? static_cast<double>(total) / count : 0.0});
+  }
+  profile.dropped_records = dropped_;
+  profile.unattributed_kernels = unattributed_;
+  profile.gpu_activity_recorded = !stats_.empty();
+  return profile;
+}
+
+}  // namespace stepscope::profiling
