@@ -75,7 +75,8 @@ void require_writable(const std::string& option, const std::string& path) {
 }
 
 // The kernel profile of one configuration, as CSV tables and a Perfetto trace.
-void write_profile_files(const BenchOptions& options, const BenchResult& result, std::ostream& err) {
+void write_profile_files(const BenchOptions& options, const BenchResult& result, std::ostream& err,
+                         std::string& last_message) {
   if (!result.kernel_profile) return;
   const auto& profile = *result.kernel_profile;
   const std::string stem = profile_output_stem(options, result.config);
@@ -91,7 +92,11 @@ void write_profile_files(const BenchOptions& options, const BenchResult& result,
   if (!options.quiet) {
     err << "profile: " << stem << ".{kernels,categories,gpu_steps,cpu_ranges}.csv"
         << (result.trace ? " and .trace.json" : "") << '\n';
-    if (!profile.source_message.empty()) err << "profile: " << profile.source_message << '\n';
+    // Said once, not for every configuration of a sweep.
+    if (!profile.source_message.empty() && profile.source_message != last_message) {
+      err << "profile: " << profile.source_message << '\n';
+      last_message = profile.source_message;
+    }
     if (profile.dropped_records > 0) err << "profile: " << profile.dropped_records << " records were dropped\n";
   }
 }
@@ -128,6 +133,7 @@ int run_bench_command(const std::vector<std::string>& args, std::ostream& out, s
   std::vector<BenchResult> results;
   CsvWriter stdout_csv(out);
   if (options.csv_path.empty()) stdout_csv.write_row(bench_csv_header());
+  std::string last_profile_message;
   const auto publish = [&](const BenchResult& result) {
     results.push_back(result);
     if (options.csv_path.empty()) {
@@ -140,7 +146,7 @@ int run_bench_command(const std::vector<std::string>& args, std::ostream& out, s
       rewrite_file(options.json_path,
                    [&](std::ostream& file) { write_bench_json(file, results, environment); });
     }
-    write_profile_files(options, result, err);
+    write_profile_files(options, result, err, last_profile_message);
   };
 
   StderrProgress progress(err);
