@@ -3,8 +3,8 @@
 
 The model is the reference (reference_model.py) with the engine's operator choices
 (in-place -inf masking, torch.softmax, F.cross_entropy), so both sides launch the same
-ATen kernels. Ranges are record_function annotations with the engine's names; kernels are
-attributed to a range by Kineto's GPU projection of the annotation ("gpu_user_annotation").
+ATen kernels. Ranges are record_function annotations with the engine's names; a kernel belongs to the
+annotations open when the runtime call that launched it ran (Kineto's correlation ids).
 
 Usage (GPU machine): profile_reference.py --model small --context 256 --mode forward \
     --warmup 5 --steps 10 --csv torch_kernels.csv
@@ -46,22 +46,28 @@ def engine_attention(self, x, token_positions=None):
 
 
 def kernels_by_range(trace_path, measured_steps):
+    """Attributes each kernel to the annotations open when its launch call ran (matched by
+    the launch's correlation id), the way the engine does it, independently implemented."""
     with open(trace_path) as f:
-        events = json.load(f)["traceEvents"]
-    kernels = [e for e in events if e.get("cat") == "kernel" and e.get("ph") == "X"]
-    annotations = [e for e in events if e.get("cat") == "gpu_user_annotation" and e.get("ph") == "X"]
-    steps = sorted((e for e in annotations if e["name"] == "measured step"), key=lambda e: e["ts"])
+        events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+    kernels = [e for e in events if e.get("cat") == "kernel"]
+    launches = {e["args"]["correlation"]: e["ts"] for e in events
+                if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {})}
+    annotations = [e for e in events if e.get("cat") == "user_annotation"]
+    steps = [e for e in annotations if e["name"] == "measured step"]
     if len(steps) != measured_steps:
-        raise SystemExit(f"found {len(steps)} measured steps in the trace, expected {measured_steps}")
+        cats = sorted({e.get("cat") for e in events})
+        raise SystemExit(f"found {len(steps)} measured steps in the trace, expected {measured_steps} (categories: {cats})")
 
-    def inside(kernel, span):
-        return span["ts"] <= kernel["ts"] and kernel["ts"] + kernel["dur"] <= span["ts"] + span["dur"] + 1e-3
+    def open_at(span, ts):
+        return span["ts"] <= ts <= span["ts"] + span["dur"]
 
     table = collections.defaultdict(lambda: [0, 0.0])
     for kernel in kernels:
-        if not any(inside(kernel, s) for s in steps):
+        launched = launches.get(kernel.get("args", {}).get("correlation"))
+        if launched is None or not any(open_at(s, launched) for s in steps):
             continue
-        names = {"measured window"} | {a["name"] for a in annotations if a["name"] in RANGES and inside(kernel, a)}
+        names = {"measured window"} | {a["name"] for a in annotations if a["name"] in RANGES and open_at(a, launched)}
         for name in names:
             row = table[(name, kernel["name"])]
             row[0] += 1
