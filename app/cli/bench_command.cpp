@@ -80,7 +80,8 @@ void write_profile_files(const BenchOptions& options, const BenchResult& result,
   if (!result.kernel_profile) return;
   const auto& profile = *result.kernel_profile;
   const std::string stem = profile_output_stem(options, result.config);
-  rewrite_file(stem + ".kernels.csv", [&](std::ostream& f) { write_kernel_summary_csv(f, profile); });
+  rewrite_file(stem + ".kernels.csv",
+               [&](std::ostream& f) { write_kernel_summary_csv(f, profile, options.short_kernel_names); });
   rewrite_file(stem + ".categories.csv", [&](std::ostream& f) { write_category_csv(f, profile); });
   rewrite_file(stem + ".gpu_steps.csv", [&](std::ostream& f) { write_step_gpu_usage_csv(f, profile); });
   rewrite_file(stem + ".cpu_ranges.csv", [&](std::ostream& f) { write_cpu_ranges_csv(f, profile); });

@@ -154,11 +154,12 @@ BenchOptions parse_bench_options(const std::vector<std::string>& args) {
                              {"model", "d-model", "d-ff", "layers", "heads", "vocab", "context", "batch",
                               "precision", "mode", "warmup", "steps", "device", "csv", "json", "seed",
                               "peak-tflops", "profile"},
-                             {"help", "quiet"});
+                             {"help", "quiet", "short-names"});
   BenchOptions result;
   result.help = options.has("help");
   if (result.help) return result;
   result.quiet = options.has("quiet");
+  result.short_kernel_names = options.has("short-names");
   auto& spec = result.spec;
   spec.models = parse_models(options);
   spec.contexts = parse_integer_list("context", options.get("context", "256"));
@@ -181,6 +182,7 @@ BenchOptions parse_bench_options(const std::vector<std::string>& args) {
   if (options.has("peak-tflops")) spec.peak_tflops = parse_positive_number("peak-tflops", options.get("peak-tflops"));
   result.csv_path = options.get("csv");
   result.json_path = options.get("json");
+  if (result.short_kernel_names && !options.has("profile")) throw CliError("--short-names needs --profile kernels");
   if (options.has("profile")) {
     for (const auto& profiler : split_list("profile", options.get("profile"))) {
       if (profiler == "kernels") {
@@ -283,6 +285,7 @@ std::string bench_usage() {
          "                             beside --csv/--json as STEM.CONFIG.{kernels,categories,gpu_steps,\n"
          "                             cpu_ranges}.csv and STEM.CONFIG.trace.json; on a CPU, range timings\n"
          "                             only\n"
+         "  --short-names              kernel names with templates and arguments folded in kernels.csv\n"
          "\n"
          "A configuration that runs out of memory becomes a row with status OOM and the sweep goes on.\n"
          "Exit status: 0 when every row is ok or OOM, 1 when a row failed, 2 for bad options, 130 if interrupted.\n";

@@ -22,6 +22,7 @@ struct BenchOptions {
   bool quiet = false;     // no progress on stderr
   bool help = false;
   bool profile_kernels = false;  // --profile kernels: summaries and a trace beside the results
+  bool short_kernel_names = false;  // --short-names: templates and arguments folded in kernels.csv
 };
 
 // Where the files of a profiled configuration go: beside --csv (or --json), named after it

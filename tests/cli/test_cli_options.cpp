@@ -80,6 +80,26 @@ TEST(BenchOptions, EveryMistakeNamesTheProblem) {
   EXPECT_NE(error_of({"--peak-tflops", "-3"}).find("not a positive number"), std::string::npos);
 }
 
+TEST(BenchOptions, ProfileKernelsAndWhereItsFilesGo) {
+  const auto o = parse_bench_options({"--model", "tiny", "--profile", "kernels", "--short-names", "--csv",
+                                      "out/run.csv", "--precision", "bf16", "--mode", "forward"});
+  EXPECT_TRUE(o.profile_kernels);
+  EXPECT_TRUE(o.short_kernel_names);
+  const auto configs = expand(o.spec);
+  ASSERT_EQ(configs.size(), 1u);
+  EXPECT_TRUE(configs[0].profile_kernels);
+  EXPECT_EQ(profile_output_stem(o, configs[0]), "out/run.tiny-ctx256-b4-bf16-forward");
+  auto json_only = o;
+  json_only.csv_path.clear();
+  json_only.json_path = "r.json";
+  EXPECT_EQ(profile_output_stem(json_only, configs[0]), "r.tiny-ctx256-b4-bf16-forward");
+  json_only.json_path.clear();
+  EXPECT_EQ(profile_output_stem(json_only, configs[0]), "stepscope-bench.tiny-ctx256-b4-bf16-forward");
+  EXPECT_NE(error_of({"--profile", "memory"}).find("not part of this version"), std::string::npos);
+  EXPECT_EQ(error_of({"--profile", "cycles"}), "--profile: unknown profiler 'cycles' (use kernels)");
+  EXPECT_EQ(error_of({"--short-names"}), "--short-names needs --profile kernels");
+}
+
 TEST(BenchOptions, HelpSkipsValidation) {
   EXPECT_TRUE(parse_bench_options({"--help"}).help);
   EXPECT_TRUE(parse_bench_options({"-h"}).help);
