@@ -85,6 +85,9 @@ struct KernelProfile {
   std::string source_message;  // e.g. why CUPTI could not run
 };
 
+// The summary of a range name, or nullptr when the profile has none.
+const RangeKernelSummary* find_range(const KernelProfile& profile, const std::string& range);
+
 std::string to_string(KernelCategory category);
 std::vector<KernelCategory> all_kernel_categories();
 

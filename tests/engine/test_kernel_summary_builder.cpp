@@ -35,12 +35,6 @@ KernelRecord kernel(const char* name, uint32_t correlation, int64_t start, int64
   return k;
 }
 
-const RangeKernelSummary* find_range(const KernelProfile& p, const std::string& name) {
-  for (const auto& r : p.ranges) {
-    if (r.range == name) return &r;
-  }
-  return nullptr;
-}
 
 const KernelStats* find_kernel(const RangeKernelSummary& r, const std::string& short_name) {
   for (const auto& k : r.kernels) {

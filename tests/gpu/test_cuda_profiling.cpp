@@ -8,12 +8,6 @@
 namespace stepscope {
 namespace {
 
-const profiling::RangeKernelSummary* find_range(const profiling::KernelProfile& p, const std::string& name) {
-  for (const auto& r : p.ranges) {
-    if (r.range == name) return &r;
-  }
-  return nullptr;
-}
 
 TEST(CudaProfiling, KernelsAreAttributedToTheStepsRanges) {
   if (compat::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible to this build";
@@ -35,14 +29,16 @@ TEST(CudaProfiling, KernelsAreAttributedToTheStepsRanges) {
   EXPECT_EQ(p.dropped_records, 0u);
   for (const char* name : {profiling::kMeasuredWindow, "step", "forward", "backward", "optimizer step",
                            "attention scores", "softmax", "final matmul", "feed-forward"}) {
-    const auto* range = find_range(p, name);
+    const auto* range = profiling::find_range(p, name);
     ASSERT_NE(range, nullptr) << name;
     EXPECT_GT(range->gpu_time_ns, 0) << name;
   }
   // Every kernel of a step belongs to forward, backward or the optimizer step.
-  const auto* window = find_range(p, profiling::kMeasuredWindow);
-  const int64_t phases = find_range(p, "forward")->gpu_time_ns + find_range(p, "backward")->gpu_time_ns +
-                         find_range(p, "optimizer step")->gpu_time_ns;
+  const auto* window = profiling::find_range(p, profiling::kMeasuredWindow);
+  int64_t phases = 0;
+  for (const char* phase : {"forward", "backward", "optimizer step"}) {
+    phases += profiling::find_range(p, phase)->gpu_time_ns;
+  }
   EXPECT_EQ(phases, window->gpu_time_ns);
   // GPU time fits in the measured wall time of the steps.
   EXPECT_LE(static_cast<double>(window->gpu_time_ns), r.total.mean_ms * 1e6 * 3 * 1.01);
