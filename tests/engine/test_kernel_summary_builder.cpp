@@ -2,6 +2,8 @@
 // activity source, checked by hand-computed expectations.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "profiling/kernel_summary_builder.h"
 
 namespace stepscope::profiling {
