@@ -14,6 +14,9 @@ std::atomic<RangeRecorder*> g_active{nullptr};
 
 // Ids of the ranges open on this thread, innermost last.
 thread_local std::vector<uint64_t> t_open_ranges;
+// Names of the ScopedRanges open on this thread, and the innermost one for every thread.
+thread_local std::vector<const char*> t_open_names;
+std::atomic<const char*> g_current_name{""};
 
 int64_t steady_now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -84,7 +87,11 @@ std::vector<RangeRecord> RangeRecorder::drain() {
 void set_active_range_recorder(RangeRecorder* recorder) { g_active.store(recorder); }
 RangeRecorder* active_range_recorder() { return g_active.load(std::memory_order_relaxed); }
 
+const char* current_range_name() { return g_current_name.load(std::memory_order_relaxed); }
+
 ScopedRange::ScopedRange(const char* name) : recorder_(active_range_recorder()) {
+  t_open_names.push_back(name);
+  g_current_name.store(name, std::memory_order_relaxed);
 #ifdef STEPSCOPE_WITH_NVTX
   nvtxRangePushA(name);
 #endif
@@ -93,6 +100,8 @@ ScopedRange::ScopedRange(const char* name) : recorder_(active_range_recorder()) 
 
 ScopedRange::~ScopedRange() {
   if (recorder_) recorder_->pop(id_);
+  t_open_names.pop_back();
+  g_current_name.store(t_open_names.empty() ? "" : t_open_names.back(), std::memory_order_relaxed);
 #ifdef STEPSCOPE_WITH_NVTX
   nvtxRangePop();
 #endif

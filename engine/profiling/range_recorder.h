@@ -55,6 +55,11 @@ class ScopedRange {
   uint64_t id_ = 0;
 };
 
+// The innermost ScopedRange open now (on the thread that runs the steps, the only one that
+// marks ranges), "" when none: what an allocation made at this moment belongs to. Range
+// names are string literals, so a pointer is enough.
+const char* current_range_name();
+
 // Small numeric id of the calling thread, stable for its lifetime.
 uint32_t current_thread_id();
 

@@ -72,6 +72,7 @@ void validate(const BenchConfig& c) {
     throw ConfigError("unknown device '" + c.device + "' (use cpu, cuda or cuda:N)");
   }
   if (c.peak_tflops < 0) throw ConfigError("peak TFLOP/s cannot be negative");
+  if (c.memory_event_limit <= 0) throw ConfigError("the memory event limit must be positive");
 }
 
 bool runs_backward(StepMode mode) { return mode != StepMode::forward; }

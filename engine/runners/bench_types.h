@@ -10,6 +10,7 @@
 
 #include "model/model_config.h"
 #include "profiling/kernel_profile.h"
+#include "profiling/memory_events.h"
 #include "profiling/trace_window.h"
 
 namespace stepscope {
@@ -37,6 +38,8 @@ struct BenchConfig {
   uint64_t seed = 0;
   double peak_tflops = 0.0;  // 0: look the device up
   bool profile_kernels = false;  // CUPTI kernel summaries by range (CPU range timings without a GPU)
+  bool profile_memory = false;   // every allocation and free, for the memory timeline
+  int64_t memory_event_limit = 1000000;
 };
 
 // Throws ConfigError for a configuration that cannot run (the model's own checks,
@@ -75,6 +78,8 @@ struct BenchResult {
   // With config.profile_kernels: the summaries, and the raw records of the run's end for a trace.
   std::shared_ptr<const profiling::KernelProfile> kernel_profile;
   std::shared_ptr<const profiling::TraceWindow> trace;
+  // With config.profile_memory: every allocation and free from model creation on.
+  std::shared_ptr<const profiling::AllocationLog> allocation_log;
 };
 
 bool runs_backward(StepMode mode);

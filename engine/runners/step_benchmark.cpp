@@ -5,6 +5,7 @@
 #include "compat/torch_compat.h"
 #include "profiling/kernel_profiler.h"
 #include "runners/device_backend.h"
+#include "runners/memory_phase_clock.h"
 #include "runners/training_step.h"
 
 namespace stepscope {
@@ -47,11 +48,33 @@ std::unique_ptr<profiling::KernelProfiler> make_profiler(const BenchConfig& conf
   return profiler;
 }
 
-// One step inside a "step" range, so its kernels are attributed to it.
-void run_step(TrainingStep& step, StepClock& clock, profiling::KernelProfiler* profiler, int index, bool warmup) {
-  if (profiler) profiler->begin_step(index, warmup);
-  profiling::ScopedRange range("step");
-  step.run(clock);
+// Who watches a step: the kernel profiler and the allocation recorder, either may be absent.
+struct StepObservers {
+  profiling::KernelProfiler* kernels = nullptr;
+  profiling::AllocationRecorder* memory = nullptr;
+};
+
+// One step inside a "step" range, so its kernels are attributed to it; returns its timing.
+StepTiming run_step(TrainingStep& step, StepClock& clock, StepMode mode, const StepObservers& observers, int index,
+                    bool warmup) {
+  if (observers.kernels) observers.kernels->begin_step(index, warmup);
+  if (!observers.memory) {
+    {
+      profiling::ScopedRange range("step");
+      step.run(clock);
+    }
+    return clock.finish(mode);
+  }
+  observers.memory->set_step(index, warmup);
+  MemoryPhaseClock phases(clock, *observers.memory, mode);
+  {
+    profiling::ScopedRange range("step");
+    step.run(phases);
+  }
+  const StepTiming timing = phases.finish(mode);
+  step.label_memory(*observers.memory);
+  observers.memory->set_step(-1, false);
+  return timing;
 }
 
 }  // namespace
@@ -71,23 +94,26 @@ BenchResult run_step_benchmark(const BenchConfig& config, ProgressSink* progress
   result.timer = backend->timer_name();
   Reporter report(progress, config);
   auto profiler = make_profiler(config, *backend, progress);
+  // Installed after the backend's own memory hook, which it keeps feeding.
+  auto memory = config.profile_memory ? std::make_unique<profiling::AllocationRecorder>(config.memory_event_limit)
+                                      : nullptr;
+  const StepObservers observers{profiler.get(), memory.get()};
   try {
     report.phase("building model", 0);
     if (profiler) profiler->start();
     TrainingStep step(config, backend->device());
+    if (memory) step.label_memory(*memory);
     auto clock = backend->make_clock();
     report.phase("warm-up", config.warmup_steps);
     for (int i = 0; i < config.warmup_steps && !cancelled(cancel); ++i) {
-      run_step(step, *clock, profiler.get(), i, /*warmup=*/true);
-      clock->finish(config.mode);
+      run_step(step, *clock, config.mode, observers, i, /*warmup=*/true);
       report.step_done();
     }
     backend->synchronize();
     backend->reset_peak_memory();
     report.phase("measuring", config.measured_steps);
     for (int i = 0; i < config.measured_steps && !cancelled(cancel); ++i) {
-      run_step(step, *clock, profiler.get(), config.warmup_steps + i, /*warmup=*/false);
-      result.steps.push_back(clock->finish(config.mode));
+      result.steps.push_back(run_step(step, *clock, config.mode, observers, config.warmup_steps + i, false));
       report.step_done();
     }
     result.peak_memory_bytes = backend->peak_memory_bytes();
@@ -110,6 +136,7 @@ BenchResult run_step_benchmark(const BenchConfig& config, ProgressSink* progress
       if (result.message.empty()) result.message = "kernel profiling failed: " + compat::error_message(error);
     }
   }
+  if (memory) result.allocation_log = std::make_shared<profiling::AllocationLog>(memory->log());
   // The model, optimizer and activations are gone with `step`; hand their blocks back
   // so that the next configuration of a sweep starts from an empty cache.
   try {

@@ -46,6 +46,20 @@ TrainingStep::TrainingStep(const BenchConfig& config, c10::Device device) : conf
   targets_ = torch::randint(model_config.vocab_size, {config.batch, config.context}, ids);
 }
 
+void TrainingStep::label_memory(profiling::AllocationRecorder& recorder) const {
+  using profiling::MemoryCategory;
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    recorder.label(parameters_[i].data_ptr(), MemoryCategory::parameter);
+    if (parameters_[i].grad().defined()) recorder.label(parameters_[i].grad().data_ptr(), MemoryCategory::gradient);
+    if (optimizer_ && optimizer_->first_moment(i).defined()) {
+      recorder.label(optimizer_->first_moment(i).data_ptr(), MemoryCategory::optimizer_state);
+      recorder.label(optimizer_->second_moment(i).data_ptr(), MemoryCategory::optimizer_state);
+    }
+  }
+  recorder.label(inputs_.data_ptr(), MemoryCategory::input);
+  recorder.label(targets_.data_ptr(), MemoryCategory::input);
+}
+
 void TrainingStep::run(StepClock& clock) {
   for (auto& p : parameters_) {
     if (p.grad().defined()) p.mutable_grad() = at::Tensor();

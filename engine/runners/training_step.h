@@ -7,6 +7,7 @@
 #include "model/adamw.h"
 #include "model/loss_scaler.h"
 #include "model/transformer_lm.h"
+#include "profiling/allocation_recorder.h"
 #include "runners/bench_types.h"
 #include "runners/device_backend.h"
 
@@ -24,6 +25,10 @@ class TrainingStep {
 
   // Throws ConfigError when `device` has no autocast for `precision` in this LibTorch.
   static void check_precision(Precision precision, c10::Device device);
+
+  // Tells the recorder which live allocations hold parameters, gradients, optimizer state
+  // and the batch. Call after construction and after each step (gradients are new each step).
+  void label_memory(profiling::AllocationRecorder& recorder) const;
 
   TransformerLM& model() { return model_; }
   int64_t skipped_steps() const { return scaler_ ? scaler_->skipped_steps() : 0; }

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "model/flops.h"
 #include "runners/bench_sweep.h"
 #include "runners/step_benchmark.h"
@@ -139,6 +141,99 @@ TEST(BenchSweep, ExpandsTheCartesianProductInOrder) {
   EXPECT_EQ(configs[8].model.name, "mini");
   spec.batches = {0};
   EXPECT_THROW(expand(spec), ConfigError);
+}
+
+}  // namespace
+}  // namespace stepscope
+
+namespace stepscope {
+namespace {
+
+// Bytes of the allocation live at `address` at `time` in the log.
+int64_t live_bytes(const profiling::AllocationLog& log, uint64_t address, int64_t time) {
+  int64_t bytes = 0;
+  for (const auto& e : log.events) {
+    if (e.time_ns > time) break;
+    if (e.address == address) bytes = e.bytes > 0 ? e.bytes : 0;
+  }
+  return bytes;
+}
+
+TEST(StepBenchmark, MemoryRecordHasPhasesAndLabelsMatchingTheConfiguration) {
+  auto c = tiny_config(StepMode::train);
+  c.profile_memory = true;
+  const auto r = run_step_benchmark(c);
+  ASSERT_EQ(r.status, RunStatus::ok) << r.message;
+  ASSERT_TRUE(r.allocation_log);
+  const auto& log = *r.allocation_log;
+  EXPECT_EQ(log.dropped_events, 0u);
+  // forward, backward, optimizer step, step end: for 1 warm-up and 3 measured steps.
+  ASSERT_EQ(log.phases.size(), 16u);
+  EXPECT_EQ(log.phases[4].phase, "forward");
+  EXPECT_EQ(log.phases[4].step, 1);
+  EXPECT_FALSE(log.phases[4].warmup);
+  EXPECT_TRUE(log.phases[0].warmup);
+  // The first labels name the parameters: 4 bytes each in fp32, as the configuration implies.
+  std::map<uint64_t, int64_t> parameter_bytes, state_bytes;
+  for (const auto& label : log.labels) {
+    auto& into = label.category == profiling::MemoryCategory::parameter         ? parameter_bytes
+                 : label.category == profiling::MemoryCategory::optimizer_state ? state_bytes
+                                                                                : parameter_bytes;
+    if (label.category != profiling::MemoryCategory::parameter &&
+        label.category != profiling::MemoryCategory::optimizer_state) {
+      continue;
+    }
+    into.emplace(label.address, live_bytes(log, label.address, label.time_ns));
+  }
+  int64_t total_parameters = 0, total_state = 0;
+  for (const auto& [address, bytes] : parameter_bytes) total_parameters += bytes;
+  for (const auto& [address, bytes] : state_bytes) total_state += bytes;
+  EXPECT_EQ(total_parameters, 4 * r.parameters);
+  EXPECT_EQ(total_state, 8 * r.parameters);  // AdamW's m and v
+  bool saw_softmax = false;
+  for (const auto& e : log.events) saw_softmax |= e.phase == "softmax";
+  EXPECT_TRUE(saw_softmax) << "allocations carry the range they happened in";
+}
+
+}  // namespace
+}  // namespace stepscope
+
+#include "profiling/memory_timeline.h"
+
+namespace stepscope {
+namespace {
+
+// The analytic check of the memory timeline: parameters, gradients and AdamW state hold
+// 4, 4 and 8 bytes per parameter in fp32.
+TEST(StepBenchmark, MemoryTimelineCategoriesMatchTheConfiguration) {
+  auto c = tiny_config(StepMode::train);
+  c.profile_memory = true;
+  const auto r = run_step_benchmark(c);
+  ASSERT_TRUE(r.allocation_log);
+  profiling::TimelineOptions options;
+  options.device = -1;
+  const auto timeline = profiling::build_memory_timeline(*r.allocation_log, options);
+  const auto peak = [&](const std::string& label) -> const profiling::MemoryPeak& {
+    for (const auto& p : timeline.peaks) {
+      if (p.label == label) return p;
+    }
+    throw std::runtime_error("no peak " + label);
+  };
+  const auto bytes = [](const profiling::MemoryPeak& p, profiling::MemoryCategory category) {
+    return p.bytes_by_category[profiling::category_index(category)];
+  };
+  using profiling::MemoryCategory;
+  const int64_t n = r.parameters;
+  const auto& init = peak("after model initialisation");
+  EXPECT_EQ(bytes(init, MemoryCategory::parameter), 4 * n);
+  EXPECT_EQ(bytes(init, MemoryCategory::input), 2 * 8 * c.batch * c.context);  // tokens and targets, int64
+  const auto& after = peak("after optimizer step");
+  EXPECT_EQ(bytes(after, MemoryCategory::parameter), 4 * n);
+  EXPECT_EQ(bytes(after, MemoryCategory::gradient), 4 * n);
+  EXPECT_EQ(bytes(after, MemoryCategory::optimizer_state), 8 * n);
+  const auto& backward = peak("backward");
+  EXPECT_GT(backward.allocated_bytes, 8 * n);
+  EXPECT_GT(bytes(peak("forward"), MemoryCategory::activation), 0);
 }
 
 }  // namespace

@@ -1,0 +1,389 @@
+// Memory timeline rules against hand-computed logs (see memory_timeline.h for the rules).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "profiling/memory_timeline.h"
+
+namespace stepscope::profiling {
+namespace {
+
+using C = MemoryCategory;
+
+struct LogBuilder {
+  AllocationLog log;
+  std::string phase;  // innermost range for the next events
+
+  LogBuilder& alloc(int64_t t, uint64_t address, int64_t bytes, int64_t reserved = -1) {
+    log.events.push_back({t, address, bytes, reserved, 0, phase, -1, false});
+    return *this;
+  }
+  LogBuilder& free(int64_t t, uint64_t address, int64_t bytes) { return alloc(t, address, -bytes); }
+  LogBuilder& label(int64_t t, uint64_t address, C category) {
+    log.labels.push_back({t, address, category});
+    return *this;
+  }
+  LogBuilder& mark(int64_t t, const std::string& name, int step, bool warmup = false) {
+    log.phases.push_back({t, name, step, warmup});
+    return *this;
+  }
+};
+
+int64_t at(const MemoryPoint& p, C c) { return p.bytes_by_category[category_index(c)]; }
+int64_t at(const MemoryPeak& p, C c) { return p.bytes_by_category[category_index(c)]; }
+
+CategoryBytes bytes(std::initializer_list<std::pair<C, int64_t>> parts) {
+  CategoryBytes out{};
+  for (const auto& [c, b] : parts) out[category_index(c)] = b;
+  return out;
+}
+
+const MemoryPeak* find_peak(const MemoryTimeline& t, const std::string& label) {
+  for (const auto& p : t.peaks) {
+    if (p.label == label) return &p;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> peak_labels(const MemoryTimeline& t) {
+  std::vector<std::string> labels;
+  for (const auto& p : t.peaks) labels.push_back(p.label);
+  return labels;
+}
+
+// One training step; the comments give the allocated total after each event.
+AllocationLog training_step_log() {
+  LogBuilder b;
+  b.alloc(10, 0x1000, 1000).label(11, 0x1000, C::parameter);  // 0: 1000
+  b.alloc(20, 0x2000, 100).label(21, 0x2000, C::input);       // 1: 1100
+  b.alloc(30, 0x3000, 7);                                      // 2: 1107, never labelled: other
+  b.free(35, 0x9000, 500);                                     // 3: 1107, unknown address
+  b.mark(100, "forward", 0);
+  b.phase = "forward";
+  b.alloc(110, 0x4000, 400);                                   // 4: 1507, activation
+  b.phase = "softmax";
+  b.alloc(120, 0x5000, 300);                                   // 5: 1807, temporary
+  b.free(130, 0x5000, 300);                                    // 6: 1507
+  b.phase = "forward";
+  b.alloc(140, 0x6000, 200);                                   // 7: 1707, activation
+  b.mark(200, "backward", 0);
+  b.phase = "backward";
+  b.alloc(210, 0x7000, 1000);                                  // 8: 2707, gradient (labelled at 260)
+  b.free(220, 0x4000, 400);                                    // 9: 2307
+  b.alloc(230, 0x8000, 50);                                    // 10: 2357, temporary
+  b.free(240, 0x8000, 50);                                     // 11: 2307
+  b.free(250, 0x6000, 200);                                    // 12: 2107
+  b.label(260, 0x7000, C::gradient);
+  b.mark(300, "optimizer step", 0);
+  b.phase = "optimizer step";
+  b.alloc(310, 0xA000, 1000).label(311, 0xA000, C::optimizer_state);  // 13: 3107
+  b.alloc(320, 0xB000, 1000).label(321, 0xB000, C::optimizer_state);  // 14: 4107
+  b.alloc(330, 0xC000, 500);                                           // 15: 4607, temporary
+  b.free(340, 0xC000, 500);                                            // 16: 4107
+  b.mark(400, "step end", 0);
+  b.phase = "";
+  b.free(410, 0x2000, 100);                                    // 17: 4007
+  b.alloc(420, 0x5000, 300).label(421, 0x5000, C::input);      // 18: 4307, reused address
+  b.label(430, 0x4000, C::activation);                         // freed: unmatched
+  return b.log;
+}
+
+TEST(MemoryTimeline, CategoryNames) {
+  std::vector<std::string> names;
+  for (C c : all_memory_categories()) names.push_back(to_string(c));
+  EXPECT_EQ(names, (std::vector<std::string>{"parameter", "gradient", "optimizer state", "activation", "temporary",
+                                             "input", "other"}));
+  for (C c : all_memory_categories()) EXPECT_LT(category_index(c), kMemoryCategoryCount);
+}
+
+TEST(MemoryTimeline, CategoriesAtEachPoint) {
+  const MemoryTimeline t = build_memory_timeline(training_step_log());
+  ASSERT_EQ(t.points.size(), 19u);
+  const std::vector<int64_t> totals{1000, 1100, 1107, 1107, 1507, 1807, 1507, 1707, 2707, 2307,
+                                    2357, 2307, 2107, 3107, 4107, 4607, 4107, 4007, 4307};
+  for (size_t i = 0; i < totals.size(); ++i) {
+    int64_t sum = 0;
+    for (int64_t v : t.points[i].bytes_by_category) sum += v;
+    EXPECT_EQ(t.points[i].allocated_bytes, totals[i]) << i;
+    EXPECT_EQ(sum, totals[i]) << i;
+  }
+  EXPECT_EQ(t.points[2].bytes_by_category, bytes({{C::parameter, 1000}, {C::input, 100}, {C::other, 7}}));
+  EXPECT_EQ(at(t.points[5], C::activation), 400);  // alive at the backward mark
+  EXPECT_EQ(at(t.points[5], C::temporary), 300);   // freed within forward
+  EXPECT_EQ(at(t.points[7], C::activation), 600);
+  // The gradient is labelled after backward, yet counts as gradient from its allocation.
+  EXPECT_EQ(t.points[8].bytes_by_category, bytes({{C::parameter, 1000}, {C::gradient, 1000}, {C::activation, 600},
+                                                   {C::input, 100}, {C::other, 7}}));
+  EXPECT_EQ(at(t.points[10], C::temporary), 50);
+  EXPECT_EQ(at(t.points[12], C::activation), 0);
+  EXPECT_EQ(at(t.points[14], C::optimizer_state), 2000);
+  EXPECT_EQ(at(t.points[15], C::temporary), 500);
+  // Address 0x5000: temporary in forward, later an input.
+  EXPECT_EQ(at(t.points[17], C::input), 0);
+  EXPECT_EQ(at(t.points[18], C::input), 300);
+  EXPECT_EQ(at(t.points[18], C::temporary), 0);
+  EXPECT_EQ(t.points[0].band, -1);
+  EXPECT_EQ(t.points[4].band, 0);
+  EXPECT_EQ(t.points[18].band, 3);
+  EXPECT_EQ(t.points[18].time_ns, 420);
+  EXPECT_EQ(t.unknown_frees, 1u);
+  EXPECT_EQ(t.unknown_freed_bytes, 500);
+  EXPECT_EQ(t.unmatched_labels, 1u);
+  EXPECT_EQ(t.implicit_frees, 0u);
+  EXPECT_FALSE(t.truncated);
+}
+
+TEST(MemoryTimeline, Bands) {
+  const MemoryTimeline t = build_memory_timeline(training_step_log());
+  ASSERT_EQ(t.bands.size(), 4u);
+  const std::vector<std::string> phases{"forward", "backward", "optimizer step", "step end"};
+  const std::vector<int64_t> ends{200, 300, 400, 420};  // the last ends with the log
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(t.bands[i].phase, phases[i]);
+    EXPECT_TRUE(t.bands[i].step == 0 && !t.bands[i].warmup);
+    EXPECT_EQ(t.bands[i].start_ns, 100 * static_cast<int64_t>(i + 1));
+    EXPECT_EQ(t.bands[i].end_ns, ends[i]);
+  }
+}
+
+void expect_peak(const MemoryTimeline& t, const std::string& label, int64_t time, int64_t allocated,
+                 const CategoryBytes& breakdown, int step) {
+  const MemoryPeak* p = find_peak(t, label);
+  ASSERT_NE(p, nullptr) << label;
+  EXPECT_EQ(p->time_ns, time) << label;
+  EXPECT_EQ(p->allocated_bytes, allocated) << label;
+  EXPECT_EQ(p->bytes_by_category, breakdown) << label;
+  EXPECT_EQ(p->step, step) << label;
+}
+
+TEST(MemoryTimeline, Peaks) {
+  const MemoryTimeline t = build_memory_timeline(training_step_log());
+  EXPECT_EQ(peak_labels(t), (std::vector<std::string>{"after model initialisation", "forward", "backward",
+                                              "before optimizer step", "after optimizer step", "overall"}));
+  const std::pair<C, int64_t> p{C::parameter, 1000}, in{C::input, 100}, o{C::other, 7}, g{C::gradient, 1000};
+  expect_peak(t, "after model initialisation", 35, 1107, bytes({p, in, o}), -1);
+  expect_peak(t, "forward", 120, 1807, bytes({p, {C::activation, 400}, {C::temporary, 300}, in, o}), 0);
+  expect_peak(t, "backward", 210, 2707, bytes({p, g, {C::activation, 600}, in, o}), 0);
+  expect_peak(t, "before optimizer step", 250, 2107, bytes({p, g, in, o}), 0);
+  expect_peak(t, "after optimizer step", 340, 4107, bytes({p, g, {C::optimizer_state, 2000}, in, o}), 0);
+  expect_peak(t, "overall", 330, 4607, bytes({p, g, {C::optimizer_state, 2000}, {C::temporary, 500}, in, o}), 0);
+}
+
+TEST(MemoryTimeline, LargestAllocationsGrouped) {
+  TimelineOptions options;
+  options.largest_count = 6;
+  const MemoryTimeline t = build_memory_timeline(training_step_log(), options);
+  ASSERT_EQ(t.largest.size(), 6u);
+  auto expect = [&](size_t i, int64_t b, int64_t count, C c, const std::string& phase) {
+    EXPECT_EQ(t.largest[i].bytes, b) << i;
+    EXPECT_EQ(t.largest[i].count, count) << i;
+    EXPECT_EQ(t.largest[i].category, c) << i;
+    EXPECT_EQ(t.largest[i].phase, phase) << i;
+  };
+  expect(0, 1000, 2, C::optimizer_state, "optimizer step");  // equal bytes: higher count first
+  expect(1, 1000, 1, C::parameter, "");
+  expect(2, 1000, 1, C::gradient, "backward");
+  expect(3, 500, 1, C::temporary, "optimizer step");
+  expect(4, 400, 1, C::activation, "forward");
+  expect(5, 300, 1, C::temporary, "softmax");  // same bytes as the input at 0x5000
+  EXPECT_EQ(build_memory_timeline(training_step_log()).largest.size(), 11u);
+}
+
+TEST(MemoryTimeline, WarmupExcludedFromPeaksAndLargest) {
+  LogBuilder b;
+  b.alloc(1, 0x1, 10).label(2, 0x1, C::parameter);
+  b.mark(10, "forward", 0, true).alloc(11, 0x2, 5000).free(12, 0x2, 5000);
+  b.mark(20, "backward", 0, true).mark(30, "optimizer step", 0, true).alloc(31, 0x3, 20);
+  b.label(32, 0x3, C::optimizer_state).mark(40, "step end", 0, true);
+  // Measured steps restart at 0.
+  b.mark(50, "forward", 0).alloc(51, 0x2, 700).free(52, 0x2, 700);
+  b.mark(60, "backward", 0).alloc(61, 0x4, 30).free(62, 0x4, 30);
+  b.mark(70, "optimizer step", 0).alloc(71, 0x5, 40).free(72, 0x5, 40).mark(80, "step end", 0);
+
+  const MemoryTimeline all = build_memory_timeline(b.log);
+  EXPECT_EQ(find_peak(all, "forward")->allocated_bytes, 5010);
+  EXPECT_TRUE(find_peak(all, "forward")->warmup);
+  EXPECT_EQ(find_peak(all, "before optimizer step")->time_ns, 12);
+  EXPECT_EQ(find_peak(all, "after optimizer step")->time_ns, 31);
+
+  TimelineOptions measured;
+  measured.include_warmup = false;
+  const MemoryTimeline t = build_memory_timeline(b.log, measured);
+  EXPECT_EQ(find_peak(t, "after model initialisation")->allocated_bytes, 10);
+  EXPECT_EQ(find_peak(t, "forward")->allocated_bytes, 730);
+  EXPECT_FALSE(find_peak(t, "forward")->warmup);
+  EXPECT_EQ(find_peak(t, "backward")->allocated_bytes, 60);
+  EXPECT_EQ(find_peak(t, "before optimizer step")->time_ns, 62);
+  EXPECT_EQ(find_peak(t, "after optimizer step")->time_ns, 72);
+  EXPECT_EQ(find_peak(t, "after optimizer step")->allocated_bytes, 30);
+  EXPECT_EQ(find_peak(t, "overall")->allocated_bytes, 5010);  // the whole log
+  ASSERT_FALSE(t.largest.empty());
+  EXPECT_EQ(t.largest[0].bytes, 700);  // the warm-up's 5000 is left out
+  EXPECT_EQ(t.largest.size(), 4u);     // 10 (before any step), 700, 30, 40
+}
+
+TEST(MemoryTimeline, ForwardOnlyHasNoActivationsOrOptimizerPeaks) {
+  LogBuilder b;
+  b.alloc(1, 0x1, 10).label(2, 0x1, C::parameter);
+  b.mark(10, "forward", 0).alloc(11, 0x2, 50).alloc(12, 0x3, 20).free(13, 0x3, 20);
+  b.mark(20, "step end", 0).free(21, 0x2, 50);
+  const MemoryTimeline t = build_memory_timeline(b.log);
+  EXPECT_EQ(at(t.points[1], C::temporary), 50);
+  EXPECT_EQ(at(t.points[1], C::activation), 0);
+  EXPECT_EQ(peak_labels(t), (std::vector<std::string>{"after model initialisation", "forward", "overall"}));
+  EXPECT_EQ(find_peak(t, "forward")->allocated_bytes, 80);
+}
+
+TEST(MemoryTimeline, NoStepsMeansOther) {
+  LogBuilder b;
+  b.alloc(1, 0x1, 10).alloc(2, 0x2, 20).free(3, 0x1, 10);
+  const MemoryTimeline t = build_memory_timeline(b.log);
+  EXPECT_EQ(t.points[1].bytes_by_category, bytes({{C::other, 30}}));
+  EXPECT_TRUE(t.bands.empty());
+  ASSERT_EQ(t.peaks.size(), 1u);
+  EXPECT_EQ(t.peaks[0].label, "overall");
+  EXPECT_TRUE(build_memory_timeline(AllocationLog{}).peaks.empty());
+}
+
+TEST(MemoryTimeline, EqualTimesAndUnsortedInput) {
+  LogBuilder b;
+  // Out of order; at equal times: mark, then events in log order, then labels.
+  b.alloc(20, 0x2, 5).label(20, 0x2, C::input);
+  b.mark(20, "forward", 0);
+  b.alloc(10, 0x1, 7).free(10, 0x1, 7).alloc(10, 0x1, 9);
+  b.mark(30, "backward", 0).free(30, 0x2, 5);
+  const MemoryTimeline t = build_memory_timeline(b.log);
+  ASSERT_EQ(t.points.size(), 5u);
+  EXPECT_EQ(t.points[1].allocated_bytes, 0);  // alloc, free, alloc at 10 kept their order
+  EXPECT_EQ(t.points[2].allocated_bytes, 9);
+  EXPECT_EQ(t.points[3].band, 0);                 // the mark at 20 came first
+  EXPECT_EQ(at(t.points[3], C::input), 5);        // the label at 20 saw the allocation
+  EXPECT_EQ(t.points[4].band, 1);
+  EXPECT_EQ(t.points[4].allocated_bytes, 9);
+  EXPECT_EQ(find_peak(t, "after model initialisation")->allocated_bytes, 9);
+}
+
+TEST(MemoryTimeline, ActivationNeedsLifeAtTheBackwardMark) {
+  LogBuilder b;
+  b.mark(10, "forward", 0).alloc(11, 0x1, 8).alloc(12, 0x2, 4);
+  b.mark(20, "backward", 0).free(20, 0x1, 8).free(21, 0x2, 4);  // freed at the mark's time: after it
+  b.mark(30, "forward", 1).alloc(31, 0x3, 2).free(32, 0x3, 2).mark(40, "backward", 1);
+  const MemoryTimeline t = build_memory_timeline(b.log);
+  EXPECT_EQ(at(t.points[1], C::activation), 12);
+  EXPECT_EQ(at(t.points[4], C::temporary), 2);
+}
+
+TEST(MemoryTimeline, AllocationOverLiveAddressEndsTheOldBlock) {
+  LogBuilder b;
+  b.alloc(1, 0x1, 100).label(2, 0x1, C::parameter).alloc(3, 0x1, 30).free(4, 0x1, 30);
+  const MemoryTimeline t = build_memory_timeline(b.log);
+  EXPECT_EQ(t.implicit_frees, 1u);
+  EXPECT_EQ(t.points[1].bytes_by_category, bytes({{C::other, 30}}));
+  EXPECT_EQ(t.points[2].allocated_bytes, 0);
+}
+
+TEST(MemoryTimeline, LastLabelWinsAndDeviceFilter) {
+  LogBuilder b;
+  b.alloc(1, 0x1, 100).label(2, 0x1, C::activation).label(3, 0x1, C::parameter);
+  b.log.events.push_back({4, 0x2, 50, -1, -1, "", -1, false});  // CPU
+  b.alloc(5, 0x3, 10, 4096);
+  TimelineOptions cuda;
+  cuda.device = 0;
+  const MemoryTimeline t = build_memory_timeline(b.log, cuda);
+  ASSERT_EQ(t.points.size(), 2u);
+  EXPECT_EQ(t.points[1].bytes_by_category, bytes({{C::parameter, 100}, {C::other, 10}}));
+  EXPECT_EQ(t.points[1].reserved_bytes, 4096);
+  EXPECT_EQ(t.points[0].reserved_bytes, -1);
+  EXPECT_EQ(t.peak_reserved_bytes, 4096);
+  EXPECT_EQ(build_memory_timeline(b.log).points.size(), 3u);
+}
+
+TEST(MemoryTimeline, EventLimitPassedThrough) {
+  AllocationLog log = training_step_log();
+  log.event_limit = 19;
+  log.dropped_events = 42;
+  const MemoryTimeline t = build_memory_timeline(log);
+  EXPECT_TRUE(t.truncated);
+  EXPECT_EQ(t.dropped_events, 42u);
+  EXPECT_EQ(t.event_limit, 19);
+}
+
+std::vector<MemoryPoint> sawtooth(size_t n) {
+  std::vector<MemoryPoint> points(n);
+  for (size_t i = 0; i < n; ++i) {
+    points[i].time_ns = static_cast<int64_t>(i);
+    points[i].allocated_bytes = static_cast<int64_t>(i % 10);
+  }
+  points[537].allocated_bytes = 1000;
+  points[301].bytes_by_category[category_index(C::gradient)] = 50;  // mid-tooth: no bucket extreme
+  points[302].bytes_by_category[category_index(C::gradient)] = 50;
+  return points;
+}
+
+bool has_time(const std::vector<MemoryPoint>& points, int64_t t) {
+  return std::any_of(points.begin(), points.end(), [t](const MemoryPoint& p) { return p.time_ns == t; });
+}
+
+TEST(MemoryTimeline, DecimateKeepsPeaksWithinBudget) {
+  const auto points = sawtooth(1000);
+  const auto kept = decimate(points, 100);
+  EXPECT_LE(kept.size(), 100u);
+  EXPECT_GT(kept.size(), 80u);
+  for (int64_t t : {0, 999, 537, 301}) EXPECT_TRUE(has_time(kept, t)) << t;
+  EXPECT_FALSE(has_time(kept, 302));  // only the first point at the category's maximum
+  for (size_t i = 1; i < kept.size(); ++i) EXPECT_LT(kept[i - 1].time_ns, kept[i].time_ns);
+  int lows = 0;
+  for (const auto& p : kept) lows += p.allocated_bytes == 0;
+  EXPECT_GT(lows, 30);  // falls show
+}
+
+TEST(MemoryTimeline, DecimateSmallBudgets) {
+  const auto points = sawtooth(1000);
+  EXPECT_EQ(decimate(points, 1000).size(), 1000u);
+  EXPECT_TRUE(decimate(points, 0).empty());
+  const auto one = decimate(points, 1);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].time_ns, 537);
+  std::vector<int64_t> times;
+  for (const auto& p : decimate(points, 3)) times.push_back(p.time_ns);
+  EXPECT_EQ(times, (std::vector<int64_t>{0, 537, 999}));  // the maximum first, then first and last
+  EXPECT_LE(decimate(points, 5).size(), 5u);
+}
+
+// A guard against accidental quadratic work; the real measurement is reported elsewhere.
+TEST(MemoryTimeline, MillionEventsWellUnderASecond) {
+  LogBuilder b;
+  int64_t t = 0;
+  for (uint64_t p = 0; p < 200; ++p) {
+    ++t;
+    b.alloc(t, 0x10000000 + p * 4096, 4096).label(t, 0x10000000 + p * 4096, C::parameter);
+  }
+  auto size = [](uint64_t i) { return 512 + static_cast<int64_t>(i % 7) * 64; };
+  for (int step = 0; b.log.events.size() < 1000000; ++step) {
+    b.mark(++t, "forward", step, step < 5).phase = "forward";
+    for (uint64_t i = 0; i < 2000; ++i) {
+      b.alloc(++t, 0x20000000 + i * 512, size(i));
+      if (i % 2) b.free(++t, 0x20000000 + i * 512, size(i));  // odd ones are temporaries
+    }
+    b.mark(++t, "backward", step, step < 5).phase = "backward";
+    for (uint64_t i = 0; i < 2000; i += 2) b.free(++t, 0x20000000 + i * 512, size(i));
+    b.mark(t + 1, "optimizer step", step, step < 5).mark(t + 2, "step end", step, step < 5);
+    t += 2;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const MemoryTimeline timeline = build_memory_timeline(b.log);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("build_memory_timeline: %zu events in %.3f s\n", b.log.events.size(), seconds);
+  EXPECT_EQ(timeline.points.size(), b.log.events.size());
+  int64_t saved = 0;  // the even allocations of a forward pass
+  for (uint64_t i = 0; i < 2000; i += 2) saved += size(i);
+  EXPECT_EQ(at(*find_peak(timeline, "forward"), C::activation), saved);
+  EXPECT_LT(seconds, 1.0);
+}
+
+}  // namespace
+}  // namespace stepscope::profiling
