@@ -11,6 +11,7 @@
 #include "io/chrome_trace_export.h"
 #include "io/csv_writer.h"
 #include "io/kernel_summary_export.h"
+#include "io/memory_export.h"
 #include "runners/bench_sweep.h"
 #include "runners/step_benchmark.h"
 
@@ -102,6 +103,27 @@ void write_profile_files(const BenchOptions& options, const BenchResult& result,
   }
 }
 
+// The memory timeline of one configuration: the device's allocations only.
+void write_memory_files(const BenchOptions& options, const BenchResult& result, std::ostream& err) {
+  if (!result.allocation_log) return;
+  profiling::TimelineOptions timeline_options;
+  timeline_options.include_warmup = false;  // peaks and largest allocations of the measured steps
+  const auto& device = result.config.device;
+  timeline_options.device = device == "cpu" ? -1 : device.size() > 5 ? std::stoi(device.substr(5)) : 0;
+  const auto timeline = profiling::build_memory_timeline(*result.allocation_log, timeline_options);
+  const std::string stem = profile_output_stem(options, result.config);
+  rewrite_file(stem + ".memory_timeline.csv",
+               [&](std::ostream& f) { write_memory_timeline_csv(f, timeline, options.memory_points); });
+  rewrite_file(stem + ".memory_peaks.csv", [&](std::ostream& f) { write_memory_peaks_csv(f, timeline); });
+  rewrite_file(stem + ".largest_allocations.csv", [&](std::ostream& f) { write_largest_allocations_csv(f, timeline); });
+  if (options.quiet) return;
+  err << "memory: " << stem << ".{memory_timeline,memory_peaks,largest_allocations}.csv\n";
+  if (timeline.truncated) {
+    err << "memory: the record stopped at " << timeline.event_limit << " events (" << timeline.dropped_events
+        << " more were not kept); raise --memory-events to see the whole run\n";
+  }
+}
+
 }  // namespace
 
 void request_cancel() { g_cancel.cancel(); }
@@ -148,6 +170,7 @@ int run_bench_command(const std::vector<std::string>& args, std::ostream& out, s
                    [&](std::ostream& file) { write_bench_json(file, results, environment); });
     }
     write_profile_files(options, result, err, last_profile_message);
+    write_memory_files(options, result, err);
   };
 
   StderrProgress progress(err);

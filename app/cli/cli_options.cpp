@@ -153,7 +153,7 @@ BenchOptions parse_bench_options(const std::vector<std::string>& args) {
   const OptionReader options("bench", args,
                              {"model", "d-model", "d-ff", "layers", "heads", "vocab", "context", "batch",
                               "precision", "mode", "warmup", "steps", "device", "csv", "json", "seed",
-                              "peak-tflops", "profile"},
+                              "peak-tflops", "profile", "memory-points", "memory-events"},
                              {"help", "quiet", "short-names"});
   BenchOptions result;
   result.help = options.has("help");
@@ -182,18 +182,28 @@ BenchOptions parse_bench_options(const std::vector<std::string>& args) {
   if (options.has("peak-tflops")) spec.peak_tflops = parse_positive_number("peak-tflops", options.get("peak-tflops"));
   result.csv_path = options.get("csv");
   result.json_path = options.get("json");
-  if (result.short_kernel_names && !options.has("profile")) throw CliError("--short-names needs --profile kernels");
+  if (options.has("memory-points")) {
+    result.memory_points = static_cast<size_t>(parse_integer("memory-points", options.get("memory-points"), 10));
+  }
+  if (options.has("memory-events")) {
+    spec.memory_event_limit = parse_integer("memory-events", options.get("memory-events"), 1000);
+  }
   if (options.has("profile")) {
     for (const auto& profiler : split_list("profile", options.get("profile"))) {
       if (profiler == "kernels") {
         result.profile_kernels = true;
         spec.profile_kernels = true;
       } else if (profiler == "memory") {
-        throw CliError("--profile memory: the memory profiler is not part of this version yet (use --profile kernels)");
+        result.profile_memory = true;
+        spec.profile_memory = true;
       } else {
-        throw CliError("--profile: unknown profiler '" + profiler + "' (use kernels)");
+        throw CliError("--profile: unknown profiler '" + profiler + "' (use kernels, memory or kernels,memory)");
       }
     }
+  }
+  if (result.short_kernel_names && !result.profile_kernels) throw CliError("--short-names needs --profile kernels");
+  if ((options.has("memory-points") || options.has("memory-events")) && !result.profile_memory) {
+    throw CliError("--memory-points and --memory-events need --profile memory");
   }
   try {
     expand(spec);  // every configuration is checked before anything runs
@@ -286,6 +296,11 @@ std::string bench_usage() {
          "                             cpu_ranges}.csv and STEM.CONFIG.trace.json; on a CPU, range timings\n"
          "                             only\n"
          "  --short-names              kernel names with templates and arguments folded in kernels.csv\n"
+         "  --profile memory           every allocation and free by category (parameter, gradient, optimizer\n"
+         "                             state, activation, temporary, input, other): STEM.CONFIG.{memory_timeline,\n"
+         "                             memory_peaks,largest_allocations}.csv; combine: --profile kernels,memory\n"
+         "  --memory-points N          rows of the timeline CSV, peaks kept (default 2000)\n"
+         "  --memory-events N          allocator events recorded at most (default 1000000)\n"
          "\n"
          "A configuration that runs out of memory becomes a row with status OOM and the sweep goes on.\n"
          "Exit status: 0 when every row is ok or OOM, 1 when a row failed, 2 for bad options, 130 if interrupted.\n";

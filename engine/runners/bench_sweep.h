@@ -22,6 +22,8 @@ struct SweepSpec {
   uint64_t seed = 0;
   double peak_tflops = 0;
   bool profile_kernels = false;
+  bool profile_memory = false;
+  int64_t memory_event_limit = 1000000;
 };
 
 // Every configuration, in the order models, contexts, batches, precisions, modes (the

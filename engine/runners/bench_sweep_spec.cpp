@@ -26,6 +26,8 @@ std::vector<BenchConfig> expand(const SweepSpec& spec) {
             c.seed = spec.seed;
             c.peak_tflops = spec.peak_tflops;
             c.profile_kernels = spec.profile_kernels;
+            c.profile_memory = spec.profile_memory;
+            c.memory_event_limit = spec.memory_event_limit;
             try {
               validate(c);
             } catch (const ConfigError& error) {

@@ -95,8 +95,15 @@ TEST(BenchOptions, ProfileKernelsAndWhereItsFilesGo) {
   EXPECT_EQ(profile_output_stem(json_only, configs[0]), "r.tiny-ctx256-b4-bf16-forward");
   json_only.json_path.clear();
   EXPECT_EQ(profile_output_stem(json_only, configs[0]), "stepscope-bench.tiny-ctx256-b4-bf16-forward");
-  EXPECT_NE(error_of({"--profile", "memory"}).find("not part of this version"), std::string::npos);
-  EXPECT_EQ(error_of({"--profile", "cycles"}), "--profile: unknown profiler 'cycles' (use kernels)");
+  const auto both = parse_bench_options({"--profile", "kernels,memory", "--memory-points", "500", "--memory-events",
+                                         "5000"});
+  EXPECT_TRUE(both.profile_kernels && both.profile_memory);
+  EXPECT_EQ(both.memory_points, 500u);
+  EXPECT_EQ(both.spec.memory_event_limit, 5000);
+  EXPECT_EQ(error_of({"--memory-points", "100"}), "--memory-points and --memory-events need --profile memory");
+  EXPECT_EQ(error_of({"--profile", "memory", "--memory-points", "3"}), "--memory-points: 3 is too small (at least 10)");
+  EXPECT_EQ(error_of({"--profile", "cycles"}),
+            "--profile: unknown profiler 'cycles' (use kernels, memory or kernels,memory)");
   EXPECT_EQ(error_of({"--short-names"}), "--short-names needs --profile kernels");
 }
 
