@@ -12,13 +12,19 @@ namespace {
 using profiling::all_memory_categories;
 using profiling::category_index;
 
-std::vector<std::string> with_categories(std::vector<std::string> head, const char* suffix) {
-  for (auto category : all_memory_categories()) head.push_back(profiling::to_string(category) + suffix);
+// Both tables end with the bytes of each category, the allocated total and the reserved total.
+std::vector<std::string> header_with_bytes(std::vector<std::string> head) {
+  for (auto category : all_memory_categories()) head.push_back(profiling::to_string(category) + " (bytes)");
+  head.insert(head.end(), {"Allocated (bytes)", "Reserved (bytes)"});
   return head;
 }
 
-void append_categories(std::vector<std::string>& row, const profiling::CategoryBytes& bytes) {
+std::vector<std::string> row_with_bytes(std::vector<std::string> row, const profiling::CategoryBytes& bytes,
+                                        int64_t allocated, int64_t reserved) {
   for (auto category : all_memory_categories()) row.push_back(std::to_string(bytes[category_index(category)]));
+  row.push_back(std::to_string(allocated));
+  row.push_back(reserved >= 0 ? std::to_string(reserved) : "");
+  return row;
 }
 
 double ms_since(int64_t origin_ns, int64_t time_ns) { return static_cast<double>(time_ns - origin_ns) * 1e-6; }
@@ -37,31 +43,21 @@ std::string phase_of(const profiling::MemoryTimeline& timeline, int32_t band) {
 
 void write_memory_timeline_csv(std::ostream& out, const profiling::MemoryTimeline& timeline, size_t max_points) {
   CsvWriter csv(out);
-  auto header = with_categories({"Time (ms)", "Phase"}, " (bytes)");
-  header.insert(header.end(), {"Allocated (bytes)", "Reserved (bytes)"});
-  csv.write_row(header);
+  csv.write_row(header_with_bytes({"Time (ms)", "Phase"}));
   const int64_t origin = origin_of(timeline);
   for (const auto& point : profiling::decimate(timeline.points, max_points)) {
-    std::vector<std::string> row = {format_number(ms_since(origin, point.time_ns)), phase_of(timeline, point.band)};
-    append_categories(row, point.bytes_by_category);
-    row.push_back(std::to_string(point.allocated_bytes));
-    row.push_back(point.reserved_bytes >= 0 ? std::to_string(point.reserved_bytes) : "");
-    csv.write_row(row);
+    csv.write_row(row_with_bytes({format_number(ms_since(origin, point.time_ns)), phase_of(timeline, point.band)},
+                                 point.bytes_by_category, point.allocated_bytes, point.reserved_bytes));
   }
 }
 
 void write_memory_peaks_csv(std::ostream& out, const profiling::MemoryTimeline& timeline) {
   CsvWriter csv(out);
-  auto header = with_categories({"Peak", "Step", "Time (ms)"}, " (bytes)");
-  header.insert(header.end(), {"Allocated (bytes)", "Reserved (bytes)"});
-  csv.write_row(header);
+  csv.write_row(header_with_bytes({"Peak", "Step", "Time (ms)"}));
   const int64_t origin = origin_of(timeline);
   for (const auto& peak : timeline.peaks) {
-    std::vector<std::string> row = {peak.label, std::to_string(peak.step), format_number(ms_since(origin, peak.time_ns))};
-    append_categories(row, peak.bytes_by_category);
-    row.push_back(std::to_string(peak.allocated_bytes));
-    row.push_back(peak.reserved_bytes >= 0 ? std::to_string(peak.reserved_bytes) : "");
-    csv.write_row(row);
+    csv.write_row(row_with_bytes({peak.label, std::to_string(peak.step), format_number(ms_since(origin, peak.time_ns))},
+                                 peak.bytes_by_category, peak.allocated_bytes, peak.reserved_bytes));
   }
 }
 

@@ -3,22 +3,15 @@
 
 #include "compat/torch_compat.h"
 #include "profiling/kernel_summary_builder.h"
+#include "gpu_test_config.h"
 #include "runners/step_benchmark.h"
 
 namespace stepscope {
 namespace {
 
-
 TEST(CudaProfiling, KernelsAreAttributedToTheStepsRanges) {
   if (compat::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible to this build";
-  BenchConfig c;
-  c.model = model_preset("mini");
-  c.model.context_length = 128;
-  c.context = 128;
-  c.mode = StepMode::train;
-  c.warmup_steps = 1;
-  c.measured_steps = 3;
-  c.device = "cuda";
+  auto c = testing::mini_gpu_train_config(3);
   c.profile_kernels = true;
   const auto r = run_step_benchmark(c);
   ASSERT_EQ(r.status, RunStatus::ok) << r.message;
