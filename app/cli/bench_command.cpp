@@ -12,6 +12,7 @@
 #include "io/csv_writer.h"
 #include "io/kernel_summary_export.h"
 #include "io/memory_export.h"
+#include "io/memory_sweep_export.h"
 #include "runners/bench_sweep.h"
 #include "runners/step_benchmark.h"
 
@@ -65,6 +66,14 @@ void rewrite_file(const std::string& path, Write write) {
     if (!file.flush()) throw std::runtime_error("writing " + temporary + " failed");
   }
   if (std::rename(temporary.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot replace " + path);
+}
+
+// "runs.csv" -> "runs.memory_sweep.csv".
+std::string memory_sweep_path(const std::string& csv_path) {
+  const std::string ext = ".csv";
+  const size_t stem = csv_path.size() - ext.size();
+  const bool has_ext = csv_path.size() > ext.size() && csv_path.compare(stem, ext.size(), ext) == 0;
+  return (has_ext ? csv_path.substr(0, stem) : csv_path) + ".memory_sweep.csv";
 }
 
 void require_writable(const std::string& option, const std::string& path) {
@@ -171,6 +180,11 @@ int run_bench_command(const std::vector<std::string>& args, std::ostream& out, s
     }
     write_profile_files(options, result, err, last_profile_message);
     write_memory_files(options, result, err);
+    // A sweep over forward and train modes also gets the handout's memory table.
+    if (!options.csv_path.empty() && has_memory_sweep(results)) {
+      rewrite_file(memory_sweep_path(options.csv_path),
+                   [&](std::ostream& f) { write_memory_sweep_csv(f, results); });
+    }
   };
 
   StderrProgress progress(err);
