@@ -6,6 +6,7 @@
 #include "cli/cli_options.h"
 #include "cli/commands.h"
 #include "cli/console_table.h"
+#include "cli/kernel_digest.h"
 #include "compat/torch_compat.h"
 #include "io/bench_export.h"
 #include "io/chrome_trace_export.h"
@@ -60,7 +61,7 @@ template <typename Write>
 void rewrite_file(const std::string& path, Write write) {
   const std::string temporary = path + ".partial";
   {
-    std::ofstream file(temporary, std::ios::trunc);
+    std::ofstream file(temporary, std::ios::trunc | std::ios::binary);
     if (!file) throw std::runtime_error("cannot write " + temporary);
     write(file);
     if (!file.flush()) throw std::runtime_error("writing " + temporary + " failed");
@@ -109,6 +110,10 @@ void write_profile_files(const BenchOptions& options, const BenchResult& result,
       last_message = profile.source_message;
     }
     if (profile.dropped_records > 0) err << "profile: " << profile.dropped_records << " records were dropped\n";
+    if (profile.untimed_records > 0) {
+      err << "profile: " << profile.untimed_records << " kernel/copy records came without timestamps and were left out\n";
+    }
+    print_kernel_digest(err, result);
   }
 }
 
@@ -125,8 +130,13 @@ void write_memory_files(const BenchOptions& options, const BenchResult& result, 
                [&](std::ostream& f) { write_memory_timeline_csv(f, timeline, options.memory_points); });
   rewrite_file(stem + ".memory_peaks.csv", [&](std::ostream& f) { write_memory_peaks_csv(f, timeline); });
   rewrite_file(stem + ".largest_allocations.csv", [&](std::ostream& f) { write_largest_allocations_csv(f, timeline); });
+  if (result.allocator_snapshot) {
+    rewrite_file(stem + ".memory_snapshot.pickle", [&](std::ostream& f) { f << *result.allocator_snapshot; });
+  }
   if (options.quiet) return;
-  err << "memory: " << stem << ".{memory_timeline,memory_peaks,largest_allocations}.csv\n";
+  err << "memory: " << stem << ".{memory_timeline,memory_peaks,largest_allocations}.csv";
+  if (result.allocator_snapshot) err << " and .memory_snapshot.pickle (opens in https://pytorch.org/memory_viz)";
+  err << '\n';
   if (timeline.truncated) {
     err << "memory: the record stopped at " << timeline.event_limit << " events (" << timeline.dropped_events
         << " more were not kept); raise --memory-events to see the whole run\n";

@@ -19,8 +19,10 @@ class ActivitySource {
   virtual bool start(std::string& why_not) = 0;
   // Ends collecting after handing over everything still buffered.
   virtual void stop() = 0;
-  // Asks for buffered records to be completed, so take() sees them.
-  virtual void flush() = 0;
+  // Hands over the buffers whose records are all complete, so take() sees them. Forcing
+  // out a buffer that is still filling would lose the timestamps of kernels in flight;
+  // stop() does that, once, when the work is done.
+  virtual void flush_completed() = 0;
   // The records completed since the last call. Called from one thread at a time.
   virtual ActivityBatch take() = 0;
   // Now, on the clock of the records.

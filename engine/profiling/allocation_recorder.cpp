@@ -55,6 +55,10 @@ class AllocationLogSink final : public c10::MemoryReportingInfoBase {
     std::lock_guard<std::mutex> lock(mutex_);
     log_.labels.push_back({steady_clock_ns(), reinterpret_cast<uint64_t>(address), category});
   }
+  void note_baseline(int device, int64_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    log_.baselines.push_back({steady_clock_ns(), device, bytes});
+  }
   AllocationLog log() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return log_;
@@ -79,6 +83,7 @@ AllocationRecorder::~AllocationRecorder() = default;
 void AllocationRecorder::set_step(int step, bool warmup) { sink_->set_step(step, warmup); }
 void AllocationRecorder::mark_phase(const char* phase) { sink_->mark_phase(phase); }
 void AllocationRecorder::label(const void* address, MemoryCategory category) { sink_->label(address, category); }
+void AllocationRecorder::note_baseline(int device, int64_t bytes) { sink_->note_baseline(device, bytes); }
 AllocationLog AllocationRecorder::log() const { return sink_->log(); }
 
 }  // namespace stepscope::profiling

@@ -28,6 +28,8 @@ class AllocationRecorder {
   void set_step(int step, bool warmup);
   void mark_phase(const char* phase);
   void label(const void* address, MemoryCategory category);
+  // What `device` had allocated before this recorder saw anything.
+  void note_baseline(int device, int64_t bytes);
   // Everything recorded so far.
   AllocationLog log() const;
 

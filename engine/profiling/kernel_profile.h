@@ -81,6 +81,7 @@ struct KernelProfile {
   int measured_steps = 0;
   uint64_t dropped_records = 0;
   uint64_t unattributed_kernels = 0;  // kernels and copies launched outside every range
+  uint64_t untimed_records = 0;       // kernels and copies the source reported without timestamps
   bool gpu_activity_recorded = false;
   std::string source_message;  // e.g. why CUPTI could not run
 };

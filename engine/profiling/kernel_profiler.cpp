@@ -54,7 +54,7 @@ void KernelProfiler::run_worker() {
 }
 
 void KernelProfiler::ingest() {
-  if (collecting_) source_->flush();
+  if (collecting_) source_->flush_completed();
   // Ranges first: every API call in the batch ran inside a range pushed before it.
   auto ranges = recorder_->drain();
   ActivityBatch batch = collecting_ ? source_->take() : ActivityBatch();

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <set>
 
 #include "profiling/kernel_category.h"
 #include "profiling/kernel_names.h"
@@ -33,24 +32,56 @@ StepGpuUsage usage_of(int step, std::vector<std::pair<int64_t, int64_t>> interva
   return usage;
 }
 
+// Calls that can start GPU work: kernel launches (runtime, driver, graphs) and copies and
+// sets. Everything else (cudaGetDevice, event records, ...) never has activity to attribute.
+bool starts_gpu_work(const std::string& api) {
+  for (const char* part : {"Launch", "Memcpy", "Memset"}) {
+    if (api.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
-KernelSummaryBuilder::KernelSummaryBuilder(SummaryOptions options) : options_(options) {}
+KernelSummaryBuilder::KernelSummaryBuilder(SummaryOptions options) : options_(options) {
+  range_name_id(kMeasuredWindow);
+  step_range_name_ = range_name_id("step");
+}
+
+uint32_t KernelSummaryBuilder::range_name_id(const std::string& name) {
+  const auto [it, inserted] = range_name_ids_.try_emplace(name, static_cast<uint32_t>(range_names_.size()));
+  if (inserted) range_names_.push_back(name);
+  return it->second;
+}
+
+uint32_t KernelSummaryBuilder::kernel_id(const std::string& reported_name, bool is_memory) {
+  const auto [it, inserted] = kernel_ids_.try_emplace(reported_name, static_cast<uint32_t>(kernels_.size()));
+  if (inserted) {
+    KernelName k;
+    k.name = is_memory ? reported_name : demangle_kernel_name(reported_name);
+    k.short_name = is_memory ? k.name : short_kernel_name(k.name);
+    k.category = is_memory ? KernelCategory::memory : classify_kernel(k.name);
+    kernels_.push_back(std::move(k));
+  }
+  return it->second;
+}
 
 void KernelSummaryBuilder::add_ranges(const std::vector<RangeRecord>& ranges) {
   for (const auto& r : ranges) {
     auto [it, inserted] = ranges_.try_emplace(r.id);
     Range& range = it->second;
     const bool was_open = inserted || range.end == 0;
-    range = Range{r.name, r.parent_id, r.thread_id, r.start_ns, r.end_ns, r.step, r.warmup};
+    range = Range{range_name_id(r.name), r.parent_id, r.thread_id, r.start_ns, r.end_ns, r.step, r.warmup};
     if (inserted) ranges_by_thread_[r.thread_id][{r.start_ns, r.id}] = r.id;
-    if (r.name == "step" && step_thread_ == 0) step_thread_ = r.thread_id;
+    if (range.name == step_range_name_ && step_thread_ == 0) step_thread_ = r.thread_id;
     if (r.step >= 0) steps_[r.step] = r.warmup;
-    const bool counted = r.step >= 0 && (!r.warmup || options_.include_warmup);
-    if (was_open && r.end_ns != 0 && counted) {
-      auto& [count, total] = cpu_ranges_[r.name];
-      ++count;
-      total += r.end_ns - r.start_ns;
+    if (was_open && r.end_ns != 0) {
+      closed_ranges_.emplace_back(r.end_ns, r.id);
+      if (r.step >= 0 && (!r.warmup || options_.include_warmup)) {
+        auto& [count, total] = cpu_ranges_[r.name];
+        ++count;
+        total += r.end_ns - r.start_ns;
+      }
     }
   }
 }
@@ -58,14 +89,25 @@ void KernelSummaryBuilder::add_ranges(const std::vector<RangeRecord>& ranges) {
 void KernelSummaryBuilder::add_activity(const ActivityBatch& batch) {
   dropped_ += batch.dropped_records;
   for (const auto& api : batch.api) {
-    launches_[api.correlation_id] = api;
     newest_ = std::max(newest_, api.end_ns);
+    if (!starts_gpu_work(api.name)) continue;
+    launches_[api.correlation_id] = Launch{api.start_ns, api.thread_id, api.name.find("Graph") != std::string::npos};
+    launch_expiry_.emplace_back(api.end_ns, api.correlation_id);
   }
+  // CUPTI reports 0 for both timestamps of a record it could not time (one still in flight
+  // when a buffer was forced out); such a record has no duration to summarise.
+  const auto timed = [this](int64_t start, int64_t end) {
+    if (start > 0 && end >= start) return true;
+    ++untimed_;
+    return false;
+  };
   for (const auto& k : batch.kernels) {
-    pending_.push_back({demangle_kernel_name(k.name), false, k.start_ns, k.end_ns, k.correlation_id});
+    if (!timed(k.start_ns, k.end_ns)) continue;
+    pending_.push_back({kernel_id(k.name, false), k.start_ns, k.end_ns, k.correlation_id});
   }
   for (const auto& m : batch.memory) {
-    pending_.push_back({memory_activity_name(m.operation), true, m.start_ns, m.end_ns, m.correlation_id});
+    if (!timed(m.start_ns, m.end_ns)) continue;
+    pending_.push_back({kernel_id(memory_activity_name(m.operation), true), m.start_ns, m.end_ns, m.correlation_id});
   }
   attribute_pending(false);
   forget_old(newest_);
@@ -87,7 +129,7 @@ void KernelSummaryBuilder::attribute_pending(bool final) {
 const KernelSummaryBuilder::Range* KernelSummaryBuilder::innermost(uint32_t thread, int64_t time) const {
   const auto per_thread = ranges_by_thread_.find(thread);
   if (per_thread == ranges_by_thread_.end()) return nullptr;
-  auto it = per_thread->second.upper_bound({time, UINT64_MAX});
+  const auto it = per_thread->second.upper_bound({time, UINT64_MAX});
   if (it == per_thread->second.begin()) return nullptr;
   // The latest range started before `time` either contains it or is a descendant of the
   // innermost range that does (ranges nest per thread): walk up.
@@ -105,50 +147,47 @@ const KernelSummaryBuilder::Range* KernelSummaryBuilder::innermost(uint32_t thre
 bool KernelSummaryBuilder::attribute(const Activity& activity) {
   const auto launch = launches_.find(activity.correlation);
   if (launch == launches_.end()) return false;
-  const int64_t when = launch->second.start_ns;
-  const Range* range = innermost(launch->second.thread_id, when);
-  if (range == nullptr && launch->second.thread_id != step_thread_) range = innermost(step_thread_, when);
+  const int64_t when = launch->second.start;
+  const uint32_t thread = launch->second.thread;
+  if (!launch->second.many) launches_.erase(launch);
+  const Range* range = innermost(thread, when);
+  if (range == nullptr && thread != step_thread_) range = innermost(step_thread_, when);
   if (range == nullptr) {
     ++unattributed_;
     return true;
   }
   if (range->step < 0 || (range->warmup && !options_.include_warmup)) return true;
-  std::set<std::string> names = {kMeasuredWindow};
-  for (const Range* r = range; r != nullptr;) {
-    names.insert(r->name);
+  // The range, its ancestors and the whole window, each once (a name may repeat up the chain).
+  uint32_t names[32];
+  size_t count = 0;
+  names[count++] = 0;
+  for (const Range* r = range; r != nullptr && count < 32;) {
+    if (std::find(names, names + count, r->name) == names + count) names[count++] = r->name;
     const auto parent = ranges_.find(r->parent);
     r = parent == ranges_.end() ? nullptr : &parent->second;
   }
-  for (const auto& name : names) {
-    stats_.try_emplace({name, activity.name}, options_.median_sample_cap).first->second.add(activity.end - activity.start);
+  const int64_t duration = activity.end - activity.start;
+  for (size_t i = 0; i < count; ++i) {
+    const uint64_t key = uint64_t{names[i]} << 32 | activity.kernel;
+    stats_.try_emplace(key, options_.median_sample_cap).first->second.add(duration);
   }
-  name_info(activity.name, activity.is_memory);
   step_intervals_[range->step].emplace_back(activity.start, activity.end);
   return true;
 }
 
-const KernelSummaryBuilder::NameInfo& KernelSummaryBuilder::name_info(const std::string& name, bool is_memory) {
-  auto it = names_.find(name);
-  if (it == names_.end()) {
-    NameInfo info{is_memory ? name : short_kernel_name(name),
-                  is_memory ? KernelCategory::memory : classify_kernel(name)};
-    it = names_.emplace(name, std::move(info)).first;
-  }
-  return it->second;
-}
-
 void KernelSummaryBuilder::forget_old(int64_t newest) {
   const int64_t horizon = newest - options_.attribution_window_ns;
-  for (auto it = launches_.begin(); it != launches_.end();) {
-    it = it->second.end_ns < horizon ? launches_.erase(it) : std::next(it);
+  while (!launch_expiry_.empty() && launch_expiry_.front().first < horizon) {
+    launches_.erase(launch_expiry_.front().second);
+    launch_expiry_.pop_front();
   }
-  for (auto it = ranges_.begin(); it != ranges_.end();) {
-    if (it->second.end != 0 && it->second.end < horizon) {
+  while (!closed_ranges_.empty() && closed_ranges_.front().first < horizon) {
+    const auto it = ranges_.find(closed_ranges_.front().second);
+    if (it != ranges_.end() && it->second.end != 0) {
       ranges_by_thread_[it->second.thread].erase({it->second.start, it->first});
-      it = ranges_.erase(it);
-    } else {
-      ++it;
+      ranges_.erase(it);
     }
+    closed_ranges_.pop_front();
   }
   // Steps two behind the newest active one are complete: keep their figures, not their intervals.
   if (!step_intervals_.empty()) {
@@ -168,11 +207,12 @@ KernelProfile KernelSummaryBuilder::build(bool final) {
   }
   std::map<std::string, RangeKernelSummary> by_range;
   for (const auto& [key, stats] : stats_) {
-    auto& summary = by_range[key.first];
-    summary.range = key.first;
-    const auto& info = names_.at(key.second);
+    const std::string& range_name = range_names_[key >> 32];
+    const KernelName& info = kernels_[key & 0xffffffffu];
+    auto& summary = by_range[range_name];
+    summary.range = range_name;
     KernelStats k;
-    k.name = key.second;
+    k.name = info.name;
     k.short_name = info.short_name;
     k.category = info.category;
     k.instances = stats.count();
@@ -200,9 +240,12 @@ KernelProfile KernelSummaryBuilder::build(bool final) {
       share.percent = summary.gpu_time_ns > 0 ? 100.0 * share.total_ns / summary.gpu_time_ns : 0.0;
       summary.categories.push_back(share);
     }
-    const auto by_total = [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; };
-    std::sort(summary.kernels.begin(), summary.kernels.end(), by_total);
-    std::sort(summary.categories.begin(), summary.categories.end(), by_total);
+    // Largest first; ties by name, so the order does not depend on hashing.
+    std::sort(summary.kernels.begin(), summary.kernels.end(), [](const KernelStats& a, const KernelStats& b) {
+      return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
+    });
+    std::stable_sort(summary.categories.begin(), summary.categories.end(),
+                     [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; });
     profile.ranges.push_back(std::move(summary));
   }
   std::stable_sort(profile.ranges.begin(), profile.ranges.end(), [](const auto& a, const auto& b) {
@@ -218,6 +261,7 @@ KernelProfile KernelSummaryBuilder::build(bool final) {
   }
   profile.dropped_records = dropped_;
   profile.unattributed_kernels = unattributed_;
+  profile.untimed_records = untimed_;
   profile.gpu_activity_recorded = !stats_.empty();
   return profile;
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -20,9 +21,10 @@ namespace stepscope::profiling {
 struct SummaryOptions {
   bool include_warmup = false;
   size_t median_sample_cap = 4096;
-  // Ranges and API calls older than this, relative to the newest activity, are forgotten:
-  // CUPTI delivers a launch's records within a few buffer flushes.
-  int64_t attribution_window_ns = int64_t{60} * 1000 * 1000 * 1000;
+  // Ranges and launch calls older than this, relative to the newest call, are forgotten
+  // (a launch also once its activity arrived): CUPTI delivers a launch's records within a
+  // few buffers, and memory stays bounded on long runs.
+  int64_t attribution_window_ns = int64_t{10} * 1000 * 1000 * 1000;
   size_t max_pending = 1 << 20;  // activity waiting for its API record
 };
 
@@ -39,47 +41,62 @@ class KernelSummaryBuilder {
   KernelProfile build(bool final = false);
 
  private:
+  // Names are interned: attribution runs for every kernel, so it compares integers, not
+  // demangled template names hundreds of characters long.
   struct Range {
-    std::string name;
+    uint32_t name = 0;
     uint64_t parent = 0;
     uint32_t thread = 0;
     int64_t start = 0, end = 0;  // end 0: still open
     int step = -1;
     bool warmup = false;
   };
+  struct Launch {
+    int64_t start = 0;
+    uint32_t thread = 0;
+    bool many = false;  // a graph launch: several kernels share its correlation id
+  };
   struct Activity {
-    std::string name;  // demangled kernel name, or "[CUDA memcpy HtoD]" style for copies
-    bool is_memory = false;
+    uint32_t kernel = 0;
     int64_t start = 0, end = 0;
     uint32_t correlation = 0;
   };
-  struct NameInfo {
+  struct KernelName {
+    std::string name;  // demangled, or "[CUDA memcpy ...]" for copies
     std::string short_name;
-    KernelCategory category;
+    KernelCategory category = KernelCategory::other;
   };
 
   void attribute_pending(bool final);
   bool attribute(const Activity& activity);
   const Range* innermost(uint32_t thread, int64_t time) const;
-  void record(const Activity& activity, const Range& range, uint64_t range_id);
   void forget_old(int64_t newest);
-  const NameInfo& name_info(const std::string& name, bool is_memory);
+  uint32_t range_name_id(const std::string& name);
+  uint32_t kernel_id(const std::string& reported_name, bool is_memory);
 
   SummaryOptions options_;
+  std::vector<std::string> range_names_;  // by id; 0 is the measured window
+  std::unordered_map<std::string, uint32_t> range_name_ids_;
+  std::vector<KernelName> kernels_;                          // by id
+  std::unordered_map<std::string, uint32_t> kernel_ids_;     // by the name the source reported
   std::unordered_map<uint64_t, Range> ranges_;
+  std::deque<std::pair<int64_t, uint64_t>> closed_ranges_;  // (end, id), in the order they closed
   // thread -> (start, id) -> id; ids break ties between ranges opened in the same tick.
   std::map<uint32_t, std::map<std::pair<int64_t, uint64_t>, uint64_t>> ranges_by_thread_;
+  uint32_t step_range_name_ = 0;
   uint32_t step_thread_ = 0;  // the thread that opens "step" ranges
-  std::unordered_map<uint32_t, ApiRecord> launches_;  // by correlation id
+  // Calls that start GPU work, by correlation id, until their activity arrives or they expire.
+  std::unordered_map<uint32_t, Launch> launches_;
+  std::deque<std::pair<int64_t, uint32_t>> launch_expiry_;  // (end, correlation), in arrival order
   std::vector<Activity> pending_;
-  std::map<std::pair<std::string, std::string>, DurationStats> stats_;  // (range, kernel)
-  std::unordered_map<std::string, NameInfo> names_;
+  std::unordered_map<uint64_t, DurationStats> stats_;  // (range name << 32 | kernel)
   std::map<int, std::vector<std::pair<int64_t, int64_t>>> step_intervals_;
   std::map<int, StepGpuUsage> finished_steps_;
   std::map<std::string, std::pair<int64_t, int64_t>> cpu_ranges_;  // name -> (count, total)
   std::map<int, bool> steps_;  // step -> warm-up
   uint64_t dropped_ = 0;
   uint64_t unattributed_ = 0;
+  uint64_t untimed_ = 0;
   int64_t newest_ = 0;
 };
 

@@ -43,7 +43,16 @@ struct PhaseMark {
   bool warmup = false;
 };
 
+// Memory a device already had allocated when recording began (a cuBLAS workspace of an
+// earlier run in the process, say): no event will name it, but it counts towards the total.
+struct MemoryBaseline {
+  int64_t time_ns = 0;
+  int device = -1;  // -1: CPU
+  int64_t bytes = 0;
+};
+
 struct AllocationLog {
+  std::vector<MemoryBaseline> baselines;
   std::vector<AllocationEvent> events;
   std::vector<AllocationLabel> labels;
   std::vector<PhaseMark> phases;

@@ -17,10 +17,12 @@ struct Block {
   bool labelled = false;
   bool in_step = false;     // allocated between a step's "forward" and "step end" marks
   bool activation = false;  // allocated in a forward window, live at its "backward" mark
+  bool outlived_step = false;  // still live when its step ended: a cache or workspace, not step data
   bool live = true;
 
   MemoryCategory category() const {
     if (labelled) return label;
+    if (outlived_step) return MemoryCategory::other;
     if (activation) return MemoryCategory::activation;
     return in_step ? MemoryCategory::temporary : MemoryCategory::other;
   }
@@ -46,9 +48,16 @@ struct Windows {
   int step = -1;
   bool warmup = false;
   std::vector<int32_t> forward_blocks;  // allocated while forward_open
+  std::vector<int32_t> step_blocks;     // allocated while step_open
+
+  void close_step(std::vector<Block>& blocks) {
+    for (int32_t id : step_blocks) blocks[id].outlived_step = blocks[id].live;
+    step_blocks.clear();
+  }
 
   void on_mark(const PhaseMark& mark, std::vector<Block>& blocks) {
     const bool same_step = step_open && mark.step == step && mark.warmup == warmup;
+    if (step_open && (mark.phase == "forward" || !same_step || mark.phase == "step end")) close_step(blocks);
     if (mark.phase == "forward") {
       step_open = forward_open = true;
       step = mark.step;
@@ -168,6 +177,7 @@ void add_peaks(MemoryTimeline& t, const std::vector<size_t>& points_before_mark,
     const PhaseBand& opt = t.bands[m];
     if (opt.phase != "optimizer step" || !measured(opt)) continue;
     add("before optimizer step", last_before_mark(m));
+    add("optimizer step", highest("optimizer step"));
     for (size_t e = m + 1; e < t.bands.size(); ++e) {
       const PhaseBand& end = t.bands[e];
       if (end.phase == "step end" && end.step == opt.step && end.warmup == opt.warmup) {
@@ -237,6 +247,7 @@ MemoryTimeline build_memory_timeline(const AllocationLog& log, const TimelineOpt
         block.in_step = windows.step_open;
         blocks.push_back(block);
         if (windows.forward_open) windows.forward_blocks.push_back(id);
+        if (windows.step_open) windows.step_blocks.push_back(id);
         event_block[e] = id;
       } else if (ev.bytes < 0) {
         auto it = live.find(ev.address);
@@ -275,7 +286,12 @@ MemoryTimeline build_memory_timeline(const AllocationLog& log, const TimelineOpt
 
   // Pass 2: categories are final; sum live bytes per category after each event (rule 4).
   CategoryBytes sums{};
-  int64_t total = 0;
+  for (const auto& baseline : log.baselines) {
+    if (!options.device || baseline.device == *options.device) t.baseline_bytes += baseline.bytes;
+  }
+  int64_t baseline_left = t.baseline_bytes;
+  sums[category_index(MemoryCategory::other)] = baseline_left;
+  int64_t total = baseline_left;
   size_t next_replaced = 0;
   LargestGroups groups;
   for (size_t i = 0; i < events.size(); ++i) {
@@ -284,6 +300,13 @@ MemoryTimeline build_memory_timeline(const AllocationLog& log, const TimelineOpt
       const Block& old = blocks[replaced[next_replaced++].second];
       sums[category_index(old.category())] -= old.bytes;
       total -= old.bytes;
+    }
+    if (id < 0 && log.events[events[i]].bytes < 0 && baseline_left > 0) {
+      // A free of memory allocated before recording: it came out of the baseline.
+      const int64_t freed = std::min(baseline_left, -log.events[events[i]].bytes);
+      baseline_left -= freed;
+      sums[category_index(MemoryCategory::other)] -= freed;
+      total -= freed;
     }
     if (id >= 0) {
       const Block& block = blocks[id];

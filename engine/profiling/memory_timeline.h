@@ -11,13 +11,17 @@
 // 2. Blocks. An allocation (bytes > 0) at an address starts a live block there; one at an
 //    address already live first ends the old block (its free was lost). A free (bytes < 0)
 //    ends the block live at its address and removes that block's own size. A free of an
-//    address not live (allocated before recording began) changes no sum: it is counted in
-//    unknown_frees / unknown_freed_bytes, and allocated_bytes covers only memory allocated
-//    while recording. Events of 0 bytes change nothing but still make a point.
+//    address not live (allocated before recording began) is counted in unknown_frees /
+//    unknown_freed_bytes, and comes out of the baseline while any is left. The baseline is
+//    what the log's baselines say the device(s) had allocated when recording began; it
+//    counts as other from the start. Events of 0 bytes change nothing but still make a point.
 // 3. Categories, resolved after the whole log is read, then applied to the block's whole
 //    life (so a gradient labelled after backward counts as gradient from its allocation):
 //    - its label: the last AllocationLabel naming the block's address while it was live
 //      (labels for an address not live are counted in unmatched_labels and ignored);
+//    - else other, when still live at the end of the step it was allocated in (the mark that
+//      ends it: its "step end", the next "forward", or a mark of another step): caches and
+//      workspaces that outlive the step are not the step's activations or temporaries;
 //    - else activation: allocated after step s's "forward" mark and before the next
 //      "backward"/"optimizer step"/"step end" mark or mark of another step, and still live at
 //      step s's "backward" mark;
@@ -36,6 +40,8 @@
 //    "forward", "backward"         highest point in a measured step's forward/backward band;
 //    "before optimizer step"       the last point before the first measured "optimizer step"
 //                                  mark;
+//    "optimizer step"              highest point in a measured step's optimizer band (its
+//                                  temporaries); only where a "before optimizer step" exists;
 //    "after optimizer step"        the last point before that step's "step end" mark;
 //    "overall"                     highest point of the whole log (warm-up included).
 // 7. Largest allocations: allocation events grouped by (bytes, category of their block, the
@@ -101,6 +107,7 @@ struct MemoryTimeline {
   std::vector<MemoryPeak> peaks;            // rule 6
   std::vector<LargeAllocation> largest;     // rule 7
   int64_t peak_reserved_bytes = -1;         // highest reserved total seen; -1 unknown
+  int64_t baseline_bytes = 0;               // allocated before recording began (rule 2), as other
   uint64_t unknown_frees = 0;               // frees of addresses not live (rule 2)
   int64_t unknown_freed_bytes = 0;          // their sizes, positive
   uint64_t implicit_frees = 0;              // allocations over a live address (rule 2)

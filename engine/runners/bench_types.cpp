@@ -22,6 +22,11 @@ std::string to_string(StepMode mode) {
   return "?";
 }
 
+std::string describe(const BenchConfig& c) {
+  return c.model.name + " ctx " + std::to_string(c.context) + " b " + std::to_string(c.batch) + " " +
+         to_string(c.precision) + " " + to_string(c.mode);
+}
+
 std::string to_string(RunStatus status) {
   switch (status) {
     case RunStatus::ok: return "ok";

@@ -45,6 +45,8 @@ struct BenchConfig {
 // Throws ConfigError for a configuration that cannot run (the model's own checks,
 // non-positive batch/context/steps, negative warm-up, malformed device).
 void validate(const BenchConfig& config);
+// "small ctx 256 b 4 fp32 forward": how people and progress lines name a configuration.
+std::string describe(const BenchConfig& config);
 
 // One measured step, in nanoseconds; phases a mode does not run are 0.
 struct StepTiming {
@@ -78,6 +80,8 @@ struct BenchResult {
   // With config.profile_kernels: the summaries, and the raw records of the run's end for a trace.
   std::shared_ptr<const profiling::KernelProfile> kernel_profile;
   std::shared_ptr<const profiling::TraceWindow> trace;
+  // With config.profile_memory on a GPU: the caching allocator's snapshot for memory_viz.
+  std::shared_ptr<const std::string> allocator_snapshot;
   // With config.profile_memory: every allocation and free from model creation on.
   std::shared_ptr<const profiling::AllocationLog> allocation_log;
 };

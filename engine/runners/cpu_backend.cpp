@@ -55,6 +55,7 @@ class CpuBackend final : public DeviceBackend {
   void synchronize() override {}
   void reset_peak_memory() override { meter_.reset_peak(); }
   int64_t peak_memory_bytes() override { return meter_.peak_bytes(); }
+  int64_t allocated_memory_bytes() override { return meter_.current_bytes(); }
   void release_cached_memory() override {}
 
  private:

@@ -8,6 +8,7 @@
 
 #include <c10/core/Device.h>
 
+#include "runners/allocator_history.h"
 #include "runners/bench_types.h"
 
 namespace stepscope {
@@ -35,6 +36,10 @@ class DeviceBackend {
   // Peak bytes allocated since the last reset (the caching allocator's own count on a GPU).
   virtual void reset_peak_memory() = 0;
   virtual int64_t peak_memory_bytes() = 0;
+  // Bytes allocated now (blocks in use, as the allocator counts them).
+  virtual int64_t allocated_memory_bytes() = 0;
+  // The allocator's own history for memory_viz, or nullptr where there is none (the CPU).
+  virtual std::unique_ptr<AllocatorHistory> record_allocator_history(size_t /*max_entries*/) { return nullptr; }
   // Gives cached blocks back, after a run or an out-of-memory error.
   virtual void release_cached_memory() = 0;
 };

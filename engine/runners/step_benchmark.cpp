@@ -15,8 +15,7 @@ namespace {
 class Reporter {
  public:
   Reporter(ProgressSink* sink, const BenchConfig& config) : sink_(sink) {
-    progress_.config_label = config.model.name + " ctx " + std::to_string(config.context) + " " +
-                             to_string(config.precision) + " " + to_string(config.mode);
+    progress_.config_label = describe(config);
   }
   void phase(const std::string& name, int steps) {
     progress_.phase = name;
@@ -97,6 +96,19 @@ BenchResult run_step_benchmark(const BenchConfig& config, ProgressSink* progress
   // Installed after the backend's own memory hook, which it keeps feeding.
   auto memory = config.profile_memory ? std::make_unique<profiling::AllocationRecorder>(config.memory_event_limit)
                                       : nullptr;
+  if (memory) {
+    const auto device = backend->device();
+    const int64_t before = backend->allocated_memory_bytes();
+    if (before > 0) memory->note_baseline(device.is_cuda() ? device.index() : -1, before);
+  }
+  std::unique_ptr<AllocatorHistory> history;
+  if (memory) {
+    try {
+      history = backend->record_allocator_history(static_cast<size_t>(config.memory_event_limit));
+    } catch (const std::exception& error) {
+      result.message = "the allocator's history could not be recorded: " + compat::error_message(error);
+    }
+  }
   const StepObservers observers{profiler.get(), memory.get()};
   try {
     report.phase("building model", 0);
@@ -130,6 +142,7 @@ BenchResult run_step_benchmark(const BenchConfig& config, ProgressSink* progress
   }
   if (profiler) {
     try {
+      backend->synchronize();  // every kernel finished, so each record has its timestamps
       result.kernel_profile = std::make_shared<profiling::KernelProfile>(profiler->finish());
       result.trace = std::make_shared<profiling::TraceWindow>(profiler->trace());
     } catch (const std::exception& error) {
@@ -137,6 +150,15 @@ BenchResult run_step_benchmark(const BenchConfig& config, ProgressSink* progress
     }
   }
   if (memory) result.allocation_log = std::make_shared<profiling::AllocationLog>(memory->log());
+  if (history) {
+    // Taken after an out-of-memory error too, when it shows what filled the device.
+    try {
+      result.allocator_snapshot = std::make_shared<const std::string>(history->snapshot_pickle());
+    } catch (const std::exception& error) {
+      if (result.message.empty()) result.message = "memory snapshot failed: " + compat::error_message(error);
+    }
+    history.reset();
+  }
   // The model, optimizer and activations are gone with `step`; hand their blocks back
   // so that the next configuration of a sweep starts from an empty cache.
   try {

@@ -182,3 +182,35 @@ TEST(KernelSummaryBuilder, ActivityWithoutLaunchRecordIsUnattributedAtTheEnd) {
 
 }  // namespace
 }  // namespace stepscope::profiling
+
+namespace stepscope::profiling {
+namespace {
+
+// A record CUPTI could not time (both timestamps 0) would make a step's GPU span reach back
+// to time 0 and its duration count as 0: it is left out and counted instead.
+TEST(KernelSummaryBuilder, RecordsWithoutTimestampsAreLeftOutAndCounted) {
+  KernelSummaryBuilder builder;
+  builder.add_ranges({range(1, 0, "step", 100, 400, 0, false)});
+  ActivityBatch batch;
+  batch.api = {launch(1, 110), launch(2, 120), launch(3, 130)};
+  batch.kernels = {kernel("k", 1, 1000, 50), kernel("k", 2, 0, 0), kernel("k", 3, 1100, 50)};
+  MemoryRecord untimed_copy;
+  untimed_copy.operation = MemoryOperation::set;
+  untimed_copy.correlation_id = 3;
+  batch.memory = {untimed_copy};
+  builder.add_activity(batch);
+  const auto p = builder.build(true);
+  EXPECT_EQ(p.untimed_records, 2u);
+  ASSERT_EQ(p.steps.size(), 1u);
+  EXPECT_EQ(p.steps[0].span_ns, 150);
+  EXPECT_EQ(p.steps[0].busy_ns, 100);
+  EXPECT_EQ(p.steps[0].kernels, 2);
+  const auto* window = find_range(p, "measured window");
+  ASSERT_NE(window, nullptr);
+  ASSERT_EQ(window->kernels.size(), 1u);
+  EXPECT_EQ(window->kernels[0].instances, 2);
+  EXPECT_EQ(window->kernels[0].min_ns, 50);
+}
+
+}  // namespace
+}  // namespace stepscope::profiling

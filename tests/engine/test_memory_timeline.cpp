@@ -163,12 +163,15 @@ void expect_peak(const MemoryTimeline& t, const std::string& label, int64_t time
 TEST(MemoryTimeline, Peaks) {
   const MemoryTimeline t = build_memory_timeline(training_step_log());
   EXPECT_EQ(peak_labels(t), (std::vector<std::string>{"after model initialisation", "forward", "backward",
-                                              "before optimizer step", "after optimizer step", "overall"}));
+                                              "before optimizer step", "optimizer step", "after optimizer step",
+                                              "overall"}));
   const std::pair<C, int64_t> p{C::parameter, 1000}, in{C::input, 100}, o{C::other, 7}, g{C::gradient, 1000};
   expect_peak(t, "after model initialisation", 35, 1107, bytes({p, in, o}), -1);
   expect_peak(t, "forward", 120, 1807, bytes({p, {C::activation, 400}, {C::temporary, 300}, in, o}), 0);
   expect_peak(t, "backward", 210, 2707, bytes({p, g, {C::activation, 600}, in, o}), 0);
   expect_peak(t, "before optimizer step", 250, 2107, bytes({p, g, in, o}), 0);
+  expect_peak(t, "optimizer step", 330, 4607,
+              bytes({p, g, {C::optimizer_state, 2000}, {C::temporary, 500}, in, o}), 0);
   expect_peak(t, "after optimizer step", 340, 4107, bytes({p, g, {C::optimizer_state, 2000}, in, o}), 0);
   expect_peak(t, "overall", 330, 4607, bytes({p, g, {C::optimizer_state, 2000}, {C::temporary, 500}, in, o}), 0);
 }
@@ -229,13 +232,44 @@ TEST(MemoryTimeline, WarmupExcludedFromPeaksAndLargest) {
 TEST(MemoryTimeline, ForwardOnlyHasNoActivationsOrOptimizerPeaks) {
   LogBuilder b;
   b.alloc(1, 0x1, 10).label(2, 0x1, C::parameter);
-  b.mark(10, "forward", 0).alloc(11, 0x2, 50).alloc(12, 0x3, 20).free(13, 0x3, 20);
-  b.mark(20, "step end", 0).free(21, 0x2, 50);
+  b.mark(10, "forward", 0).alloc(11, 0x2, 50).alloc(12, 0x3, 20).free(13, 0x3, 20).free(14, 0x2, 50);
+  b.mark(20, "step end", 0);
   const MemoryTimeline t = build_memory_timeline(b.log);
   EXPECT_EQ(at(t.points[1], C::temporary), 50);
   EXPECT_EQ(at(t.points[1], C::activation), 0);
   EXPECT_EQ(peak_labels(t), (std::vector<std::string>{"after model initialisation", "forward", "overall"}));
   EXPECT_EQ(find_peak(t, "forward")->allocated_bytes, 80);
+}
+
+// A cuBLAS workspace is allocated in the first forward pass and kept: it is neither that
+// step's activation (though live at its backward mark) nor a temporary.
+TEST(MemoryTimeline, BlocksOutlivingTheirStepAreOther) {
+  LogBuilder b;
+  b.mark(10, "forward", 0, true).alloc(11, 0x1, 64).alloc(12, 0x2, 30).alloc(13, 0x3, 5);
+  b.mark(20, "backward", 0, true).free(21, 0x2, 30).free(22, 0x3, 5).alloc(23, 0x4, 7);
+  b.mark(30, "step end", 0, true);
+  b.mark(40, "forward", 1).alloc(41, 0x5, 9);  // step 1 never ends: its block stays temporary
+  const MemoryTimeline t = build_memory_timeline(b.log);
+  EXPECT_EQ(t.points[2].bytes_by_category, bytes({{C::other, 64}, {C::activation, 35}}));
+  EXPECT_EQ(t.points[5].bytes_by_category, bytes({{C::other, 71}}));
+  EXPECT_EQ(t.points[6].bytes_by_category, bytes({{C::other, 71}, {C::temporary, 9}}));
+}
+
+// Memory allocated before recording counts from the start as other, for the chosen device,
+// and frees of it come out of it.
+TEST(MemoryTimeline, BaselineCountsAsOtherUntilFreed) {
+  LogBuilder b;
+  b.log.baselines = {{0, 0, 1000}, {0, 1, 5000}};
+  b.alloc(1, 0x1, 10).free(2, 0x99, 400).free(3, 0x98, 900);
+  TimelineOptions device0;
+  device0.device = 0;
+  const MemoryTimeline t = build_memory_timeline(b.log, device0);
+  EXPECT_EQ(t.baseline_bytes, 1000);
+  EXPECT_EQ(t.points[0].allocated_bytes, 1010);
+  EXPECT_EQ(t.points[1].bytes_by_category, bytes({{C::other, 610}}));
+  EXPECT_EQ(t.points[2].bytes_by_category, bytes({{C::other, 10}})) << "only 600 of the baseline was left";
+  EXPECT_EQ(t.unknown_freed_bytes, 1300);
+  EXPECT_EQ(build_memory_timeline(b.log).baseline_bytes, 6000) << "every device";
 }
 
 TEST(MemoryTimeline, NoStepsMeansOther) {

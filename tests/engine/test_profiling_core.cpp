@@ -72,7 +72,7 @@ class FakeSource final : public ActivitySource {
   std::string name() const override { return "fake"; }
   bool start(std::string&) override { return true; }
   void stop() override {}
-  void flush() override {}
+  void flush_completed() override {}
   ActivityBatch take() override {
     std::lock_guard<std::mutex> lock(mutex_);
     return std::exchange(batch_, ActivityBatch());

@@ -1,6 +1,10 @@
 // CUPTI on a real GPU: kernels are recorded and attributed to the engine's ranges.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <mutex>
+#include <vector>
+
 #include "compat/torch_compat.h"
 #include "profiling/kernel_summary_builder.h"
 #include "gpu_test_config.h"
@@ -36,7 +40,47 @@ TEST(CudaProfiling, KernelsAreAttributedToTheStepsRanges) {
   // GPU time fits in the measured wall time of the steps.
   EXPECT_LE(static_cast<double>(window->gpu_time_ns), r.total.mean_ms * 1e6 * 3 * 1.01);
   ASSERT_EQ(p.steps.size(), 3u);
-  for (const auto& s : p.steps) EXPECT_GT(s.busy_ns, 0);
+  for (const auto& s : p.steps) {
+    EXPECT_GT(s.busy_ns, 0);
+    EXPECT_LE(s.span_ns, static_cast<int64_t>(r.total.max_ms * 1e6 * 1.01)) << "step " << s.step;
+  }
+  EXPECT_EQ(p.untimed_records, 0u);
+}
+
+// Subscribers see summaries while the run goes, at least every 500 ms, with GPU time in them
+// before the run ends (CUPTI hands over completed buffers during the run).
+class LiveProfiles : public ProgressSink {
+ public:
+  void on_progress(const Progress&) override {}
+  void on_kernel_profile(const profiling::KernelProfile& profile) override {
+    const auto* window = profiling::find_range(profile, profiling::kMeasuredWindow);
+    std::lock_guard<std::mutex> lock(mutex);
+    arrivals.push_back(std::chrono::steady_clock::now());
+    gpu_ns.push_back(window ? window->gpu_time_ns : 0);
+  }
+  std::mutex mutex;
+  std::vector<std::chrono::steady_clock::time_point> arrivals;
+  std::vector<int64_t> gpu_ns;
+};
+
+TEST(CudaProfiling, SummariesArriveWhileTheRunGoes) {
+  if (compat::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible to this build";
+  auto c = testing::mini_gpu_train_config(400);
+  c.profile_kernels = true;
+  LiveProfiles live;
+  const auto r = run_step_benchmark(c, &live);
+  ASSERT_EQ(r.status, RunStatus::ok) << r.message;
+  const double run_ms = r.total.mean_ms * 400;
+  std::lock_guard<std::mutex> lock(live.mutex);
+  ASSERT_GE(live.arrivals.size(), 2u) << "a run of " << run_ms << " ms";
+  for (size_t i = 1; i < live.arrivals.size(); ++i) {
+    using Ms = std::chrono::duration<double, std::milli>;
+    EXPECT_LE(Ms(live.arrivals[i] - live.arrivals[i - 1]).count(), 500.0) << "between summaries " << i - 1 << " and " << i;
+  }
+  int growing = 0;
+  for (size_t i = 1; i < live.gpu_ns.size(); ++i) growing += live.gpu_ns[i] > live.gpu_ns[i - 1];
+  EXPECT_GE(growing, 2) << "GPU time in the live summaries grew only " << growing << " times in " << run_ms << " ms";
+  EXPECT_GE(r.kernel_profile->ranges.front().gpu_time_ns, live.gpu_ns.back());
 }
 
 }  // namespace

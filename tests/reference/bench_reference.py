@@ -38,6 +38,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reference_model as rm  # noqa: E402
+import engine_mirror  # noqa: E402
 
 COLUMNS = ["model", "context", "batch", "precision", "mode", "status",
            "total_mean_ms", "total_std_ms", "total_min_ms", "total_median_ms", "total_max_ms",
@@ -132,6 +133,16 @@ def use_fused_variant():
     rm.cross_entropy = lambda logits, targets: torch.nn.functional.cross_entropy(
         logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
     rm.AdamW = ForeachAdamW
+
+
+def use_mirror_variant():
+    """The engine's own operators and chunked AdamW (engine_mirror.py): the same kernels and
+    allocations as the engine, for comparing peak memory like for like."""
+    use_fused_variant()
+    rm.BasicsTransformerLM = lambda vocab, context, d_model, layers, heads, d_ff, theta, device, dtype: \
+        engine_mirror.EngineMirrorLM(dict(vocab_size=vocab, d_model=d_model, num_layers=layers, num_heads=heads,
+                                          d_ff=d_ff, context_length=context), context, device)
+    rm.AdamW = engine_mirror.ChunkedAdamW
 
 
 def run_config(size, context, batch, precision, mode, warmup, steps, device, seed):
@@ -233,12 +244,15 @@ def main() -> int:
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--csv", default=None, help="output CSV file (default: stdout)")
-    ap.add_argument("--variant", default="reference", choices=["reference", "fused"],
+    ap.add_argument("--variant", default="reference", choices=["reference", "fused", "mirror"],
                     help="reference: the staff code's hand-written softmax, cross-entropy and per-parameter AdamW; "
-                         "fused: torch.softmax, F.cross_entropy and a multi-tensor AdamW with the same rule")
+                         "fused: torch.softmax, F.cross_entropy and a multi-tensor AdamW with the same rule; "
+                         "mirror: the engine's operators and chunked AdamW (engine_mirror.py)")
     args = ap.parse_args()
     if args.variant == "fused":
         use_fused_variant()
+    elif args.variant == "mirror":
+        use_mirror_variant()
 
     sizes = split_list(args.model)
     contexts = [int(c) for c in split_list(args.context)]

@@ -15,7 +15,9 @@ namespace stepscope::profiling {
 
 namespace {
 
-constexpr size_t kBufferBytes = 8u << 20;
+// Small enough that a buffer fills, and so reaches the live summaries, every few hundred
+// milliseconds of a large model's step (about 2,000 kernels with their launch records).
+constexpr size_t kBufferBytes = 512u << 10;
 constexpr size_t kBufferAlignment = 8;
 
 std::string cupti_error(CUptiResult result) {
@@ -76,17 +78,15 @@ class CuptiActivitySource final : public ActivitySource {
 
   void stop() override {
     if (!started_) return;
-    flush();
+    // The caller has waited for the device: nothing is in flight, so forcing out the
+    // partly filled buffers loses nothing.
+    flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     disable_all();
     started_ = false;
     g_source = nullptr;
   }
 
-  void flush() override {
-    // FORCED also completes buffers that are still being filled.
-    const std::string error = check(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
-    if (!error.empty()) record_error(error);
-  }
+  void flush_completed() override { flush(0); }
 
   ActivityBatch take() override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -104,6 +104,11 @@ class CuptiActivitySource final : public ActivitySource {
   }
 
  private:
+  void flush(uint32_t flags) {
+    const std::string error = check(cuptiActivityFlushAll(flags), "cuptiActivityFlushAll");
+    if (!error.empty()) record_error(error);
+  }
+
   void disable_all() {
     for (CUpti_ActivityKind kind : enabled_) cuptiActivityDisable(kind);
     enabled_.clear();

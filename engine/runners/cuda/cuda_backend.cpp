@@ -5,6 +5,7 @@
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
 
+#include "runners/cuda/cuda_allocator_history.h"
 #include "runners/device_backend.h"
 
 namespace stepscope {
@@ -44,7 +45,11 @@ class CudaEventStepClock final : public StepClock {
 
 class CudaBackend final : public DeviceBackend {
  public:
-  explicit CudaBackend(int index) : index_(static_cast<c10::DeviceIndex>(index)), guard_(index_) {}
+  explicit CudaBackend(int index) : index_(static_cast<c10::DeviceIndex>(index)), guard_(index_) {
+    // The CUDA context and caching allocator start lazily, with the first tensor; start them
+    // now, so the allocator's history can be recorded before the model exists.
+    at::empty({1}, at::TensorOptions().device(device()));
+  }
   c10::Device device() const override { return c10::Device(c10::kCUDA, index_); }
   std::string name() const override { return at::cuda::getDeviceProperties(index_)->name; }
   std::string timer_name() const override { return "cuda-events"; }
@@ -54,6 +59,12 @@ class CudaBackend final : public DeviceBackend {
   int64_t peak_memory_bytes() override {
     // Index 0 of every statistic array is the aggregate over pool types.
     return c10::cuda::CUDACachingAllocator::getDeviceStats(index_).allocated_bytes[0].peak;
+  }
+  int64_t allocated_memory_bytes() override {
+    return c10::cuda::CUDACachingAllocator::getDeviceStats(index_).allocated_bytes[0].current;
+  }
+  std::unique_ptr<AllocatorHistory> record_allocator_history(size_t max_entries) override {
+    return record_cuda_allocator_history(max_entries);
   }
   void release_cached_memory() override {
     synchronize();

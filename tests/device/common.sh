@@ -1,0 +1,37 @@
+# Shared by the device scripts: logging, the build, and alternated runs with and without a flag.
+# Source it after setting OUT.
+export PYTHONUNBUFFERED=1
+cli=build/bin/stepscope-cli
+
+log() { echo "== $(date +%H:%M:%S) $*" | tee -a "$OUT/summary.txt"; }
+
+build_for_device() {
+  log "build"
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/configure.log" 2>&1 ||
+    { tail -30 "$OUT/configure.log"; return 1; }
+  cmake --build build --target stepscope-cli stepscope_gpu_tests >"$OUT/build.log" 2>&1 ||
+    { grep -a -B2 -A8 "error" "$OUT/build.log" | head -60; return 1; }
+}
+
+# overhead DIR "FLAG" BENCH-ARGS...: the benchmark without and with FLAG, alternated twice;
+# prints step-time and peak-memory ratios.
+overhead() {
+  local dir=$1 flag=$2
+  shift 2
+  for round in 1 2; do
+    $cli bench "$@" --quiet --csv "$dir/plain$round.csv"
+    $cli bench "$@" $flag --quiet --csv "$dir/flagged$round.csv"
+  done
+  rm -f "$dir"/flagged*.memory_snapshot.pickle
+  python3 - "$dir" <<'PY' | tee -a "$OUT/summary.txt"
+import csv, sys
+d = sys.argv[1]
+row = lambda f: next(csv.DictReader(open(f)))
+for r in (1, 2):
+    a, b = row(f"{d}/plain{r}.csv"), row(f"{d}/flagged{r}.csv")
+    ta, tb = float(a["total_mean_ms"]), float(b["total_mean_ms"])
+    pa, pb = int(a["peak_memory_bytes"]), int(b["peak_memory_bytes"])
+    print(f"round {r}: step {ta:.2f} -> {tb:.2f} ms (ratio {tb / ta:.4f}); "
+          f"peak {pa / 2**30:.3f} -> {pb / 2**30:.3f} GiB (ratio {pb / pa:.4f})")
+PY
+}
