@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include <c10/core/Allocator.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include "compat/torch_compat.h"
 #include "profiling/range_recorder.h"
@@ -30,6 +31,8 @@ class AllocationLogSink final : public c10::MemoryReportingInfoBase {
     event.bytes = alloc_size;
     event.reserved_bytes = device.is_cuda() ? static_cast<int64_t>(total_reserved) : -1;
     event.device = device.is_cuda() ? device.index() : -1;
+    // The caching allocator serves a block from the pool of the current stream.
+    if (device.is_cuda()) event.stream = c10::impl::getDeviceGuardImpl(device.type())->getStream(device).id();
     event.phase = current_range_name();
     std::lock_guard<std::mutex> lock(mutex_);
     if (static_cast<int64_t>(log_.events.size()) >= log_.event_limit) {

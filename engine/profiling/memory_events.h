@@ -21,6 +21,7 @@ struct AllocationEvent {
   int64_t bytes = 0;
   int64_t reserved_bytes = -1;  // the allocator's reserved (cached) total after it; -1 unknown
   int device = -1;              // -1: CPU
+  int64_t stream = 0;           // the allocating thread's current stream on that device (0: default)
   std::string phase;            // innermost range when it happened ("forward", "softmax", ...); "" outside
   int step = -1;                // -1 outside steps
   bool warmup = false;

@@ -19,7 +19,7 @@ struct LogBuilder {
   std::string phase;  // innermost range for the next events
 
   LogBuilder& alloc(int64_t t, uint64_t address, int64_t bytes, int64_t reserved = -1) {
-    log.events.push_back({t, address, bytes, reserved, 0, phase, -1, false});
+    log.events.push_back({t, address, bytes, reserved, 0, 0, phase, -1, false});
     return *this;
   }
   LogBuilder& free(int64_t t, uint64_t address, int64_t bytes) { return alloc(t, address, -bytes); }
@@ -323,7 +323,7 @@ TEST(MemoryTimeline, AllocationOverLiveAddressEndsTheOldBlock) {
 TEST(MemoryTimeline, LastLabelWinsAndDeviceFilter) {
   LogBuilder b;
   b.alloc(1, 0x1, 100).label(2, 0x1, C::activation).label(3, 0x1, C::parameter);
-  b.log.events.push_back({4, 0x2, 50, -1, -1, "", -1, false});  // CPU
+  b.log.events.push_back({4, 0x2, 50, -1, -1, 0, "", -1, false});  // CPU
   b.alloc(5, 0x3, 10, 4096);
   TimelineOptions cuda;
   cuda.device = 0;

@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
 #include "compat/torch_compat.h"
 #include "gpu_test_config.h"
 #include "profiling/memory_timeline.h"
@@ -89,6 +91,16 @@ TEST(CudaMemory, TimelineCategoriesMatchTheConfigurationAndTheAllocatorPeak) {
   const int64_t residual = c.batch * c.context * c.model.d_model * 4;
   EXPECT_GT(category_bytes(*forward, MemoryCategory::activation), 2 * c.model.num_layers * residual);
   EXPECT_GT(after->reserved_bytes, 0);
+  // The allocator's reserved total covers what is allocated at every point.
+  int64_t points_below = 0;
+  for (const auto& point : timeline.points) points_below += point.reserved_bytes < point.allocated_bytes;
+  EXPECT_EQ(points_below, 0) << "points whose reserved total is below the allocated one";
+  // The engine runs everything on the device's default stream, autograd's thread included.
+  const c10::Device cuda0(c10::kCUDA, 0);
+  const auto default_stream = c10::impl::getDeviceGuardImpl(c10::kCUDA)->getDefaultStream(cuda0).id();
+  int64_t elsewhere = 0;
+  for (const auto& event : r.allocation_log->events) elsewhere += event.device == 0 && event.stream != default_stream;
+  EXPECT_EQ(elsewhere, 0) << "allocations on a stream other than the default one";
   // The measured steps' highest point is what the allocator's own peak counter saw,
   // including what was allocated before recording began (workspaces of earlier tests).
   EXPECT_NEAR(static_cast<double>(measured_peak), static_cast<double>(r.peak_memory_bytes),
