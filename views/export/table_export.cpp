@@ -1,0 +1,77 @@
+#include "export/table_export.h"
+
+#include "io/csv_writer.h"
+#include "models/roles.h"
+
+#include <QAbstractItemModel>
+#include <QSaveFile>
+#include <QStringList>
+
+#include <map>
+#include <set>
+
+namespace stepscope::views {
+
+namespace {
+
+QString csv_field(const QString& text) { return QString::fromStdString(csv_escape(text.toStdString())); }
+
+QString cell_text(const QAbstractItemModel& model, const QModelIndex& index) {
+  const QVariant exact = model.data(index, ExactValueRole);
+  return (exact.isValid() ? exact : model.data(index, Qt::DisplayRole)).toString();
+}
+
+}  // namespace
+
+QString table_to_csv(const QAbstractItemModel& model) {
+  QString out;
+  const int columns = model.columnCount();
+  QStringList header;
+  for (int c = 0; c < columns; ++c) header << csv_field(model.headerData(c, Qt::Horizontal).toString());
+  out += header.join(QLatin1Char(',')) + QLatin1Char('\n');
+  for (int r = 0; r < model.rowCount(); ++r) {
+    QStringList row;
+    for (int c = 0; c < columns; ++c) row << csv_field(cell_text(model, model.index(r, c)));
+    out += row.join(QLatin1Char(',')) + QLatin1Char('\n');
+  }
+  return out;
+}
+
+bool write_table_csv(const QAbstractItemModel& model, const QString& path, QString* error) {
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
+    if (error) *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+    return false;
+  }
+  file.write(table_to_csv(model).toUtf8());
+  if (!file.commit()) {
+    if (error) *error = QStringLiteral("writing %1 failed: %2").arg(path, file.errorString());
+    return false;
+  }
+  return true;
+}
+
+QString selection_to_tsv(const QAbstractItemModel& model, const QModelIndexList& selected) {
+  if (selected.isEmpty()) return {};
+  std::set<int> columns;
+  std::map<int, std::map<int, QString>> rows;
+  for (const QModelIndex& index : selected) {
+    columns.insert(index.column());
+    rows[index.row()][index.column()] = model.data(index, Qt::DisplayRole).toString();
+  }
+  QString out;
+  QStringList header;
+  for (int c : columns) header << model.headerData(c, Qt::Horizontal).toString();
+  out += header.join(QLatin1Char('\t')) + QLatin1Char('\n');
+  for (const auto& [row, cells] : rows) {
+    QStringList line;
+    for (int c : columns) {
+      const auto it = cells.find(c);
+      line << (it == cells.end() ? QString() : it->second);
+    }
+    out += line.join(QLatin1Char('\t')) + QLatin1Char('\n');
+  }
+  return out;
+}
+
+}  // namespace stepscope::views

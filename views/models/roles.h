@@ -1,0 +1,12 @@
+// Item-data roles shared by the views' models.
+#pragma once
+
+#include <Qt>
+
+namespace stepscope::views {
+
+// The exact value behind a cell (a number in its base unit: ns, bytes, ms), for sorting and
+// export; DisplayRole holds the formatted text.
+inline constexpr int ExactValueRole = Qt::UserRole + 1;
+
+}  // namespace stepscope::views
