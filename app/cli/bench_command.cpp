@@ -122,8 +122,7 @@ void write_memory_files(const BenchOptions& options, const BenchResult& result, 
   if (!result.allocation_log) return;
   profiling::TimelineOptions timeline_options;
   timeline_options.include_warmup = false;  // peaks and largest allocations of the measured steps
-  const auto& device = result.config.device;
-  timeline_options.device = device == "cpu" ? -1 : device.size() > 5 ? std::stoi(device.substr(5)) : 0;
+  timeline_options.device = device_ordinal(result.config.device);
   const auto timeline = profiling::build_memory_timeline(*result.allocation_log, timeline_options);
   const std::string stem = profile_output_stem(options, result.config);
   rewrite_file(stem + ".memory_timeline.csv",

@@ -1,34 +1,76 @@
-// The application's entry point. Until the desktop GUI lands it runs the embedded CPU
-// engine's default benchmark (tiny model; forward, forward-backward and train steps) and
-// prints the table. Options of `stepscope-cli bench` override those defaults.
-#include <algorithm>
-#include <csignal>
+// The desktop application. Its command line takes the run flags of `stepscope-cli bench`
+// plus --run/--export/--screenshot/--quit, so scripts and tests can drive the real window.
+#include <QApplication>
+#include <QTimer>
+
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
+#include "gui/gui_options.h"
+#include "gui/main_window.h"
+#include "runners/bench_sweep.h"
+#include "widgets/run_panel.h"
 
 namespace {
 
-bool given(const std::vector<std::string>& args, std::initializer_list<const char*> names) {
-  return std::any_of(args.begin(), args.end(), [&](const std::string& arg) {
-    const std::string name = arg.substr(0, arg.find('='));
-    return std::any_of(names.begin(), names.end(), [&](const char* n) { return name == n; });
-  });
+bool has_display() {
+  const char* platform = std::getenv("QT_QPA_PLATFORM");
+  if (platform && *platform) return true;  // offscreen, xcb with a given display, ...
+  return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::signal(SIGINT, [](int) { stepscope::cli::request_cancel(); });
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (!given(args, {"--model", "--d-model", "--d-ff", "--layers", "--heads", "--vocab"})) {
-    args.insert(args.end(), {"--model", "tiny"});
+  using namespace stepscope;
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  gui::GuiOptions options;
+  std::vector<BenchConfig> configs;
+  try {
+    options = gui::parse_gui_options(args);
+    if (options.help) {
+      std::cout << gui::gui_usage();
+      return 0;
+    }
+    if (options.configured) configs = expand(options.bench.spec);
+  } catch (const std::exception& e) {
+    std::cerr << "stepscope: error: " << e.what() << "\n" << gui::gui_usage();
+    return 2;
   }
-  if (!given(args, {"--mode"})) args.insert(args.end(), {"--mode", "forward,forward-backward,train"});
-  std::cerr << "Stepscope: the embedded engine's benchmark (stepscope-cli bench";
-  for (const auto& arg : args) std::cerr << ' ' << arg;
-  std::cerr << ")\n";
-  return stepscope::cli::run_bench_command(args, std::cout, std::cerr);
+  if (!has_display()) {
+    std::cerr << "stepscope: no display. Run it offscreen with QT_QPA_PLATFORM=offscreen (with --run, --export,\n"
+                 "--screenshot and --quit), or use the command line: stepscope-cli bench --help\n";
+    return 2;
+  }
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName("Stepscope");
+  QApplication::setApplicationName("Stepscope");
+  QApplication::setApplicationVersion(STEPSCOPE_VERSION);
+  gui::MainWindow window;
+  if (!configs.empty()) window.run_panel().set_config(configs.front());
+  window.show();
+  int status = 0;
+  QObject::connect(&window, &gui::MainWindow::run_finished, &window, [&](bool complete) {
+    QString error;
+    const QString export_dir = QString::fromStdString(options.export_dir);
+    if (!options.export_dir.empty() &&
+        !(window.export_all(export_dir, &error) && window.save_tab_screenshots(export_dir, &error))) {
+      std::cerr << "stepscope: export failed: " << error.toStdString() << '\n';
+      complete = false;
+    }
+    if (!options.screenshot_path.empty() &&
+        !window.save_screenshot(QString::fromStdString(options.screenshot_path), &error)) {
+      std::cerr << "stepscope: screenshot failed: " << error.toStdString() << '\n';
+      complete = false;
+    }
+    status = complete ? 0 : 1;
+    if (options.quit) QApplication::exit(status);
+  });
+  if (options.run && !configs.empty()) {
+    QTimer::singleShot(0, &window, [&] { window.run(configs); });
+  }
+  const int code = QApplication::exec();
+  return options.quit ? status : code;
 }

@@ -22,6 +22,11 @@ std::string to_string(StepMode mode) {
   return "?";
 }
 
+int device_ordinal(const std::string& device) {
+  if (device == "cpu") return -1;
+  return device.size() > 5 ? std::stoi(device.substr(5)) : 0;
+}
+
 std::string describe(const BenchConfig& c) {
   return c.model.name + " ctx " + std::to_string(c.context) + " b " + std::to_string(c.batch) + " " +
          to_string(c.precision) + " " + to_string(c.mode);

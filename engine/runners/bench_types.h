@@ -45,6 +45,9 @@ struct BenchConfig {
 // Throws ConfigError for a configuration that cannot run (the model's own checks,
 // non-positive batch/context/steps, negative warm-up, malformed device).
 void validate(const BenchConfig& config);
+// The device's ordinal as allocation events and timelines number it: -1 for the CPU, N for
+// "cuda:N", 0 for "cuda".
+int device_ordinal(const std::string& device);
 // "small ctx 256 b 4 fp32 forward": how people and progress lines name a configuration.
 std::string describe(const BenchConfig& config);
 

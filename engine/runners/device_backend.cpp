@@ -23,4 +23,31 @@ std::unique_ptr<DeviceBackend> make_device_backend(const std::string& device) {
 #endif
 }
 
+int64_t allocated_bytes_now(const std::string& device) {
+#ifdef STEPSCOPE_WITH_CUDA
+  if (device != "cpu") return cuda_allocated_bytes(device_ordinal(device));
+#endif
+  (void)device;
+  return -1;
+}
+
+std::string runtime_versions() {
+  std::string text = "LibTorch " + compat::libtorch_version();
+#ifdef STEPSCOPE_WITH_CUDA
+  return text + cuda_versions();
+#else
+  return text + ", CPU build";
+#endif
+}
+
+std::vector<DeviceDescription> available_devices() {
+  std::vector<DeviceDescription> devices;
+  const auto cpu = make_cpu_backend();
+  devices.push_back({"cpu", cpu->name(), -1});
+#ifdef STEPSCOPE_WITH_CUDA
+  for (auto& d : cuda_devices()) devices.push_back(std::move(d));
+#endif
+  return devices;
+}
+
 }  // namespace stepscope

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <c10/core/Device.h>
 
@@ -38,11 +39,27 @@ class DeviceBackend {
   virtual int64_t peak_memory_bytes() = 0;
   // Bytes allocated now (blocks in use, as the allocator counts them).
   virtual int64_t allocated_memory_bytes() = 0;
+  // The device's memory; -1 where unknown (the CPU).
+  virtual int64_t total_memory_bytes() { return -1; }
   // The allocator's own history for memory_viz, or nullptr where there is none (the CPU).
   virtual std::unique_ptr<AllocatorHistory> record_allocator_history(size_t /*max_entries*/) { return nullptr; }
   // Gives cached blocks back, after a run or an out-of-memory error.
   virtual void release_cached_memory() = 0;
 };
+
+// A device a run can use, as pickers and status bars show it.
+struct DeviceDescription {
+  std::string id;  // "cpu", "cuda:0", ...
+  std::string name;
+  int64_t memory_bytes = -1;
+};
+// The CPU, then every CUDA device this build can see.
+std::vector<DeviceDescription> available_devices();
+// What LibTorch has allocated on `device` now (the caching allocator's count); -1 for the CPU,
+// whose allocator keeps no count.
+int64_t allocated_bytes_now(const std::string& device);
+// "LibTorch 2.11.0, CUDA runtime 13.0, driver supports CUDA 13.0" (or "LibTorch 1.13.1, CPU build").
+std::string runtime_versions();
 
 // Throws ConfigError when the device does not exist in this build or on this machine.
 std::unique_ptr<DeviceBackend> make_device_backend(const std::string& device);
@@ -50,6 +67,10 @@ std::unique_ptr<DeviceBackend> make_device_backend(const std::string& device);
 std::unique_ptr<DeviceBackend> make_cpu_backend();
 #ifdef STEPSCOPE_WITH_CUDA
 std::unique_ptr<DeviceBackend> make_cuda_backend(int index);
+// Names and memory from the device properties, without creating a context on each.
+std::vector<DeviceDescription> cuda_devices();
+int64_t cuda_allocated_bytes(int ordinal);
+std::string cuda_versions();  // ", CUDA runtime 13.0, driver supports CUDA 13.0" 
 #endif
 
 }  // namespace stepscope

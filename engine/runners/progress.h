@@ -31,6 +31,8 @@ class ProgressSink {
 class CancelFlag {
  public:
   void cancel() { cancelled_.store(true); }
+  // For the next run of whoever owns the flag.
+  void reset() { cancelled_.store(false); }
   bool is_cancelled() const { return cancelled_.load(); }
 
  private:

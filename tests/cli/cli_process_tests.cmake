@@ -33,10 +33,6 @@ add_test(NAME cli_e2e.tiny_sweep
     -P ${CMAKE_CURRENT_LIST_DIR}/run_tiny_sweep.cmake)
 set_tests_properties(cli_e2e.tiny_sweep PROPERTIES LABELS "cli;e2e")
 
-# The application's default start (what the README's first command runs).
-add_test(NAME app_e2e.default_start COMMAND stepscope --model tiny --steps 2 --warmup 1 --quiet)
-set_tests_properties(app_e2e.default_start PROPERTIES LABELS "e2e" PASS_REGULAR_EXPRESSION "tiny,64,256,2,4,10000,256,4,fp32,train,cpu")
-
 # --profile kernels,memory on the CPU: range timings, a valid trace, the memory tables.
 add_test(NAME cli_e2e.profile_kernels_cpu
   COMMAND ${CMAKE_COMMAND}

@@ -1,6 +1,7 @@
 #include "export/table_export.h"
 
 #include "io/csv_writer.h"
+#include "models/format.h"
 #include "models/roles.h"
 
 #include <QAbstractItemModel>
@@ -18,7 +19,12 @@ QString csv_field(const QString& text) { return QString::fromStdString(csv_escap
 
 QString cell_text(const QAbstractItemModel& model, const QModelIndex& index) {
   const QVariant exact = model.data(index, ExactValueRole);
-  return (exact.isValid() ? exact : model.data(index, Qt::DisplayRole)).toString();
+  // Doubles as the CLI writes them: QVariant would write 300000.0 as "3e+05".
+  if (exact.typeId() == QMetaType::Double) return QString::fromStdString(format_number(exact.toDouble()));
+  if (exact.isValid()) return exact.toString();
+  // A number the run did not measure shows "-" and exports empty, as the CLI writes it.
+  const QString shown = model.data(index, Qt::DisplayRole).toString();
+  return shown == missing_text() ? QString() : shown;
 }
 
 }  // namespace
@@ -27,7 +33,10 @@ QString table_to_csv(const QAbstractItemModel& model) {
   QString out;
   const int columns = model.columnCount();
   QStringList header;
-  for (int c = 0; c < columns; ++c) header << csv_field(model.headerData(c, Qt::Horizontal).toString());
+  for (int c = 0; c < columns; ++c) {
+    const QVariant name = model.headerData(c, Qt::Horizontal, ExactValueRole);
+    header << csv_field((name.isValid() ? name : model.headerData(c, Qt::Horizontal)).toString());
+  }
   out += header.join(QLatin1Char(',')) + QLatin1Char('\n');
   for (int r = 0; r < model.rowCount(); ++r) {
     QStringList row;

@@ -7,6 +7,8 @@ namespace stepscope::views {
 
 // The exact value behind a cell (a number in its base unit: ns, bytes, ms), for sorting and
 // export; DisplayRole holds the formatted text.
+// On a horizontal header: the column's name in exports (the CLI's CSV name), where the
+// header shows a friendlier label.
 inline constexpr int ExactValueRole = Qt::UserRole + 1;
 
 }  // namespace stepscope::views

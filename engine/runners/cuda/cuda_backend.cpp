@@ -60,6 +60,9 @@ class CudaBackend final : public DeviceBackend {
     // Index 0 of every statistic array is the aggregate over pool types.
     return c10::cuda::CUDACachingAllocator::getDeviceStats(index_).allocated_bytes[0].peak;
   }
+  int64_t total_memory_bytes() override {
+    return static_cast<int64_t>(at::cuda::getDeviceProperties(index_)->totalGlobalMem);
+  }
   int64_t allocated_memory_bytes() override {
     return c10::cuda::CUDACachingAllocator::getDeviceStats(index_).allocated_bytes[0].current;
   }
@@ -79,5 +82,32 @@ class CudaBackend final : public DeviceBackend {
 }  // namespace
 
 std::unique_ptr<DeviceBackend> make_cuda_backend(int index) { return std::make_unique<CudaBackend>(index); }
+
+int64_t cuda_allocated_bytes(int ordinal) {
+  const auto index = static_cast<c10::DeviceIndex>(ordinal);
+  try {
+    return c10::cuda::CUDACachingAllocator::getDeviceStats(index).allocated_bytes[0].current;
+  } catch (const c10::Error&) {
+    return 0;  // the allocator starts with the first tensor: nothing allocated yet
+  }
+}
+
+std::string cuda_versions() {
+  int runtime = 0, driver = 0;
+  C10_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  C10_CUDA_CHECK(cudaDriverGetVersion(&driver));
+  const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+  return ", CUDA runtime " + version(runtime) + ", driver supports CUDA " + version(driver);
+}
+
+std::vector<DeviceDescription> cuda_devices() {
+  std::vector<DeviceDescription> devices;
+  const int count = static_cast<int>(at::cuda::device_count());
+  for (int i = 0; i < count; ++i) {
+    const auto* p = at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(i));
+    devices.push_back({"cuda:" + std::to_string(i), p->name, static_cast<int64_t>(p->totalGlobalMem)});
+  }
+  return devices;
+}
 
 }  // namespace stepscope

@@ -1,0 +1,65 @@
+#include "gui/gui_options.h"
+
+namespace stepscope::gui {
+
+namespace {
+
+// "--flag value" or "--flag=value"; advances i past the value.
+bool take_value(const std::vector<std::string>& args, size_t& i, const std::string& flag, std::string& value) {
+  const std::string& arg = args[i];
+  if (arg == flag) {
+    if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0) throw cli::CliError(flag + " needs a value");
+    value = args[++i];
+    return true;
+  }
+  if (arg.rfind(flag + "=", 0) == 0) {
+    value = arg.substr(flag.size() + 1);
+    if (value.empty()) throw cli::CliError(flag + " needs a value");
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+GuiOptions parse_gui_options(const std::vector<std::string>& args) {
+  GuiOptions o;
+  std::vector<std::string> run_flags;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--run") {
+      o.run = true;
+    } else if (arg == "--quit") {
+      o.quit = true;
+    } else if (arg == "--help" || arg == "-h") {
+      o.help = true;
+    } else if (take_value(args, i, "--export", o.export_dir) || take_value(args, i, "--screenshot", o.screenshot_path) ||
+               take_value(args, i, "--history", o.history_path)) {
+    } else {
+      run_flags.push_back(arg);
+    }
+  }
+  o.configured = !run_flags.empty();
+  o.bench = cli::parse_bench_options(run_flags);
+  if (o.quit && !o.run) throw cli::CliError("--quit needs --run (there would be nothing to wait for)");
+  return o;
+}
+
+std::string gui_usage() {
+  return "usage: stepscope [run flags of stepscope-cli bench] [--run] [--export DIR] [--screenshot FILE]\n"
+         "                 [--quit] [--history FILE]\n"
+         "\n"
+         "Opens the desktop application with the run panel set from the run flags (--model, --context,\n"
+         "--batch, --precision, --mode, --warmup, --steps, --device, --profile kernels,memory, ...;\n"
+         "comma lists make a sweep).\n"
+         "  --run              start the run at once\n"
+         "  --export DIR       when the run ends, write every table as CSV, every chart as PNG and the\n"
+         "                     window showing each tab (window_<tab>.png) into DIR\n"
+         "  --screenshot FILE  when the run ends, save the main window as a PNG\n"
+         "  --quit             exit when the run ends (needs --run); status 0 when every configuration ran\n"
+         "  --history FILE     the run-history database (default: in the user's data directory)\n"
+         "\n"
+         "Without a display, run with QT_QPA_PLATFORM=offscreen, or use stepscope-cli bench.\n";
+}
+
+}  // namespace stepscope::gui

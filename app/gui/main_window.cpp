@@ -1,0 +1,237 @@
+#include "gui/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QChartView>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+
+#include "charts/chart_export.h"
+#include "export/table_export.h"
+#include "runners/device_backend.h"
+#include "widgets/result_views.h"
+#include "widgets/run_panel.h"
+
+namespace stepscope::gui {
+
+namespace {
+
+QString mib(int64_t bytes) { return QString::number(static_cast<double>(bytes) / (1024.0 * 1024.0), 'f', 1) + " MiB"; }
+
+// Resident memory of this process, for the status bar of CPU runs.
+int64_t resident_bytes() {
+  QFile statm("/proc/self/statm");
+  if (!statm.open(QIODevice::ReadOnly)) return -1;
+  const QList<QByteArray> fields = statm.readAll().split(' ');
+  return fields.size() > 1 ? fields[1].toLongLong() * 4096 : -1;
+}
+
+QString eta_text(double seconds) {
+  if (seconds < 0) return {};
+  if (seconds < 60) return QObject::tr(", about %1 s left").arg(qRound(seconds));
+  return QObject::tr(", about %1 min left").arg(QString::number(seconds / 60.0, 'f', 1));
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle(tr("Stepscope"));
+  setObjectName("mainWindow");
+  panel_ = new views::RunPanel;
+  std::vector<views::DeviceChoice> devices;
+  for (const auto& d : available_devices()) devices.push_back({d.id, d.name, d.memory_bytes});
+  panel_->set_devices(devices);
+  auto* dock = new QDockWidget(tr("Run"), this);
+  dock->setObjectName("runDock");
+  dock->setWidget(panel_);
+  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+  tabs_ = new QTabWidget;
+  tabs_->setObjectName("resultTabs");
+  tabs_->setDocumentMode(true);
+  for (const auto& [title, view] : views::make_result_views()) {
+    tabs_->addTab(view, title);
+    views_.push_back(view);
+  }
+  setCentralWidget(tabs_);
+
+  progress_label_ = new QLabel(tr("Ready"));
+  progress_ = new QProgressBar;
+  progress_->setMaximumWidth(220);
+  progress_->setVisible(false);
+  device_label_ = new QLabel(QString::fromStdString(runtime_versions()));
+  memory_label_ = new QLabel;
+  statusBar()->addWidget(progress_label_, 1);
+  statusBar()->addWidget(progress_);
+  statusBar()->addPermanentWidget(memory_label_);
+  statusBar()->addPermanentWidget(device_label_);
+  auto* memory_timer = new QTimer(this);
+  connect(memory_timer, &QTimer::timeout, this, [this] { update_memory_status(); });
+  memory_timer->start(1000);
+  update_memory_status();
+
+  build_menus();
+  connect(panel_, &views::RunPanel::run_requested, this, [this](const BenchConfig& c) { run({c}); });
+  connect(panel_, &views::RunPanel::cancel_requested, &controller_, &RunController::cancel);
+  connect(&controller_, &RunController::progress_changed, this, &MainWindow::on_progress);
+  connect(&controller_, &RunController::result_ready, this, &MainWindow::on_outcome);
+  connect(&controller_, &RunController::kernel_profile_changed, this,
+          [this](std::shared_ptr<const profiling::KernelProfile> profile) {
+            for (auto* view : views_) view->show_live_profile(profile);
+          });
+  connect(&controller_, &RunController::finished, this, &MainWindow::on_finished);
+
+  resize(1400, 900);
+  QSettings settings;
+  restoreGeometry(settings.value("window/geometry").toByteArray());
+  restoreState(settings.value("window/state").toByteArray());
+  tabs_->setCurrentIndex(settings.value("window/tab", 0).toInt());
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::build_menus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* export_action = file->addAction(tr("&Export tables and charts..."), this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export every table and chart into"));
+    if (dir.isEmpty()) return;
+    QString error;
+    if (!export_all(dir, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+  });
+  export_action->setShortcut(QKeySequence(tr("Ctrl+E")));
+  file->addAction(tr("Save &screenshot..."), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save screenshot"), "stepscope.png", "PNG (*.png)");
+    if (path.isEmpty()) return;
+    QString error;
+    if (!save_screenshot(path, &error)) QMessageBox::warning(this, tr("Screenshot failed"), error);
+  });
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About Stepscope"), this, [this] {
+    QMessageBox::about(this, tr("About Stepscope"),
+                       tr("<b>Stepscope</b> %1<br>Where the time and memory of Transformer training go.<br>%2")
+                           .arg(QApplication::applicationVersion(), QString::fromStdString(runtime_versions())));
+  });
+}
+
+void MainWindow::run(const std::vector<BenchConfig>& configs) {
+  if (configs.empty() || controller_.is_running()) return;
+  panel_->set_config(configs.front());
+  for (auto* view : views_) view->clear();
+  outcomes_.clear();
+  failed_ = false;
+  panel_->set_running(true);
+  progress_->setVisible(true);
+  progress_->setRange(0, 0);
+  progress_label_->setText(tr("Starting %1").arg(QString::fromStdString(describe(configs.front()))));
+  controller_.start(configs);
+}
+
+void MainWindow::on_progress(const RunProgress& p) {
+  const Progress& progress = p.progress;
+  QString text = QString::fromStdString(progress.config_label) + ": " + QString::fromStdString(progress.phase);
+  if (progress.config_count > 1) text.prepend(QStringLiteral("[%1/%2] ").arg(progress.config_index + 1).arg(progress.config_count));
+  if (progress.steps_in_phase > 0) {
+    text += QStringLiteral(" %1/%2").arg(progress.step).arg(progress.steps_in_phase);
+    progress_->setRange(0, progress.steps_in_phase);
+    progress_->setValue(progress.step);
+  } else {
+    progress_->setRange(0, 0);
+  }
+  progress_label_->setText(text + eta_text(p.eta_seconds));
+}
+
+void MainWindow::on_outcome(const views::RunOutcome& outcome) {
+  outcomes_.push_back(outcome);
+  if (outcome.result->status == RunStatus::failed) failed_ = true;
+  for (auto* view : views_) view->add_outcome(outcome);
+}
+
+void MainWindow::on_finished(bool cancelled, const QString& error) {
+  panel_->set_running(false);
+  progress_->setVisible(false);
+  if (!error.isEmpty()) {
+    progress_label_->setText(tr("Failed: %1").arg(error));
+    QMessageBox::warning(this, tr("Run failed"), error);
+  } else if (cancelled) {
+    progress_label_->setText(tr("Cancelled; %1 configuration(s) kept").arg(outcomes_.size()));
+  } else {
+    progress_label_->setText(tr("Done: %1 configuration(s)").arg(outcomes_.size()));
+  }
+  emit run_finished(!cancelled && error.isEmpty() && !failed_);
+}
+
+void MainWindow::update_memory_status() {
+  const auto config = panel_->config();
+  const std::string device = config ? config->device : "cpu";
+  const int64_t bytes = device == "cpu" ? resident_bytes() : allocated_bytes_now(device);
+  memory_label_->setText(bytes < 0 ? QString()
+                                   : tr("%1: %2 %3").arg(QString::fromStdString(device), mib(bytes),
+                                                         device == "cpu" ? tr("resident") : tr("allocated")));
+}
+
+bool MainWindow::export_all(const QString& dir, QString* error) {
+  if (!QDir().mkpath(dir)) {
+    if (error) *error = tr("cannot create the folder %1").arg(dir);
+    return false;
+  }
+  const QDir out(dir);
+  // Charts are drawn at one size whatever the window's, so exports of runs compare.
+  const QSize chart_size(1400, 800);
+  for (auto* view : views_) {
+    view->prepare_export();
+    for (const auto& table : view->tables()) {
+      if (!views::write_table_csv(*table.model, out.filePath(table.name + ".csv"), error)) return false;
+    }
+    for (const auto& chart : view->charts()) {
+      if (!views::save_chart_png(*chart.view, out.filePath(chart.name + ".png"), error, chart_size)) return false;
+    }
+  }
+  return true;
+}
+
+bool MainWindow::save_screenshot(const QString& path, QString* error) {
+  if (!grab().save(path, "PNG")) {
+    if (error) *error = tr("cannot write %1").arg(path);
+    return false;
+  }
+  return true;
+}
+
+bool MainWindow::save_tab_screenshots(const QString& dir, QString* error) {
+  const int current = tabs_->currentIndex();
+  bool ok = true;
+  for (int i = 0; i < tabs_->count() && ok; ++i) {
+    tabs_->setCurrentIndex(i);
+    QApplication::processEvents();  // lay out and draw the tab before grabbing it
+    const QString name = tabs_->tabText(i).toLower().remove(QLatin1Char('&'));
+    ok = save_screenshot(QDir(dir).filePath("window_" + name + ".png"), error);
+  }
+  tabs_->setCurrentIndex(current);
+  return ok;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  controller_.cancel();
+  QSettings settings;
+  settings.setValue("window/geometry", saveGeometry());
+  settings.setValue("window/state", saveState());
+  settings.setValue("window/tab", tabs_->currentIndex());
+  QMainWindow::closeEvent(event);
+}
+
+}  // namespace stepscope::gui

@@ -1,0 +1,68 @@
+// The main window: the run panel in a dock, one tab per kind of result, progress and
+// device facts in the status bar. It owns the run controller; nothing here waits on the engine.
+#pragma once
+
+#include <QMainWindow>
+
+#include <functional>
+#include <vector>
+
+#include "gui/run_controller.h"
+#include "widgets/result_view.h"
+
+class QLabel;
+class QProgressBar;
+class QTabWidget;
+
+namespace stepscope::views {
+class RunPanel;
+}
+
+namespace stepscope::gui {
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  views::RunPanel& run_panel() { return *panel_; }
+  // Runs these configurations (a sweep when several); the panel shows the first.
+  void run(const std::vector<BenchConfig>& configs);
+  bool is_running() const { return controller_.is_running(); }
+  // Every table as CSV and every chart as PNG into `dir` (created); false with `error` set.
+  bool export_all(const QString& dir, QString* error);
+  // The window as it looks now, as a PNG file.
+  bool save_screenshot(const QString& path, QString* error);
+  // The window once per result tab, as DIR/window_<tab>.png; the current tab is restored.
+  bool save_tab_screenshots(const QString& dir, QString* error);
+  const std::vector<views::RunOutcome>& outcomes() const { return outcomes_; }
+
+ signals:
+  // The run ended: every configuration ran (`complete`), or it was cancelled or failed.
+  void run_finished(bool complete);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void build_menus();
+  void on_progress(const RunProgress& progress);
+  void on_outcome(const views::RunOutcome& outcome);
+  void on_finished(bool cancelled, const QString& error);
+  void update_memory_status();
+
+  RunController controller_;
+  views::RunPanel* panel_;
+  QTabWidget* tabs_;
+  std::vector<views::ResultView*> views_;
+  QProgressBar* progress_;
+  QLabel* progress_label_;
+  QLabel* device_label_;
+  QLabel* memory_label_;
+  std::vector<views::RunOutcome> outcomes_;
+  bool failed_ = false;
+};
+
+}  // namespace stepscope::gui

@@ -1,0 +1,50 @@
+#include "model/memory_estimate.h"
+
+#include <algorithm>
+
+namespace stepscope {
+
+namespace {
+
+// The engine's AdamW updates at most this many elements at once; sqrt(v) + eps of a chunk
+// is the optimizer's temporary.
+constexpr int64_t kAdamWChunkElements = int64_t{128} << 20;
+
+// Bytes the forward pass of one block keeps for backward, counted from the engine's
+// operators (model/layers.cpp, attention.cpp): per token, 14 tensors of d_model (norm
+// outputs, q/k/v and their rotations, the attention output and its copy, residual sums)
+// and 4 of d_ff (w1, silu, w3, their product), and per head the softmax output of s x s.
+// Under autocast, matrix products are 16-bit while norms and softmax stay in fp32.
+int64_t block_activation_bytes(const ModelConfig& m, int64_t batch, int64_t context, bool half) {
+  const int64_t tokens = batch * context;
+  const int64_t low = half ? 2 : 4;
+  const int64_t norm_tensors = 4, other_d_model_tensors = 10, d_ff_tensors = 4;
+  const int64_t d_model_bytes = tokens * m.d_model * (norm_tensors * 4 + other_d_model_tensors * low);
+  const int64_t d_ff_bytes = tokens * m.d_ff * d_ff_tensors * low;
+  const int64_t scores = batch * m.num_heads * context * context;
+  const int64_t attention_bytes = scores * 4 + (half ? scores * low : 0);  // probabilities, and 16-bit scores
+  return d_model_bytes + d_ff_bytes + attention_bytes;
+}
+
+}  // namespace
+
+MemoryEstimate estimate_memory(const BenchConfig& c) {
+  MemoryEstimate e;
+  const ModelConfig& m = c.model;
+  const bool half = c.precision != Precision::fp32;
+  e.parameters = parameter_count(m);
+  e.weight_bytes = 4 * e.parameters + (half ? 2 * e.parameters : 0);
+  if (runs_backward(c.mode)) e.gradient_bytes = 4 * e.parameters;
+  if (runs_optimizer(c.mode)) e.optimizer_bytes = 8 * e.parameters;
+  const int64_t logits_bytes = 3 * c.batch * c.context * m.vocab_size * 4;  // logits, log-softmax, its gradient
+  e.activation_bytes = m.num_layers * block_activation_bytes(m, c.batch, c.context, half) + logits_bytes;
+  // The forward pass holds the activations (and autocast's weight copies, dropped when it
+  // ends); gradients grow as the backward pass frees activations; the optimizer's
+  // temporaries come after both.
+  const int64_t optimizer_temporary = runs_optimizer(c.mode) ? 4 * std::min(e.parameters, kAdamWChunkElements) : 0;
+  e.peak_bytes = e.optimizer_bytes + std::max(e.weight_bytes + e.activation_bytes,
+                                              4 * e.parameters + e.gradient_bytes + optimizer_temporary);
+  return e;
+}
+
+}  // namespace stepscope

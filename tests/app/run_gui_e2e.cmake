@@ -1,0 +1,51 @@
+# The real application, end to end: under Xvfb when it is installed (offscreen otherwise) it
+# runs a tiny CPU sweep with both profilers, exports every table and chart, saves a
+# screenshot and quits; the exported numbers are checked against the model's own sizes.
+file(REMOVE_RECURSE ${WORKDIR})
+file(MAKE_DIRECTORY ${WORKDIR})
+set(run ${APP} --model tiny --context 32 --batch 2 --mode forward,train --warmup 1 --steps 2
+        --profile kernels,memory --run --export ${WORKDIR}/export --screenshot ${WORKDIR}/window.png --quit)
+find_program(XVFB_RUN xvfb-run)
+if(XVFB_RUN)
+  set(command ${XVFB_RUN} -a -s "-screen 0 1600x1000x24" ${run})
+  set(ENV{QT_QPA_PLATFORM} xcb)
+else()
+  set(command ${run})
+  set(ENV{QT_QPA_PLATFORM} offscreen)
+endif()
+set(ENV{XDG_CONFIG_HOME} ${WORKDIR}/config)  # a fresh window layout, not the user's
+set(ENV{XDG_DATA_HOME} ${WORKDIR}/data)
+execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 600)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "stepscope exited ${rc}\nstdout: ${out}\nstderr: ${err}")
+endif()
+
+foreach(name benchmark.csv kernels.csv kernel_categories.csv gpu_steps.csv memory_peaks.csv
+             largest_allocations.csv memory_timeline.png)
+  if(NOT EXISTS ${WORKDIR}/export/${name})
+    message(FATAL_ERROR "the export lacks ${name}: ${err}")
+  endif()
+endforeach()
+
+# One row per configuration, both measured.
+file(STRINGS ${WORKDIR}/export/benchmark.csv rows)
+list(LENGTH rows count)
+if(NOT count EQUAL 3 OR NOT "${rows}" MATCHES ";tiny,32,2,fp32,forward,ok," OR NOT "${rows}" MATCHES ";tiny,32,2,fp32,train,ok,")
+  message(FATAL_ERROR "unexpected benchmark rows: ${rows}")
+endif()
+
+# The tiny model has 1,411,392 parameters: after the optimizer step of the train
+# configuration, parameters, gradients and AdamW state hold 4, 4 and 8 bytes each.
+file(STRINGS ${WORKDIR}/export/memory_peaks.csv peaks)
+if(NOT "${peaks}" MATCHES ";after optimizer step,[0-9]+,[0-9.e+-]+,5645568,5645568,11291136,")
+  message(FATAL_ERROR "unexpected bytes after the optimizer step: ${peaks}")
+endif()
+
+# PNG files: the signature, and more than an empty image's worth of bytes.
+foreach(png ${WORKDIR}/window.png ${WORKDIR}/export/memory_timeline.png)
+  file(READ ${png} signature LIMIT 8 HEX)
+  file(SIZE ${png} bytes)
+  if(NOT signature STREQUAL "89504e470d0a1a0a" OR bytes LESS 10000)
+    message(FATAL_ERROR "${png} is not a real PNG (${bytes} bytes, signature ${signature})")
+  endif()
+endforeach()

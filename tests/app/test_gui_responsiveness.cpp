@@ -1,0 +1,58 @@
+// The GUI thread keeps up while a profiled run reports live: no event-loop stall over 50 ms.
+// A 2 ms timer on the GUI thread measures the longest gap between its ticks during the run.
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+#include <QTimer>
+
+#include "gui/main_window.h"
+#include "runners/bench_sweep.h"
+
+using namespace stepscope;
+
+class GuiResponsivenessTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }  // not the user's window layout
+
+  void noStallOverFiftyMillisecondsDuringAProfiledRun() {
+    gui::MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    SweepSpec spec;
+    spec.models = {model_preset("tiny")};
+    spec.contexts = {64};
+    spec.modes = {StepMode::forward, StepMode::train};
+    spec.warmup_steps = 2;
+    spec.measured_steps = 20;
+    spec.profile_kernels = true;
+    spec.profile_memory = true;
+    QSignalSpy finished(&window, &gui::MainWindow::run_finished);
+
+    QElapsedTimer clock;
+    qint64 last = 0, longest = 0, ticks = 0;
+    QTimer probe;
+    probe.setInterval(2);
+    QObject::connect(&probe, &QTimer::timeout, [&] {
+      const qint64 now = clock.elapsed();
+      longest = std::max(longest, now - last);
+      last = now;
+      ++ticks;
+    });
+    clock.start();
+    probe.start();
+    window.run(expand(spec));
+    QVERIFY(finished.wait(300000));
+    probe.stop();
+    qInfo("run of %lld ms: %lld timer ticks, longest gap between them %lld ms", static_cast<long long>(clock.elapsed()),
+          static_cast<long long>(ticks), static_cast<long long>(longest));
+    QCOMPARE(finished.first().first().toBool(), true);
+    QCOMPARE(window.outcomes().size(), size_t{2});
+    QVERIFY2(longest <= 50, qPrintable(QStringLiteral("the event loop stalled for %1 ms").arg(longest)));
+  }
+};
+
+QTEST_MAIN(GuiResponsivenessTest)
+#include "test_gui_responsiveness.moc"

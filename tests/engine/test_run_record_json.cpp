@@ -1,0 +1,207 @@
+#include <gtest/gtest-spi.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "io/run_record_json.h"
+#include "run_record_fixtures.h"
+
+namespace stepscope {
+namespace {
+
+using run_record_test::expect_same;
+using run_record_test::sample_record;
+
+// The message of the RunRecordError that `read` throws; fails the test when it throws none.
+std::string error_of(const std::function<void()>& read) {
+  try {
+    read();
+  } catch (const RunRecordError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no RunRecordError thrown";
+  return "";
+}
+
+std::string error_of(const nlohmann::json& document) {
+  return error_of([&] { run_record_from_json(document); });
+}
+
+void expect_contains(const std::string& text, const std::string& part) {
+  EXPECT_NE(text.find(part), std::string::npos) << "'" << part << "' not in: " << text;
+}
+
+TEST(RunRecordJson, RoundTripKeepsEveryField) {
+  const RunRecord original = sample_record();
+  const RunRecord back = read_run_record(write_run_record(original));
+  expect_same(original, back);
+  // The raw records are dropped, not carried over.
+  EXPECT_FALSE(back.entries[0].result.trace);
+  EXPECT_FALSE(back.entries[0].result.allocator_snapshot);
+  EXPECT_FALSE(back.entries[0].result.allocation_log);
+}
+
+TEST(RunRecordJson, ComparisonNoticesAChangedField) {
+  // Guards the comparison helper itself: a change deep inside must not go unnoticed.
+  RunRecord changed = sample_record();
+  auto timeline = std::make_shared<profiling::MemoryTimeline>(*changed.entries[0].timeline);
+  timeline->points[2].bytes_by_category[3] += 1;
+  changed.entries[0].timeline = timeline;
+  ::testing::TestPartResultArray failures;
+  {
+    ::testing::ScopedFakeTestPartResultReporter reporter(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+    expect_same(sample_record(), changed);
+  }
+  EXPECT_EQ(failures.size(), 1);
+}
+
+TEST(RunRecordJson, WritesTheEnvelopeAndEnumNames) {
+  const auto document = to_json(sample_record());
+  EXPECT_EQ(document["format"], "stepscope-run");
+  EXPECT_EQ(document["version"], 1);
+  const auto& result = document["entries"][1]["result"];
+  EXPECT_EQ(result["status"], "OOM");
+  EXPECT_EQ(result["config"]["precision"], "fp16");
+  EXPECT_TRUE(result["kernel_profile"].is_null());
+  EXPECT_TRUE(document["entries"][1]["timeline"].is_null());
+  EXPECT_EQ(document["entries"][0]["result"]["kernel_profile"]["ranges"][0]["kernels"][0]["category"],
+            "matrix multiply");
+  EXPECT_EQ(document["entries"][0]["timeline"]["largest"][1]["category"], "optimizer state");
+  EXPECT_EQ(document["entries"][2]["result"]["mfu"], "NaN");
+  EXPECT_FALSE(document["entries"][0]["result"].contains("trace"));
+}
+
+TEST(RunRecordJson, FileRoundTripAndMissingFile) {
+  const std::string path = ::testing::TempDir() + "stepscope_run_record_test.json";
+  write_run_record_file(path, sample_record());
+  expect_same(sample_record(), read_run_record_file(path));
+  std::remove(path.c_str());
+  expect_contains(error_of([&] { read_run_record_file(path); }), path);
+}
+
+TEST(RunRecordJson, BadUtf8IsReplacedNotThrown) {
+  RunRecord record = sample_record();
+  record.entries[1].result.message = "bad \xff byte";
+  EXPECT_EQ(read_run_record(write_run_record(record)).entries[1].result.message, "bad \xEF\xBF\xBD byte");
+}
+
+TEST(RunRecordDecimation, KeepsTheHighestPointAndEverythingElseWhole) {
+  RunRecord record = sample_record();
+  auto timeline = std::make_shared<profiling::MemoryTimeline>(*record.entries[0].timeline);
+  timeline->points.clear();
+  const size_t n = 10000, highest = 6789;
+  for (size_t i = 0; i < n; ++i) {
+    profiling::MemoryPoint p;
+    p.time_ns = static_cast<int64_t>(1000 + i);
+    p.allocated_bytes = static_cast<int64_t>((i * 7919) % 1000);
+    p.band = static_cast<int32_t>(i % 3);
+    timeline->points.push_back(p);
+  }
+  timeline->points[highest].allocated_bytes = 5000000;
+  record.entries[0].timeline = timeline;
+
+  const RunRecord back = read_run_record(write_run_record(record, 100));
+  const auto& points = back.entries[0].timeline->points;
+  ASSERT_LE(points.size(), 100u);
+  ASSERT_GE(points.size(), 50u);
+  const auto top = std::max_element(points.begin(), points.end(), [](const auto& a, const auto& b) {
+    return a.allocated_bytes < b.allocated_bytes;
+  });
+  EXPECT_EQ(top->allocated_bytes, 5000000);
+  EXPECT_EQ(top->time_ns, static_cast<int64_t>(1000 + highest));
+  EXPECT_EQ(points.front().time_ns, 1000);
+  EXPECT_EQ(points.back().time_ns, static_cast<int64_t>(1000 + n - 1));
+  run_record_test::expect_same_except_points(*timeline, *back.entries[0].timeline);
+
+  EXPECT_LE(to_json(record)["entries"][0]["timeline"]["points"].size(), kRunRecordTimelinePoints);
+}
+
+TEST(RunRecordErrors, WrongFormatName) {
+  auto document = to_json(sample_record());
+  document["format"] = "stepscope-bench";
+  const auto message = error_of(document);
+  expect_contains(message, "format");
+  expect_contains(message, "stepscope-bench");
+}
+
+TEST(RunRecordErrors, NewerVersion) {
+  auto document = to_json(sample_record());
+  document["version"] = 2;
+  const auto message = error_of(document);
+  expect_contains(message, "version: 2 is newer");
+}
+
+TEST(RunRecordErrors, StringWhereANumberBelongs) {
+  auto document = to_json(sample_record());
+  document["entries"][2]["result"]["config"]["context"] = "256";
+  expect_contains(error_of(document), "entries[2].result.config.context: expected an integer");
+
+  document = to_json(sample_record());
+  document["entries"][0]["timeline"]["points"][1]["bytes_by_category"]["gradient"] = "many";
+  expect_contains(error_of(document), "entries[0].timeline.points[1].bytes_by_category.gradient: expected an integer");
+
+  document = to_json(sample_record());
+  document["entries"][1]["result"]["mfu"] = "high";
+  expect_contains(error_of(document), "entries[1].result.mfu: expected a number");
+}
+
+TEST(RunRecordErrors, MissingEntries) {
+  auto document = to_json(sample_record());
+  document.erase("entries");
+  expect_contains(error_of(document), "entries: missing");
+
+  document = to_json(sample_record());
+  document["entries"] = {{"result", nullptr}};
+  expect_contains(error_of(document), "entries: expected an array");
+}
+
+TEST(RunRecordErrors, MissingOrMistypedDeepFields) {
+  auto document = to_json(sample_record());
+  document["entries"][0]["result"]["kernel_profile"]["ranges"][1]["kernels"][0].erase("stddev_ns");
+  expect_contains(error_of(document), "entries[0].result.kernel_profile.ranges[1].kernels[0].stddev_ns: missing");
+
+  document = to_json(sample_record());
+  document["entries"][0]["result"]["kernel_profile"]["ranges"][0]["categories"][1]["category"] = "magic";
+  expect_contains(error_of(document),
+                  "entries[0].result.kernel_profile.ranges[0].categories[1].category: unknown kernel category 'magic'");
+
+  document = to_json(sample_record());
+  document["entries"][1]["result"]["config"]["mode"] = "sideways";
+  expect_contains(error_of(document), "entries[1].result.config.mode: unknown mode 'sideways'");
+
+  document = to_json(sample_record());
+  document["entries"][0]["result"]["config"]["warmup"] = int64_t{1} << 40;  // an int field
+  expect_contains(error_of(document), "entries[0].result.config.warmup: expected an integer from");
+
+  document = to_json(sample_record());
+  document["entries"][0]["timeline"]["unknown_frees"] = -1;
+  expect_contains(error_of(document), "entries[0].timeline.unknown_frees: expected a non-negative integer");
+
+  document = to_json(sample_record());
+  document["entries"][0]["result"]["steps_ns"][1]["total_ns"] = 2.5;
+  expect_contains(error_of(document), "entries[0].result.steps_ns[1].total_ns: expected an integer, got 2.5");
+
+  document = to_json(sample_record());
+  document["entries"][2]["result"]["config"]["model"] = nullptr;
+  expect_contains(error_of(document), "entries[2].result.config.model: expected an object, got null");
+}
+
+TEST(RunRecordErrors, MalformedOrTruncatedText) {
+  const std::string text = write_run_record(sample_record());
+  const auto message = error_of([&] { read_run_record(text.substr(0, text.size() / 2)); });
+  expect_contains(message, "malformed JSON");
+  expect_contains(message, "column");
+  expect_contains(error_of([] { read_run_record(""); }), "malformed JSON");
+  expect_contains(error_of([] { read_run_record("[1, 2]"); }), "document: expected an object");
+}
+
+}  // namespace
+}  // namespace stepscope

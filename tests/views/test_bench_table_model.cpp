@@ -1,0 +1,172 @@
+// The benchmark table: the CLI's columns, mean ± std, dashes for what was not measured.
+#include <QSignalSpy>
+#include <QTest>
+
+#include "export/table_export.h"
+#include "io/bench_export.h"
+#include "model_fixtures.h"
+#include "models/bench_table_model.h"
+
+using namespace stepscope;
+using namespace stepscope::views;
+using fixtures::exact;
+using fixtures::text;
+
+namespace {
+
+PhaseStats stats(double mean, double std, int count = 10) { return fixtures::phase_stats(mean, std, count); }
+
+BenchResult config(const std::string& model, int64_t context, int64_t batch, Precision precision, StepMode mode) {
+  BenchResult r;
+  r.config.model.name = model;
+  r.config.context = context;
+  r.config.batch = batch;
+  r.config.precision = precision;
+  r.config.mode = mode;
+  r.device_name = "NVIDIA H100 80GB HBM3";
+  return r;
+}
+
+// Measured train step: every phase, MFU and peak memory known.
+BenchResult train_ok() {
+  BenchResult r = config("small", 256, 4, Precision::fp32, StepMode::train);
+  r.total = stats(120.5, 1.25);
+  r.forward = stats(40.25, 0.5);
+  r.backward = stats(70.0, 1.0);
+  r.optimizer = stats(10.126, 0.1);
+  r.tokens_per_second = 8500.4;
+  r.mfu = 0.4567;
+  r.peak_memory_bytes = int64_t{3} << 30;
+  return r;
+}
+
+// Forward only, on a device without a known peak: no backward/optimizer, no MFU, no memory.
+BenchResult forward_only() {
+  BenchResult r = config("small", 512, 8, Precision::bf16, StepMode::forward);
+  r.total = stats(30.0, 0.25);
+  r.forward = stats(30.0, 0.25);
+  r.tokens_per_second = 136533.3;
+  return r;
+}
+
+BenchResult out_of_memory() {
+  BenchResult r = config("xl", 2048, 16, Precision::fp16, StepMode::train);
+  r.status = RunStatus::out_of_memory;
+  r.message = "CUDA out of memory. Tried to allocate 2.00 GiB";
+  r.peak_memory_bytes = int64_t{79} << 30;
+  return r;
+}
+
+}  // namespace
+
+class BenchTableModelTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void headersAreTheCliColumns() {
+    BenchTableModel model;
+    QCOMPARE(fixtures::model_header(model),
+             QStringList({"model", "context", "batch", "precision", "mode", "status", "total_mean_ms",
+                          "forward_mean_ms", "backward_mean_ms", "optimizer_mean_ms", "tokens_per_s", "mfu",
+                          "peak_memory_bytes", "message"}));
+    QStringList cli;
+    for (const auto& name : bench_csv_header()) cli << QString::fromStdString(name);
+    QCOMPARE(fixtures::missing_from_cli(model, cli), QString());
+    QCOMPARE(model.columnCount(), int(BenchTableModel::ColumnCount));
+  }
+
+  void measuredTrainRow() {
+    BenchTableModel model;
+    fixtures::tester(&model);
+    model.set_results({train_ok()});
+    QCOMPARE(model.rowCount(), 1);
+    const QStringList expected = {"small",
+                                  "256",
+                                  "4",
+                                  "fp32",
+                                  "train",
+                                  "ok",
+                                  QString::fromUtf8("120.50 \u00b1 1.25"),
+                                  QString::fromUtf8("40.25 \u00b1 0.50"),
+                                  QString::fromUtf8("70.00 \u00b1 1.00"),
+                                  QString::fromUtf8("10.13 \u00b1 0.10"),
+                                  "8500",
+                                  "45.7%",
+                                  "3072 MiB",
+                                  ""};
+    for (int c = 0; c < model.columnCount(); ++c) QCOMPARE(text(model, 0, c), expected[c]);
+    QCOMPARE(exact(model, 0, BenchTableModel::Total).toDouble(), 120.5);  // the mean
+    QCOMPARE(exact(model, 0, BenchTableModel::Optimizer).toDouble(), 10.126);
+    QCOMPARE(exact(model, 0, BenchTableModel::Mfu).toDouble(), 0.4567);  // a fraction, as the CLI writes it
+    QCOMPARE(exact(model, 0, BenchTableModel::PeakMemory).toLongLong(), qlonglong{3} << 30);
+    QCOMPARE(exact(model, 0, BenchTableModel::Batch).toLongLong(), 4);
+    QCOMPARE(exact(model, 0, BenchTableModel::Model).toString(), QStringLiteral("small"));
+    QCOMPARE(model.data(model.index(0, BenchTableModel::Batch), Qt::TextAlignmentRole).toInt(),
+             int(Qt::AlignRight | Qt::AlignVCenter));
+    QCOMPARE(model.data(model.index(0, BenchTableModel::Model), Qt::TextAlignmentRole).toInt(),
+             int(Qt::AlignLeft | Qt::AlignVCenter));
+    QVERIFY(model.data(model.index(0, BenchTableModel::Model), Qt::ToolTipRole).toString().contains("H100"));
+  }
+
+  void phasesTheModeDoesNotRunAreDashes() {
+    BenchTableModel model;
+    fixtures::tester(&model);
+    model.set_results({forward_only()});
+    QCOMPARE(text(model, 0, BenchTableModel::Forward), QString::fromUtf8("30.00 \u00b1 0.25"));
+    for (int c : {int(BenchTableModel::Backward), int(BenchTableModel::Optimizer), int(BenchTableModel::Mfu),
+                  int(BenchTableModel::PeakMemory)}) {
+      QCOMPARE(text(model, 0, c), QStringLiteral("-"));
+      QVERIFY(!exact(model, 0, c).isValid());  // unknown: sorts last
+    }
+    QCOMPARE(text(model, 0, BenchTableModel::TokensPerSecond), QStringLiteral("136533"));
+    QCOMPARE(text(model, 0, BenchTableModel::Mode), QStringLiteral("forward"));
+  }
+
+  void outOfMemoryRowShowsStatusAndDashes() {
+    BenchTableModel model;
+    fixtures::tester(&model);
+    model.set_results({out_of_memory()});
+    QCOMPARE(text(model, 0, BenchTableModel::Status), QStringLiteral("OOM"));
+    for (int c = BenchTableModel::Total; c <= BenchTableModel::Mfu; ++c) {
+      QCOMPARE(text(model, 0, c), QStringLiteral("-"));
+      QVERIFY(!exact(model, 0, c).isValid());
+    }
+    QCOMPARE(text(model, 0, BenchTableModel::PeakMemory), QStringLiteral("80896 MiB"));  // known despite the OOM
+    QCOMPARE(text(model, 0, BenchTableModel::Message), QStringLiteral("CUDA out of memory. Tried to allocate 2.00 GiB"));
+    QCOMPARE(model.data(model.index(0, BenchTableModel::Message), Qt::ToolTipRole).toString(),
+             QStringLiteral("CUDA out of memory. Tried to allocate 2.00 GiB"));
+  }
+
+  void appendInsertsARowAndClearEmpties() {
+    BenchTableModel model;
+    fixtures::tester(&model);
+    QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+    QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+    model.append_result(train_ok());
+    model.append_result(out_of_memory());
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(inserted.count(), 2);
+    QCOMPARE(inserted.at(1).at(1).toInt(), 1);  // first row of the second insert
+    QCOMPARE(inserted.at(1).at(2).toInt(), 1);
+    QCOMPARE(reset.count(), 0);
+    QCOMPARE(text(model, 1, BenchTableModel::Model), QStringLiteral("xl"));
+    QCOMPARE(model.result(1).config.context, 2048);
+    model.clear();
+    QCOMPARE(model.rowCount(), 0);
+    QCOMPARE(reset.count(), 1);
+    model.set_results({train_ok(), forward_only(), out_of_memory()});
+    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(reset.count(), 2);
+  }
+
+  void csvExportWritesExactValues() {
+    BenchTableModel model;
+    model.set_results({train_ok(), forward_only()});
+    const QStringList lines = table_to_csv(model).split(QLatin1Char('\n'));
+    QCOMPARE(lines.at(1), QStringLiteral("small,256,4,fp32,train,ok,120.5,40.25,70,10.126,8500.4,0.4567,3221225472,"));
+    QCOMPARE(lines.at(2), QStringLiteral("small,512,8,bf16,forward,ok,30,30,,,136533.3,,,"));
+  }
+};
+
+QTEST_MAIN(BenchTableModelTest)
+#include "test_bench_table_model.moc"

@@ -1,0 +1,94 @@
+#include "charts/bench_chart_data.h"
+
+#include <QHash>
+#include <algorithm>
+
+namespace stepscope::views {
+
+namespace {
+
+const PhaseStats& phase_stats(const BenchResult& result, size_t phase) {
+  switch (phase) {
+    case 0: return result.forward;
+    case 1: return result.backward;
+    default: return result.optimizer;
+  }
+}
+
+QString failure_text(RunStatus status) {
+  switch (status) {
+    case RunStatus::ok: return {};
+    case RunStatus::out_of_memory: return QStringLiteral("out of memory");
+    case RunStatus::failed: return QStringLiteral("failed");
+    case RunStatus::cancelled: return QStringLiteral("cancelled");
+  }
+  return QStringLiteral("failed");
+}
+
+}  // namespace
+
+QString configuration_label(const BenchConfig& config, bool with_batch) {
+  QString label = QStringLiteral("%1 ctx%2").arg(QString::fromStdString(config.model.name)).arg(config.context);
+  if (with_batch) label += QStringLiteral(" b%1").arg(config.batch);
+  return label + QStringLiteral(" %1 %2").arg(QString::fromStdString(to_string(config.precision)),
+                                              QString::fromStdString(to_string(config.mode)));
+}
+
+QStringList configuration_labels(const std::vector<BenchResult>& results) {
+  const bool batches_differ = std::any_of(results.begin(), results.end(), [&](const BenchResult& r) {
+    return r.config.batch != results.front().config.batch;
+  });
+  QStringList labels;
+  QHash<QString, int> seen;
+  for (const auto& result : results) {
+    const QString label = configuration_label(result.config, batches_differ);
+    const int count = ++seen[label];
+    labels << (count == 1 ? label : QStringLiteral("%1 (%2)").arg(label).arg(count));
+  }
+  return labels;
+}
+
+const std::array<QString, kBenchPhaseCount>& bench_phase_names() {
+  static const std::array<QString, kBenchPhaseCount> names = {
+      QStringLiteral("forward"), QStringLiteral("backward"), QStringLiteral("optimizer step")};
+  return names;
+}
+
+BenchBarData build_bench_bar_data(const std::vector<BenchResult>& results) {
+  BenchBarData data;
+  data.labels = configuration_labels(results);
+  for (auto& means : data.mean_ms) means.assign(results.size(), 0.0);
+  for (size_t bar = 0; bar < results.size(); ++bar) {
+    const BenchResult& result = results[bar];
+    data.failures << failure_text(result.status);
+    if (result.status != RunStatus::ok) continue;  // a gap, labelled by the chart
+    double top = 0;
+    for (size_t phase = 0; phase < kBenchPhaseCount; ++phase) {
+      const PhaseStats& stats = phase_stats(result, phase);
+      if (stats.count == 0) continue;  // the mode does not run it
+      data.phase_used[phase] = true;
+      data.mean_ms[phase][bar] = stats.mean_ms;
+      top += stats.mean_ms;
+      const ErrorBar error{static_cast<int>(bar), phase, top, std::max(0.0, top - stats.std_ms), top + stats.std_ms};
+      data.error_bars.push_back(error);
+      data.max_ms = std::max(data.max_ms, error.high);
+    }
+  }
+  return data;
+}
+
+std::vector<StepLine> build_step_lines(const std::vector<BenchResult>& results) {
+  const QStringList labels = configuration_labels(results);
+  std::vector<StepLine> lines;
+  for (size_t r = 0; r < results.size(); ++r) {
+    if (results[r].status != RunStatus::ok || results[r].steps.empty()) continue;
+    StepLine line{labels[static_cast<qsizetype>(r)], {}};
+    for (size_t i = 0; i < results[r].steps.size(); ++i) {
+      line.points.append(QPointF(static_cast<double>(i), static_cast<double>(results[r].steps[i].total_ns) * 1e-6));
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+}  // namespace stepscope::views

@@ -1,0 +1,33 @@
+// A value axis with "nice" ticks (1, 2, 2.5 or 5 times a power of ten) that follow its range.
+//
+// Why a class: Qt Charts lays out every tick of an axis as soon as its range or its tick
+// step changes, and it sees a new range before any slot could adapt the step. Setting
+// 0..1e6 over a step of 0.001 would first lay out a billion ticks. setNiceRange changes range
+// and step in the order whose intermediate state has the fewer ticks.
+#pragma once
+
+#include <QValueAxis>
+
+namespace stepscope::views {
+
+class NiceValueAxis : public QValueAxis {
+ public:
+  // Styled (style_axis); ticks never closer than min_interval (1 for counts).
+  explicit NiceValueAxis(const QString& title, int target_ticks = 6, double min_interval = 0);
+
+  // Shows [min, max] (max > min) with a nice tick step. Use this, not setRange, for any
+  // change by more than a small factor.
+  void setNiceRange(double min, double max);
+  // [0, the nice step multiple at or above `highest`]; [0, 1] when highest is not positive.
+  void setZeroBasedRange(double highest);
+
+  double tickStepFor(double span) const;
+
+ private:
+  void applyTicks(double min, double interval);
+
+  int target_ticks_;
+  double min_interval_;
+};
+
+}  // namespace stepscope::views

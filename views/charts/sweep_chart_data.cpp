@@ -1,0 +1,86 @@
+#include "charts/sweep_chart_data.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+
+namespace stepscope::views {
+
+namespace {
+
+// What stays fixed along a line, in the order a name lists it.
+struct LineKey {
+  std::string mode, precision, model;  // model: empty on a model-size axis
+  int64_t context = 0;                 // 0 on a context axis
+  int64_t batch = 0;
+  bool operator<(const LineKey& o) const {
+    return std::tie(mode, precision, model, context, batch) < std::tie(o.mode, o.precision, o.model, o.context, o.batch);
+  }
+};
+
+LineKey key_of(const BenchConfig& c, SweepAxis axis) {
+  return {to_string(c.mode), to_string(c.precision), axis == SweepAxis::context ? c.model.name : std::string(),
+          axis == SweepAxis::model_size ? c.context : 0, c.batch};
+}
+
+double x_of(const BenchResult& r, SweepAxis axis) {
+  if (axis == SweepAxis::context) return static_cast<double>(r.config.context);
+  const int64_t parameters = r.parameters > 0 ? r.parameters : parameter_count(r.config.model);
+  return static_cast<double>(parameters) * 1e-6;
+}
+
+QString name_of(const LineKey& key, const std::map<LineKey, size_t>& lines) {
+  auto varies = [&](auto member) {
+    return std::any_of(lines.begin(), lines.end(), [&](const auto& other) { return other.first.*member != key.*member; });
+  };
+  QString name = QStringLiteral("%1 %2").arg(QString::fromStdString(key.mode), QString::fromStdString(key.precision));
+  if (varies(&LineKey::model)) name += QStringLiteral(" ") + QString::fromStdString(key.model);
+  if (varies(&LineKey::context)) name += QStringLiteral(" ctx%1").arg(key.context);
+  if (varies(&LineKey::batch)) name += QStringLiteral(" b%1").arg(key.batch);
+  return name;
+}
+
+}  // namespace
+
+SweepChartData build_sweep_chart_data(const std::vector<BenchResult>& results, SweepAxis axis) {
+  SweepChartData data;
+  data.axis = axis;
+  data.x_title = axis == SweepAxis::model_size ? QStringLiteral("parameters (millions)")
+                                               : QStringLiteral("context length (tokens)");
+  std::map<LineKey, size_t> index;  // key -> line, lines in order of first appearance
+  for (const auto& r : results) index.emplace(key_of(r.config, axis), index.size());
+  data.lines.resize(index.size());
+  for (const auto& [key, i] : index) data.lines[i].name = name_of(key, index);
+
+  double x_min = std::numeric_limits<double>::infinity(), x_max = -x_min, y_min = x_min, y_max = 0;
+  for (const auto& r : results) {
+    const size_t line = index.at(key_of(r.config, axis));
+    const double x = x_of(r, axis);
+    x_min = std::min(x_min, x);
+    x_max = std::max(x_max, x);
+    if (r.status != RunStatus::ok || r.total.count == 0 || !(r.total.mean_ms > 0)) {
+      const QString status = r.status == RunStatus::ok ? QStringLiteral("no steps")
+                                                       : QString::fromStdString(to_string(r.status));
+      data.failures.push_back({data.lines[line].name, x, status});
+      continue;
+    }
+    data.lines[line].points.append(QPointF(x, r.total.mean_ms));
+    y_min = std::min(y_min, r.total.mean_ms);
+    y_max = std::max(y_max, r.total.mean_ms);
+  }
+  for (auto& line : data.lines) {
+    std::stable_sort(line.points.begin(), line.points.end(), [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
+  }
+  if (x_min <= x_max) {
+    data.x_min = x_min;
+    data.x_max = x_max;
+  }
+  if (y_min <= y_max) {
+    data.y_min = y_min;
+    data.y_max = y_max;
+  }
+  return data;
+}
+
+}  // namespace stepscope::views

@@ -1,0 +1,117 @@
+#include "charts/sweep_chart_view.h"
+
+#include <QChart>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QPainter>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+#include "charts/chart_colors.h"
+#include "charts/chart_overlay.h"
+#include "charts/chart_style.h"
+#include "charts/nice_value_axis.h"
+
+namespace stepscope::views {
+
+namespace {
+const QString kTimeTitle = QStringLiteral("mean step time (ms)");
+}  // namespace
+
+SweepChartView::SweepChartView(QWidget* parent) : QChartView(new QChart, parent) {
+  setRenderHint(QPainter::Antialiasing);
+  QChart& c = *chart();
+  style_chart(c, tr("Step time across the sweep"));
+  x_axis_ = new NiceValueAxis(QString(), 6);
+  c.addAxis(x_axis_, Qt::AlignBottom);
+  linear_time_axis_ = new NiceValueAxis(kTimeTitle, 6);
+  c.addAxis(linear_time_axis_, Qt::AlignLeft);
+  log_time_axis_ = new QLogValueAxis;
+  style_axis(*log_time_axis_, kTimeTitle + tr(", log scale"));
+  log_time_axis_->setBase(10);
+  log_time_axis_->setLabelFormat(QStringLiteral("%g"));
+  log_time_axis_->setMinorTickCount(8);  // 2..9 between the decades
+  log_time_axis_->setMinorGridLineColor(QColor(0xF0F0F0));
+  c.addAxis(log_time_axis_, Qt::AlignLeft);
+  c.legend()->setAlignment(Qt::AlignRight);
+  c.legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);  // a line per configuration
+  overlay_ = new ChartOverlayItem(c, ChartOverlayItem::kAboveSeries,
+                                  [this](QPainter& p, const QRectF& plot) { paintFailures(p, plot); });
+  showTimeAxis();
+  setMinimumSize(480, 300);
+  setData({});
+}
+
+void SweepChartView::setLogScale(bool on) {
+  if (on == log_scale_) return;
+  log_scale_ = on;
+  setData(std::move(data_));  // series are re-attached to the other axis
+}
+
+void SweepChartView::showTimeAxis() {
+  // Both axes stay in the chart; the hidden one takes no room and no series.
+  linear_time_axis_->setVisible(!log_scale_);
+  log_time_axis_->setVisible(log_scale_);
+}
+
+void SweepChartView::setData(SweepChartData data) {
+  data_ = std::move(data);
+  chart()->removeAllSeries();  // deletes them
+  showTimeAxis();
+  QAbstractAxis* time_axis = log_scale_ ? static_cast<QAbstractAxis*>(log_time_axis_) : linear_time_axis_;
+  for (size_t i = 0; i < data_.lines.size(); ++i) {
+    auto* series = new QLineSeries;
+    series->setName(data_.lines[i].name);
+    series->setPen(QPen(series_color(static_cast<int>(i)), 2));
+    series->setPointsVisible(true);
+    series->replace(data_.lines[i].points);
+    chart()->addSeries(series);
+    series->attachAxis(x_axis_);
+    series->attachAxis(time_axis);
+  }
+  x_axis_->setTitleText(data_.x_title);
+  // A little room either side, so end points and failure marks are not on the frame.
+  const double span = data_.x_max > data_.x_min ? data_.x_max - data_.x_min : std::max(std::abs(data_.x_max), 1.0);
+  x_axis_->setNiceRange(std::max(0.0, data_.x_min - span * 0.05), data_.x_max + span * 0.05);
+  if (log_scale_) {
+    const double low = data_.y_min > 0 ? std::pow(10.0, std::floor(std::log10(data_.y_min))) : 1.0;
+    const double high = data_.y_max > 0 ? std::pow(10.0, std::ceil(std::log10(data_.y_max * 1.05))) : 10.0;
+    log_time_axis_->setRange(low, std::max(high, low * 10));
+  } else {
+    linear_time_axis_->setZeroBasedRange(data_.y_max * 1.05);
+  }
+  overlay_->update();
+}
+
+void SweepChartView::paintFailures(QPainter& painter, const QRectF& plot) const {
+  if (data_.lines.empty()) return paint_plot_note(painter, plot, tr("No sweep results"));
+  const PlotMapping map{plot, x_axis_->min(), x_axis_->max(), 0, 1};
+  const QFont font = annotation_font();
+  painter.setFont(font);
+  const QFontMetricsF metrics(font);
+  // Marks stack upwards from the x axis where several configurations fail at one x.
+  std::vector<std::pair<double, int>> used;  // x, marks there so far
+  for (const auto& failure : data_.failures) {
+    const double x = map.x(failure.x);
+    auto slot = std::find_if(used.begin(), used.end(), [x](const auto& u) { return std::abs(u.first - x) < 1; });
+    if (slot == used.end()) slot = used.insert(used.end(), {x, 0});
+    const double y = plot.bottom() - 6 - metrics.height() * slot->second++;
+    const QString what = data_.lines.size() > 1 ? QStringLiteral("%1: %2").arg(failure.line, failure.status)
+                                                : failure.status;
+    // The cross sits on the configuration's x; its text goes right of it, or left where the
+    // plot ends first.
+    const QString cross = QStringLiteral("\u2715");
+    const double half_cross = metrics.horizontalAdvance(cross) / 2;
+    QString text = cross + QLatin1Char(' ') + what;
+    double left = x - half_cross;
+    if (left + metrics.horizontalAdvance(text) > plot.right() - 2) {
+      text = what + QLatin1Char(' ') + cross;
+      left = x + half_cross - metrics.horizontalAdvance(text);
+    }
+    painter.setPen(failure_color());
+    painter.drawText(QPointF(left, y), text);
+  }
+}
+
+}  // namespace stepscope::views

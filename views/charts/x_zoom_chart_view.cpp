@@ -1,0 +1,120 @@
+#include "charts/x_zoom_chart_view.h"
+
+#include <QMouseEvent>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+#include "charts/nice_value_axis.h"
+
+namespace stepscope::views {
+
+namespace {
+constexpr double kWheelZoomPerNotch = 1.25;
+constexpr double kSmallestSpanFraction = 1e-7;  // of the extent: deeper zoom only shows rounding
+}  // namespace
+
+XZoomChartView::XZoomChartView(QChart* chart, QWidget* parent) : QChartView(chart, parent) {
+  setRenderHint(QPainter::Antialiasing);
+  setMouseTracking(true);
+  setRubberBand(QChartView::NoRubberBand);  // on only while Shift+drag
+}
+
+void XZoomChartView::setZoomAxis(NiceValueAxis* axis) {
+  axis_ = axis;
+  connect(axis_, &QValueAxis::rangeChanged, this, &XZoomChartView::visibleRangeChanged);
+}
+
+void XZoomChartView::setExtent(double min, double max) {
+  extent_min_ = min;
+  extent_max_ = max > min ? max : min + 1;
+  resetZoom();
+}
+
+std::pair<double, double> XZoomChartView::visibleRange() const {
+  return axis_ ? std::make_pair(axis_->min(), axis_->max()) : std::make_pair(extent_min_, extent_max_);
+}
+
+void XZoomChartView::setVisibleRange(double from, double to) {
+  if (!axis_) return;
+  const double full = extent_max_ - extent_min_;
+  const double span = std::clamp(to - from, full * kSmallestSpanFraction, full);
+  from = std::clamp(from, extent_min_, extent_max_ - span);
+  axis_->setNiceRange(from, from + span);
+}
+
+void XZoomChartView::resetZoom() { setVisibleRange(extent_min_, extent_max_); }
+
+void XZoomChartView::zoomAround(double factor, double anchor_x) {
+  if (!axis_ || !(factor > 0)) return;
+  const double anchor = valueAtX(anchor_x);
+  const auto [from, to] = visibleRange();
+  setVisibleRange(anchor - (anchor - from) / factor, anchor + (to - anchor) / factor);
+}
+
+double XZoomChartView::valueAtX(double view_x) const {
+  const QRectF plot = chart()->plotArea();
+  const QPointF scene = mapToScene(QPoint(static_cast<int>(view_x), 0));
+  const auto [from, to] = visibleRange();
+  if (plot.width() <= 0) return from;
+  return from + (scene.x() - plot.left()) / plot.width() * (to - from);
+}
+
+void XZoomChartView::hoverAt(const QPoint&, const QPoint&) {}
+
+void XZoomChartView::wheelEvent(QWheelEvent* event) {
+  const double notches = event->angleDelta().y() / 120.0;
+  if (notches == 0) return QChartView::wheelEvent(event);
+  zoomAround(std::pow(kWheelZoomPerNotch, notches), event->position().x());
+  event->accept();
+}
+
+void XZoomChartView::mousePressEvent(QMouseEvent* event) {
+  if (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ShiftModifier)) {
+    setRubberBand(QChartView::HorizontalRubberBand);  // QChartView draws it and zooms on release
+    return QChartView::mousePressEvent(event);
+  }
+  if (event->button() == Qt::LeftButton && axis_) {
+    panning_ = true;
+    pan_last_x_ = event->position().x();
+    setCursor(Qt::ClosedHandCursor);
+    event->accept();
+    return;
+  }
+  QChartView::mousePressEvent(event);
+}
+
+void XZoomChartView::mouseMoveEvent(QMouseEvent* event) {
+  if (panning_) {
+    const double dx = valueAtX(event->position().x()) - valueAtX(pan_last_x_);
+    pan_last_x_ = event->position().x();
+    const auto [from, to] = visibleRange();
+    setVisibleRange(from - dx, to - dx);
+    event->accept();
+    return;
+  }
+  QChartView::mouseMoveEvent(event);
+  if (!(event->buttons() & Qt::LeftButton)) hoverAt(event->position().toPoint(), event->globalPosition().toPoint());
+}
+
+void XZoomChartView::mouseReleaseEvent(QMouseEvent* event) {
+  if (panning_ && event->button() == Qt::LeftButton) {
+    panning_ = false;
+    unsetCursor();
+    event->accept();
+    return;
+  }
+  QChartView::mouseReleaseEvent(event);
+  setRubberBand(QChartView::NoRubberBand);
+}
+
+void XZoomChartView::mouseDoubleClickEvent(QMouseEvent* event) {
+  if (event->button() == Qt::LeftButton) {
+    resetZoom();
+    event->accept();
+    return;
+  }
+  QChartView::mouseDoubleClickEvent(event);
+}
+
+}  // namespace stepscope::views

@@ -1,0 +1,34 @@
+// The Benchmark tab: one row per configuration (phases as mean ± std, throughput, MFU, peak
+// memory), the phases as bars with their spread, and every measured step as a line.
+#pragma once
+
+#include "widgets/result_view.h"
+
+namespace stepscope::views {
+
+class BenchBarChartView;
+class BenchTableModel;
+class StepTimeChartView;
+class ResultTable;
+
+class BenchmarkView : public ResultView {
+  Q_OBJECT
+
+ public:
+  explicit BenchmarkView(QWidget* parent = nullptr);
+  void clear() override;
+  void add_outcome(const RunOutcome& outcome) override;
+  std::vector<NamedTable> tables() const override;
+  std::vector<NamedChart> charts() const override;
+  const BenchTableModel& model() const { return *model_; }
+
+ private:
+  void refresh_charts();
+
+  BenchTableModel* model_;
+  ResultTable* table_;
+  BenchBarChartView* bars_;
+  StepTimeChartView* steps_;
+};
+
+}  // namespace stepscope::views

@@ -1,0 +1,93 @@
+#include "widgets/result_table.h"
+
+#include <QApplication>
+#include <QChartView>
+#include <QClipboard>
+#include <QFileDialog>
+#include <QHeaderView>
+#include <QKeyEvent>
+#include <QMenu>
+#include <QMessageBox>
+#include <QSortFilterProxyModel>
+
+#include "charts/chart_export.h"
+#include "export/table_export.h"
+#include "models/roles.h"
+
+namespace stepscope::views {
+
+ResultTable::ResultTable(QAbstractItemModel* model, const QString& export_name, QSortFilterProxyModel* proxy,
+                         QWidget* parent)
+    : QTableView(parent), export_name_(export_name) {
+  if (!proxy) {
+    proxy = new QSortFilterProxyModel(this);
+    proxy->setSortRole(ExactValueRole);
+    proxy->setSortCaseSensitivity(Qt::CaseInsensitive);
+  }
+  proxy->setSourceModel(model);
+  setModel(proxy);
+  setSortingEnabled(true);
+  sortByColumn(-1, Qt::AscendingOrder);  // the model's own order until a header is clicked
+  setAlternatingRowColors(true);
+  setSelectionBehavior(QAbstractItemView::SelectRows);
+  setWordWrap(false);
+  setTextElideMode(Qt::ElideMiddle);
+  verticalHeader()->setVisible(false);
+  verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+  horizontalHeader()->setStretchLastSection(true);
+  horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+  horizontalHeader()->setHighlightSections(false);
+  setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(this, &QWidget::customContextMenuRequested, this, &ResultTable::show_menu);
+  // Fit the columns to their contents once rows arrive, then leave them to the user.
+  connect(model, &QAbstractItemModel::rowsInserted, this, [this] {
+    if (this->model()->rowCount() <= 64) resizeColumnsToContents();
+  });
+  connect(model, &QAbstractItemModel::modelReset, this, [this] { resizeColumnsToContents(); });
+}
+
+const QAbstractItemModel* ResultTable::shown_model() const { return model(); }
+
+void ResultTable::copy_selection() const {
+  const QString text = selection_to_tsv(*model(), selectionModel()->selectedIndexes());
+  if (!text.isEmpty()) QApplication::clipboard()->setText(text);
+}
+
+void ResultTable::keyPressEvent(QKeyEvent* event) {
+  if (event->matches(QKeySequence::Copy)) {
+    copy_selection();
+    return;
+  }
+  QTableView::keyPressEvent(event);
+}
+
+void ResultTable::show_menu(const QPoint& at) {
+  QMenu menu(this);
+  menu.addAction(tr("Copy"), this, [this] { copy_selection(); }, QKeySequence::Copy);
+  menu.addAction(tr("Select all"), this, [this] { selectAll(); });
+  menu.addSeparator();
+  menu.addAction(tr("Export CSV..."), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export table"), export_name_ + ".csv", "CSV (*.csv)");
+    if (path.isEmpty()) return;
+    QString error;
+    if (!write_table_csv(*model(), path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+  });
+  menu.exec(viewport()->mapToGlobal(at));
+}
+
+void add_png_export_menu(QChartView* view, const QString& export_name) {
+  view->setContextMenuPolicy(Qt::CustomContextMenu);
+  QObject::connect(view, &QWidget::customContextMenuRequested, view, [view, export_name](const QPoint& at) {
+    QMenu menu(view);
+    menu.addAction(QObject::tr("Save as PNG..."), view, [view, export_name] {
+      const QString path =
+          QFileDialog::getSaveFileName(view, QObject::tr("Save chart"), export_name + ".png", "PNG (*.png)");
+      if (path.isEmpty()) return;
+      QString error;
+      if (!save_chart_png(*view, path, &error)) QMessageBox::warning(view, QObject::tr("Save failed"), error);
+    });
+    menu.exec(view->mapToGlobal(at));
+  });
+}
+
+}  // namespace stepscope::views

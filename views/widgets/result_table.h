@@ -1,0 +1,36 @@
+// A table as every tab shows one: sortable by exact values, copy (Ctrl+C) of the selection
+// as tab-separated text, and Export CSV from its context menu.
+#pragma once
+
+#include <QTableView>
+
+class QChartView;
+class QSortFilterProxyModel;
+
+namespace stepscope::views {
+
+class ResultTable : public QTableView {
+  Q_OBJECT
+
+ public:
+  // Shows `model` through `proxy` when given (kept sortable), else through a plain proxy that
+  // sorts by ExactValueRole. `export_name` is the default CSV file name.
+  ResultTable(QAbstractItemModel* model, const QString& export_name, QSortFilterProxyModel* proxy = nullptr,
+              QWidget* parent = nullptr);
+
+  // What a CSV export writes: the rows as shown (sorted, filtered).
+  const QAbstractItemModel* shown_model() const;
+  void copy_selection() const;
+
+ protected:
+  void keyPressEvent(QKeyEvent* event) override;
+
+ private:
+  void show_menu(const QPoint& at);
+  QString export_name_;
+};
+
+// Gives a chart view a context menu with "Save as PNG...".
+void add_png_export_menu(QChartView* view, const QString& export_name);
+
+}  // namespace stepscope::views

@@ -1,0 +1,44 @@
+// A tab of the main window that presents run results. The window feeds every tab the same
+// outcomes, and exports what each tab names as its tables and charts.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+#include "profiling/kernel_profile.h"
+#include "widgets/run_outcome.h"
+
+class QAbstractItemModel;
+class QChartView;
+
+namespace stepscope::views {
+
+struct NamedTable {
+  QString name;  // file-name friendly: "kernels", "memory_peaks"
+  const QAbstractItemModel* model;
+};
+
+struct NamedChart {
+  QString name;
+  QChartView* view;
+};
+
+class ResultView : public QWidget {
+ public:
+  using QWidget::QWidget;
+  // A new run starts: forget the previous one.
+  virtual void clear() = 0;
+  // A configuration finished (or ran out of memory, or was cancelled).
+  virtual void add_outcome(const RunOutcome& outcome) = 0;
+  // The live kernel summary of the configuration in progress.
+  virtual void show_live_profile(std::shared_ptr<const profiling::KernelProfile> /*profile*/) {}
+  // Brings tables and charts up to date before an export (a hidden tab may draw lazily).
+  virtual void prepare_export() {}
+  virtual std::vector<NamedTable> tables() const = 0;
+  virtual std::vector<NamedChart> charts() const = 0;
+};
+
+}  // namespace stepscope::views

@@ -1,0 +1,17 @@
+#include "widgets/result_views.h"
+
+#include "widgets/benchmark_view.h"
+#include "widgets/kernels_view.h"
+#include "widgets/memory_view.h"
+#include "widgets/sweep_view.h"
+
+namespace stepscope::views {
+
+std::vector<std::pair<QString, ResultView*>> make_result_views() {
+  return {{QObject::tr("Benchmark"), new BenchmarkView},
+          {QObject::tr("Kernels"), new KernelsView},
+          {QObject::tr("Memory"), new MemoryView},
+          {QObject::tr("Sweep"), new SweepView}};
+}
+
+}  // namespace stepscope::views
