@@ -34,14 +34,23 @@ GuiOptions parse_gui_options(const std::vector<std::string>& args) {
     } else if (arg == "--help" || arg == "-h") {
       o.help = true;
     } else if (take_value(args, i, "--export", o.export_dir) || take_value(args, i, "--screenshot", o.screenshot_path) ||
-               take_value(args, i, "--history", o.history_path)) {
+               take_value(args, i, "--history", o.history_path) || take_value(args, i, "--open-run", o.open_run) ||
+               take_value(args, i, "--open-file", o.open_file)) {
     } else {
       run_flags.push_back(arg);
     }
   }
   o.configured = !run_flags.empty();
   o.bench = cli::parse_bench_options(run_flags);
-  if (o.quit && !o.run) throw cli::CliError("--quit needs --run (there would be nothing to wait for)");
+  const bool opens = !o.open_run.empty() || !o.open_file.empty();
+  if (o.quit && !o.run && !opens) {
+    throw cli::CliError("--quit needs --run, --open-run or --open-file (there would be nothing to wait for)");
+  }
+  if (o.run && opens) throw cli::CliError("--run and --open-run/--open-file exclude each other");
+  if (!o.open_run.empty() && o.open_run != "latest" &&
+      o.open_run.find_first_not_of("0123456789") != std::string::npos) {
+    throw cli::CliError("--open-run takes a run id or 'latest', not '" + o.open_run + "'");
+  }
   return o;
 }
 
@@ -56,8 +65,11 @@ std::string gui_usage() {
          "  --export DIR       when the run ends, write every table as CSV, every chart as PNG and the\n"
          "                     window showing each tab (window_<tab>.png) into DIR\n"
          "  --screenshot FILE  when the run ends, save the main window as a PNG\n"
-         "  --quit             exit when the run ends (needs --run); status 0 when every configuration ran\n"
+         "  --quit             exit when the run ends or the opened run is shown and exported; status 0\n"
+         "                     when every configuration ran\n"
          "  --history FILE     the run-history database (default: in the user's data directory)\n"
+         "  --open-run ID      show a stored run (an id from the History dock, or 'latest') instead of running\n"
+         "  --open-file FILE   show a run file saved from the History dock\n"
          "\n"
          "Without a display, run with QT_QPA_PLATFORM=offscreen, or use stepscope-cli bench.\n";
 }

@@ -17,6 +17,8 @@ struct GuiOptions {
   std::string screenshot_path;  // --screenshot FILE: the main window, after the run
   bool quit = false;            // --quit: exit when done (status 0 when every configuration ran)
   std::string history_path;     // --history FILE: the run-history database (default: user data dir)
+  std::string open_run;         // --open-run ID|latest: show a stored run instead of running
+  std::string open_file;        // --open-file FILE: show a run file (as saved from the history)
   bool help = false;
 };
 

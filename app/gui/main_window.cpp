@@ -4,7 +4,9 @@
 #include <QApplication>
 #include <QChartView>
 #include <QCloseEvent>
+#include <QDateTime>
 #include <QDir>
+#include <QFileInfo>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QLabel>
@@ -17,6 +19,7 @@
 #include <QTimer>
 
 #include "charts/chart_export.h"
+#include "gui/history_dock.h"
 #include "export/table_export.h"
 #include "runners/device_backend.h"
 #include "widgets/result_views.h"
@@ -44,7 +47,7 @@ QString eta_text(double seconds) {
 
 }  // namespace
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(tr("Stepscope"));
   setObjectName("mainWindow");
   panel_ = new views::RunPanel;
@@ -56,6 +59,27 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   dock->setWidget(panel_);
   dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
   addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+  const QString history_file = history_path.isEmpty() ? history::default_history_path() : history_path;
+  const bool history_ok = history_.open(history_file, &history_error_);
+  history_dock_ = new HistoryDock(history_);
+  auto* history_dock = new QDockWidget(tr("History"), this);
+  history_dock->setObjectName("historyDock");
+  history_dock->setWidget(history_dock_);
+  addDockWidget(Qt::LeftDockWidgetArea, history_dock);
+  tabifyDockWidget(dock, history_dock);
+  dock->raise();
+  connect(history_dock_, &HistoryDock::open_requested, this, [this](int64_t run) {
+    QString error;
+    if (!open_run(run, &error)) QMessageBox::warning(this, tr("Cannot open the run"), error);
+  });
+  connect(history_dock_, &HistoryDock::save_requested, this, [this](int64_t run) { save_run_file(run); });
+  connect(history_dock_, &HistoryDock::open_file_requested, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a run file"), {}, tr("Stepscope runs (*.json)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!open_run_file(path, &error)) QMessageBox::warning(this, tr("Cannot open the file"), error);
+  });
 
   tabs_ = new QTabWidget;
   tabs_->setObjectName("resultTabs");
@@ -80,6 +104,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(memory_timer, &QTimer::timeout, this, [this] { update_memory_status(); });
   memory_timer->start(1000);
   update_memory_status();
+  if (!history_ok) {
+    // Runs still work; they are just not kept.
+    progress_label_->setText(tr("History off: %1").arg(history_error_));
+  }
 
   build_menus();
   connect(panel_, &views::RunPanel::run_requested, this, [this](const BenchConfig& c) { run({c}); });
@@ -138,6 +166,17 @@ void MainWindow::run(const std::vector<BenchConfig>& configs) {
   progress_->setVisible(true);
   progress_->setRange(0, 0);
   progress_label_->setText(tr("Starting %1").arg(QString::fromStdString(describe(configs.front()))));
+  history_run_ = 0;
+  if (history_.is_open()) {
+    RunEnvironment environment{STEPSCOPE_VERSION, runtime_versions(), "stepscope (desktop)",
+                               QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString()};
+    QString label = QString::fromStdString(describe(configs.front()));
+    if (configs.size() > 1) label = tr("sweep of %1: %2, ...").arg(configs.size()).arg(label);
+    QString error;
+    history_run_ = history_.begin_run(environment, label, QString::fromStdString(configs.front().device), &error);
+    if (history_run_ == 0) progress_label_->setText(tr("Not kept in the history: %1").arg(error));
+    history_dock_->refresh();
+  }
   controller_.start(configs);
 }
 
@@ -158,6 +197,13 @@ void MainWindow::on_progress(const RunProgress& p) {
 void MainWindow::on_outcome(const views::RunOutcome& outcome) {
   outcomes_.push_back(outcome);
   if (outcome.result->status == RunStatus::failed) failed_ = true;
+  if (history_run_ != 0) {
+    QString error;
+    if (!history_.add_entry(history_run_, {*outcome.result, outcome.timeline}, &error)) {
+      statusBar()->showMessage(tr("Not kept in the history: %1").arg(error), 10000);
+    }
+    history_dock_->refresh();
+  }
   for (auto* view : views_) view->add_outcome(outcome);
 }
 
@@ -171,6 +217,17 @@ void MainWindow::on_finished(bool cancelled, const QString& error) {
     progress_label_->setText(tr("Cancelled; %1 configuration(s) kept").arg(outcomes_.size()));
   } else {
     progress_label_->setText(tr("Done: %1 configuration(s)").arg(outcomes_.size()));
+  }
+  if (history_run_ != 0) {
+    const auto state = !error.isEmpty() || failed_ ? history::RunState::failed
+                       : cancelled                  ? history::RunState::cancelled
+                                                    : history::RunState::complete;
+    QString history_error;
+    if (!history_.finish_run(history_run_, state, &history_error)) {
+      statusBar()->showMessage(tr("History: %1").arg(history_error), 10000);
+    }
+    history_run_ = 0;
+    history_dock_->refresh();
   }
   emit run_finished(!cancelled && error.isEmpty() && !failed_);
 }
@@ -210,6 +267,81 @@ bool MainWindow::save_screenshot(const QString& path, QString* error) {
     return false;
   }
   return true;
+}
+
+bool MainWindow::open_run(int64_t run, QString* error) {
+  if (controller_.is_running()) {
+    if (error) *error = tr("a run is in progress");
+    return false;
+  }
+  if (!history_.is_open()) {
+    if (error) *error = history_error_;
+    return false;
+  }
+  if (run == 0) {
+    const auto runs = history_.runs();
+    if (runs.empty()) {
+      if (error) *error = tr("the history holds no runs");
+      return false;
+    }
+    run = runs.front().id;
+  }
+  const auto record = history_.load(run, error);
+  if (!record) return false;
+  show_record(*record, tr("run %1 from the history").arg(run));
+  return true;
+}
+
+bool MainWindow::open_run_file(const QString& path, QString* error) {
+  if (controller_.is_running()) {
+    if (error) *error = tr("a run is in progress");
+    return false;
+  }
+  try {
+    const RunRecord record = read_run_record_file(path.toStdString());
+    show_record(record, path);
+    if (history_.is_open()) {
+      QString ignored;
+      history_.import_record(record, tr("opened from %1").arg(QFileInfo(path).fileName()), &ignored);
+      history_dock_->refresh();
+    }
+    return true;
+  } catch (const RunRecordError& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
+}
+
+void MainWindow::show_record(const RunRecord& record, const QString& source) {
+  for (auto* view : views_) view->clear();
+  outcomes_.clear();
+  for (const auto& entry : record.entries) {
+    views::RunOutcome outcome{std::make_shared<const BenchResult>(entry.result), entry.timeline, nullptr};
+    outcomes_.push_back(outcome);
+    for (auto* view : views_) view->add_outcome(outcome);
+  }
+  if (!record.entries.empty()) panel_->set_config(record.entries.front().result.config);
+  progress_label_->setText(tr("Showing %1 (%2 configuration(s), started %3)")
+                               .arg(source)
+                               .arg(record.entries.size())
+                               .arg(QString::fromStdString(record.environment.started_at)));
+}
+
+void MainWindow::save_run_file(int64_t run) {
+  QString error;
+  const auto record = history_.load(run, &error);
+  if (!record) {
+    QMessageBox::warning(this, tr("Cannot save the run"), error);
+    return;
+  }
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save the run to a file"), "stepscope-run.json",
+                                                    tr("Stepscope runs (*.json)"));
+  if (path.isEmpty()) return;
+  try {
+    write_run_record_file(path.toStdString(), *record);
+  } catch (const RunRecordError& e) {
+    QMessageBox::warning(this, tr("Cannot save the run"), QString::fromStdString(e.what()));
+  }
 }
 
 bool MainWindow::save_tab_screenshots(const QString& dir, QString* error) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gui/run_controller.h"
+#include "history/run_history.h"
 #include "widgets/result_view.h"
 
 class QLabel;
@@ -24,7 +25,8 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
 
  public:
-  explicit MainWindow(QWidget* parent = nullptr);
+  // `history_path`: the run-history database (empty: the user's data directory).
+  explicit MainWindow(const QString& history_path = {}, QWidget* parent = nullptr);
   ~MainWindow() override;
 
   views::RunPanel& run_panel() { return *panel_; }
@@ -38,6 +40,10 @@ class MainWindow : public QMainWindow {
   // The window once per result tab, as DIR/window_<tab>.png; the current tab is restored.
   bool save_tab_screenshots(const QString& dir, QString* error);
   const std::vector<views::RunOutcome>& outcomes() const { return outcomes_; }
+  // Shows a stored run (0: the newest) or a run file in the result tabs; false with `error`.
+  bool open_run(int64_t run, QString* error);
+  bool open_run_file(const QString& path, QString* error);
+  history::RunHistory& history() { return history_; }
 
  signals:
   // The run ended: every configuration ran (`complete`), or it was cancelled or failed.
@@ -52,8 +58,14 @@ class MainWindow : public QMainWindow {
   void on_outcome(const views::RunOutcome& outcome);
   void on_finished(bool cancelled, const QString& error);
   void update_memory_status();
+  void show_record(const RunRecord& record, const QString& source);
+  void save_run_file(int64_t run);
 
   RunController controller_;
+  history::RunHistory history_;
+  class HistoryDock* history_dock_ = nullptr;
+  int64_t history_run_ = 0;  // the run being recorded
+  QString history_error_;    // why the history could not be opened
   views::RunPanel* panel_;
   QTabWidget* tabs_;
   std::vector<views::ResultView*> views_;

@@ -48,11 +48,11 @@ int main(int argc, char** argv) {
   QApplication::setOrganizationName("Stepscope");
   QApplication::setApplicationName("Stepscope");
   QApplication::setApplicationVersion(STEPSCOPE_VERSION);
-  gui::MainWindow window;
+  gui::MainWindow window(QString::fromStdString(options.history_path));
   if (!configs.empty()) window.run_panel().set_config(configs.front());
   window.show();
   int status = 0;
-  QObject::connect(&window, &gui::MainWindow::run_finished, &window, [&](bool complete) {
+  const auto finish = [&](bool complete) {
     QString error;
     const QString export_dir = QString::fromStdString(options.export_dir);
     if (!options.export_dir.empty() &&
@@ -67,9 +67,20 @@ int main(int argc, char** argv) {
     }
     status = complete ? 0 : 1;
     if (options.quit) QApplication::exit(status);
-  });
+  };
+  QObject::connect(&window, &gui::MainWindow::run_finished, &window, finish);
   if (options.run && !configs.empty()) {
     QTimer::singleShot(0, &window, [&] { window.run(configs); });
+  }
+  if (!options.open_run.empty() || !options.open_file.empty()) {
+    QTimer::singleShot(0, &window, [&] {
+      QString error;
+      const bool opened = !options.open_file.empty()
+                              ? window.open_run_file(QString::fromStdString(options.open_file), &error)
+                              : window.open_run(options.open_run == "latest" ? 0 : std::stoll(options.open_run), &error);
+      if (!opened) std::cerr << "stepscope: " << error.toStdString() << '\n';
+      finish(opened);
+    });
   }
   const int code = QApplication::exec();
   return options.quit ? status : code;

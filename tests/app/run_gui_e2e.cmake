@@ -1,24 +1,29 @@
 # The real application, end to end: under Xvfb when it is installed (offscreen otherwise) it
 # runs a tiny CPU sweep with both profilers, exports every table and chart, saves a
 # screenshot and quits; the exported numbers are checked against the model's own sizes.
+# A second start reopens the run from the history and must export the same tables.
 file(REMOVE_RECURSE ${WORKDIR})
 file(MAKE_DIRECTORY ${WORKDIR})
-set(run ${APP} --model tiny --context 32 --batch 2 --mode forward,train --warmup 1 --steps 2
-        --profile kernels,memory --run --export ${WORKDIR}/export --screenshot ${WORKDIR}/window.png --quit)
+set(history ${WORKDIR}/history.sqlite)
 find_program(XVFB_RUN xvfb-run)
-if(XVFB_RUN)
-  set(command ${XVFB_RUN} -a -s "-screen 0 1600x1000x24" ${run})
-  set(ENV{QT_QPA_PLATFORM} xcb)
-else()
-  set(command ${run})
-  set(ENV{QT_QPA_PLATFORM} offscreen)
-endif()
 set(ENV{XDG_CONFIG_HOME} ${WORKDIR}/config)  # a fresh window layout, not the user's
 set(ENV{XDG_DATA_HOME} ${WORKDIR}/data)
-execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 600)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "stepscope exited ${rc}\nstdout: ${out}\nstderr: ${err}")
-endif()
+function(run_app)
+  if(XVFB_RUN)
+    set(command ${XVFB_RUN} -a -s "-screen 0 1600x1000x24" ${APP} ${ARGN})
+    set(ENV{QT_QPA_PLATFORM} xcb)
+  else()
+    set(command ${APP} ${ARGN})
+    set(ENV{QT_QPA_PLATFORM} offscreen)
+  endif()
+  execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 600)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "stepscope ${ARGN} exited ${rc}\nstdout: ${out}\nstderr: ${err}")
+  endif()
+  set(err "${err}" PARENT_SCOPE)
+endfunction()
+run_app(--history ${history} --model tiny --context 32 --batch 2 --mode forward,train --warmup 1 --steps 2
+        --profile kernels,memory --run --export ${WORKDIR}/export --screenshot ${WORKDIR}/window.png --quit)
 
 foreach(name benchmark.csv kernels.csv kernel_categories.csv gpu_steps.csv memory_peaks.csv
              largest_allocations.csv memory_timeline.png)
@@ -47,5 +52,15 @@ foreach(png ${WORKDIR}/window.png ${WORKDIR}/export/memory_timeline.png)
   file(SIZE ${png} bytes)
   if(NOT signature STREQUAL "89504e470d0a1a0a" OR bytes LESS 10000)
     message(FATAL_ERROR "${png} is not a real PNG (${bytes} bytes, signature ${signature})")
+  endif()
+endforeach()
+
+# Reopened from the history: the same tables, number for number.
+run_app(--history ${history} --open-run latest --export ${WORKDIR}/reopened --quit)
+foreach(name benchmark.csv kernels.csv memory_peaks.csv largest_allocations.csv sweep.csv)
+  file(READ ${WORKDIR}/export/${name} first)
+  file(READ ${WORKDIR}/reopened/${name} again)
+  if(NOT first STREQUAL again)
+    message(FATAL_ERROR "${name} differs after reopening the run:\n${first}\n---\n${again}")
   endif()
 endforeach()

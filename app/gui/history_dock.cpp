@@ -1,0 +1,82 @@
+#include "gui/history_dock.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace stepscope::gui {
+
+HistoryDock::HistoryDock(history::RunHistory& history, QWidget* parent) : QWidget(parent), history_(history) {
+  filter_ = new QLineEdit;
+  filter_->setPlaceholderText(tr("Filter runs (model, device, state)"));
+  filter_->setClearButtonEnabled(true);
+  model_ = new QStandardItemModel(this);
+  table_ = new QTableView;
+  table_->setObjectName("historyTable");
+  table_->setModel(model_);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->verticalHeader()->setVisible(false);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  auto* open = new QPushButton(tr("Open"));
+  auto* remove = new QPushButton(tr("Delete"));
+  auto* save = new QPushButton(tr("Save to file..."));
+  auto* open_file = new QPushButton(tr("Open file..."));
+  auto* buttons = new QHBoxLayout;
+  for (auto* b : {open, remove, save, open_file}) buttons->addWidget(b);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(filter_);
+  layout->addWidget(table_, 1);
+  layout->addLayout(buttons);
+
+  connect(filter_, &QLineEdit::textChanged, this, [this] { refresh(); });
+  connect(open, &QPushButton::clicked, this, [this] {
+    if (const int64_t run = selected_run()) emit open_requested(run);
+  });
+  connect(table_, &QTableView::doubleClicked, this, [this] {
+    if (const int64_t run = selected_run()) emit open_requested(run);
+  });
+  connect(remove, &QPushButton::clicked, this, [this] { remove_selected(); });
+  connect(save, &QPushButton::clicked, this, [this] {
+    if (const int64_t run = selected_run()) emit save_requested(run);
+  });
+  connect(open_file, &QPushButton::clicked, this, &HistoryDock::open_file_requested);
+  refresh();
+}
+
+void HistoryDock::refresh() {
+  model_->clear();
+  model_->setHorizontalHeaderLabels({tr("Started (UTC)"), tr("State"), tr("Configs"), tr("Device"), tr("Run")});
+  if (!history_.is_open()) return;
+  for (const auto& run : history_.runs(filter_->text())) {
+    QList<QStandardItem*> row{new QStandardItem(run.started_at), new QStandardItem(history::to_text(run.state)),
+                              new QStandardItem(QString::number(run.configurations)), new QStandardItem(run.device),
+                              new QStandardItem(run.label)};
+    row.front()->setData(QVariant::fromValue(run.id), Qt::UserRole);
+    model_->appendRow(row);
+  }
+  table_->resizeColumnsToContents();
+}
+
+int64_t HistoryDock::selected_run() const {
+  const auto rows = table_->selectionModel()->selectedRows();
+  if (rows.isEmpty()) return 0;
+  return model_->item(rows.front().row(), 0)->data(Qt::UserRole).toLongLong();
+}
+
+void HistoryDock::remove_selected() {
+  const int64_t run = selected_run();
+  if (run == 0) return;
+  if (QMessageBox::question(this, tr("Delete run"), tr("Delete this run from the history?")) != QMessageBox::Yes) return;
+  QString error;
+  if (!history_.remove(run, &error)) QMessageBox::warning(this, tr("Delete failed"), error);
+  refresh();
+}
+
+}  // namespace stepscope::gui

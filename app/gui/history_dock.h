@@ -1,0 +1,38 @@
+// The run history in a dock: every stored run with its state, a filter, and Open, Delete,
+// Save to file and Open file. Opening a run shows it in the result tabs as if it just ran.
+#pragma once
+
+#include <QWidget>
+
+#include "history/run_history.h"
+
+class QLineEdit;
+class QStandardItemModel;
+class QTableView;
+
+namespace stepscope::gui {
+
+class HistoryDock : public QWidget {
+  Q_OBJECT
+
+ public:
+  HistoryDock(history::RunHistory& history, QWidget* parent = nullptr);
+  void refresh();
+  // The id of the selected run; 0 when none.
+  int64_t selected_run() const;
+
+ signals:
+  void open_requested(int64_t run);
+  void open_file_requested();
+  void save_requested(int64_t run);
+
+ private:
+  void remove_selected();
+
+  history::RunHistory& history_;
+  QLineEdit* filter_;
+  QStandardItemModel* model_;
+  QTableView* table_;
+};
+
+}  // namespace stepscope::gui

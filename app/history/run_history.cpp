@@ -1,0 +1,235 @@
+#include "history/run_history.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QStandardPaths>
+#include <QUuid>
+#include <QVariant>
+
+namespace stepscope::history {
+
+namespace {
+
+constexpr const char* kFormat = "stepscope-history";
+constexpr int kVersion = 1;
+
+QString sql_error(const QSqlQuery& query) { return query.lastError().text(); }
+
+// Runs `sql` (with positional values); false with `error` naming what failed.
+bool exec(QSqlDatabase db, const QString& sql, const QVariantList& values, QString* error, QSqlQuery* out = nullptr) {
+  QSqlQuery query(db);
+  if (!query.prepare(sql)) {
+    if (error) *error = QStringLiteral("%1: %2").arg(sql.section(' ', 0, 2), sql_error(query));
+    return false;
+  }
+  for (const QVariant& v : values) query.addBindValue(v);
+  if (!query.exec()) {
+    if (error) *error = QStringLiteral("%1: %2").arg(sql.section(' ', 0, 2), sql_error(query));
+    return false;
+  }
+  if (out) *out = std::move(query);
+  return true;
+}
+
+RunState state_from_text(const QString& text) {
+  for (RunState s : {RunState::incomplete, RunState::complete, RunState::cancelled, RunState::failed}) {
+    if (to_text(s) == text) return s;
+  }
+  return RunState::incomplete;
+}
+
+}  // namespace
+
+QString to_text(RunState state) {
+  switch (state) {
+    case RunState::incomplete: return QStringLiteral("incomplete");
+    case RunState::complete: return QStringLiteral("complete");
+    case RunState::cancelled: return QStringLiteral("cancelled");
+    case RunState::failed: return QStringLiteral("failed");
+  }
+  return QStringLiteral("incomplete");
+}
+
+QString default_history_path() {
+  const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+  return QDir(dir).filePath("history.sqlite");
+}
+
+RunHistory::RunHistory() : connection_(QUuid::createUuid().toString()) {}
+
+RunHistory::~RunHistory() {
+  { QSqlDatabase::database(connection_, false).close(); }
+  QSqlDatabase::removeDatabase(connection_);
+}
+
+bool RunHistory::is_open() const { return QSqlDatabase::database(connection_, false).isOpen(); }
+
+bool RunHistory::open(const QString& path, QString* error) {
+  if (!QSqlDatabase::isDriverAvailable("QSQLITE")) {
+    if (error) *error = QStringLiteral("the SQLite driver of Qt SQL is not installed (Debian: libqt6sql6-sqlite)");
+    return false;
+  }
+  const QFileInfo info(path);
+  if (!QDir().mkpath(info.absolutePath())) {
+    if (error) *error = QStringLiteral("cannot create the folder %1").arg(info.absolutePath());
+    return false;
+  }
+  const bool existed = info.exists() && info.size() > 0;
+  QSqlDatabase db = QSqlDatabase::contains(connection_) ? QSqlDatabase::database(connection_, false)
+                                                         : QSqlDatabase::addDatabase("QSQLITE", connection_);
+  db.close();
+  db.setDatabaseName(path);
+  if (!db.open()) {
+    if (error) *error = QStringLiteral("cannot open %1: %2").arg(path, db.lastError().text());
+    return false;
+  }
+  path_ = path;
+  const auto refuse = [&](const QString& why) {
+    db.close();
+    if (error) *error = QStringLiteral("%1 is not a Stepscope run history: %2").arg(path, why);
+    return false;
+  };
+  QSqlQuery query(db);
+  // Reading the schema is the first real access: a file that is not SQLite fails here.
+  if (!query.exec("SELECT name FROM sqlite_master WHERE type = 'table'")) return refuse(sql_error(query));
+  QStringList tables;
+  while (query.next()) tables << query.value(0).toString();
+  if (existed || !tables.isEmpty()) {
+    if (!tables.contains("meta")) return refuse(QStringLiteral("it has no Stepscope metadata"));
+    QString format, version;
+    if (!query.exec("SELECT key, value FROM meta")) return refuse(sql_error(query));
+    while (query.next()) {
+      if (query.value(0).toString() == "format") format = query.value(1).toString();
+      if (query.value(0).toString() == "version") version = query.value(1).toString();
+    }
+    if (format != kFormat) return refuse(QStringLiteral("its format is '%1'").arg(format));
+    if (version.toInt() > kVersion) {
+      return refuse(QStringLiteral("it is version %1, newer than this build reads (%2)").arg(version).arg(kVersion));
+    }
+    if (!query.exec("PRAGMA quick_check") || !query.next() || query.value(0).toString() != "ok") {
+      return refuse(QStringLiteral("the database is damaged (%1)").arg(query.value(0).toString()));
+    }
+    return true;
+  }
+  // A new history.
+  QString why;
+  const bool created =
+      db.transaction() && exec(db, "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)", {}, &why) &&
+      exec(db, "INSERT INTO meta VALUES ('format', ?), ('version', ?)", {kFormat, QString::number(kVersion)}, &why) &&
+      exec(db,
+           "CREATE TABLE runs (id INTEGER PRIMARY KEY, started_at TEXT, label TEXT, device TEXT, state TEXT, "
+           "environment TEXT)",
+           {}, &why) &&
+      exec(db,
+           "CREATE TABLE entries (run_id INTEGER REFERENCES runs(id) ON DELETE CASCADE, position INTEGER, "
+           "record TEXT, PRIMARY KEY (run_id, position))",
+           {}, &why) &&
+      db.commit();
+  if (!created) {
+    db.rollback();
+    if (error) *error = QStringLiteral("cannot create the history in %1: %2").arg(path, why);
+    return false;
+  }
+  return true;
+}
+
+int64_t RunHistory::begin_run(const RunEnvironment& environment, const QString& label, const QString& device,
+                              QString* error) {
+  QSqlDatabase db = QSqlDatabase::database(connection_, false);
+  QSqlQuery query;
+  const RunRecord empty{environment, {}};
+  if (!exec(db, "INSERT INTO runs (started_at, label, device, state, environment) VALUES (?, ?, ?, ?, ?)",
+            {QString::fromStdString(environment.started_at), label, device, to_text(RunState::incomplete),
+             QString::fromStdString(write_run_record(empty))},
+            error, &query)) {
+    return 0;
+  }
+  return query.lastInsertId().toLongLong();
+}
+
+bool RunHistory::add_entry(int64_t run, const RunRecordEntry& entry, QString* error) {
+  QSqlDatabase db = QSqlDatabase::database(connection_, false);
+  QSqlQuery count_query;
+  if (!exec(db, "SELECT COUNT(*) FROM entries WHERE run_id = ?", {QVariant::fromValue(run)}, error, &count_query) ||
+      !count_query.next()) {
+    return false;
+  }
+  const int position = count_query.value(0).toInt();
+  RunRecord one;
+  one.entries.push_back(entry);
+  return exec(db, "INSERT INTO entries (run_id, position, record) VALUES (?, ?, ?)",
+              {QVariant::fromValue(run), position, QString::fromStdString(write_run_record(one))}, error);
+}
+
+bool RunHistory::finish_run(int64_t run, RunState state, QString* error) {
+  return exec(QSqlDatabase::database(connection_, false), "UPDATE runs SET state = ? WHERE id = ?",
+              {to_text(state), QVariant::fromValue(run)}, error);
+}
+
+std::vector<RunSummary> RunHistory::runs(const QString& filter) const {
+  std::vector<RunSummary> out;
+  QSqlQuery query;
+  const QString like = "%" + filter + "%";
+  if (!exec(QSqlDatabase::database(connection_, false),
+            "SELECT r.id, r.started_at, r.label, r.device, r.state, (SELECT COUNT(*) FROM entries e WHERE e.run_id = "
+            "r.id) FROM runs r WHERE r.label LIKE ? OR r.device LIKE ? OR r.state LIKE ? ORDER BY r.id DESC",
+            {like, like, like}, nullptr, &query)) {
+    return out;
+  }
+  while (query.next()) {
+    out.push_back({query.value(0).toLongLong(), query.value(1).toString(), query.value(2).toString(),
+                   query.value(3).toString(), state_from_text(query.value(4).toString()), query.value(5).toInt()});
+  }
+  return out;
+}
+
+std::optional<RunRecord> RunHistory::load(int64_t run, QString* error) const {
+  QSqlDatabase db = QSqlDatabase::database(connection_, false);
+  QSqlQuery query;
+  if (!exec(db, "SELECT environment FROM runs WHERE id = ?", {QVariant::fromValue(run)}, error, &query)) {
+    return std::nullopt;
+  }
+  if (!query.next()) {
+    if (error) *error = QStringLiteral("run %1 is not in the history").arg(run);
+    return std::nullopt;
+  }
+  try {
+    RunRecord record = read_run_record(query.value(0).toString().toStdString());
+    if (!exec(db, "SELECT record FROM entries WHERE run_id = ? ORDER BY position", {QVariant::fromValue(run)}, error,
+              &query)) {
+      return std::nullopt;
+    }
+    while (query.next()) {
+      RunRecord one = read_run_record(query.value(0).toString().toStdString());
+      for (auto& entry : one.entries) record.entries.push_back(std::move(entry));
+    }
+    return record;
+  } catch (const RunRecordError& e) {
+    if (error) *error = QStringLiteral("run %1 cannot be read: %2").arg(run).arg(QString::fromStdString(e.what()));
+    return std::nullopt;
+  }
+}
+
+bool RunHistory::remove(int64_t run, QString* error) {
+  QSqlDatabase db = QSqlDatabase::database(connection_, false);
+  const bool ok = db.transaction() && exec(db, "DELETE FROM entries WHERE run_id = ?", {QVariant::fromValue(run)}, error) &&
+                  exec(db, "DELETE FROM runs WHERE id = ?", {QVariant::fromValue(run)}, error) && db.commit();
+  if (!ok) db.rollback();
+  return ok;
+}
+
+int64_t RunHistory::import_record(const RunRecord& record, const QString& label, QString* error) {
+  const QString device = record.entries.empty() ? QString()
+                                                : QString::fromStdString(record.entries.front().result.config.device);
+  const int64_t run = begin_run(record.environment, label, device, error);
+  if (run == 0) return 0;
+  for (const auto& entry : record.entries) {
+    if (!add_entry(run, entry, error)) return 0;
+  }
+  return finish_run(run, RunState::complete, error) ? run : 0;
+}
+
+}  // namespace stepscope::history

@@ -1,0 +1,63 @@
+// Every finished or cancelled run, kept in an SQLite database (Qt SQL) in the user's data
+// directory: configuration, environment and all results, as run records (io/run_record_json).
+// A run is written as it goes, one transaction per configuration, and marked incomplete until
+// it ends, so a crash mid-run loses nothing measured. A file that is not a Stepscope history
+// (another SQLite database, a corrupt file, something else) is refused with a message.
+#pragma once
+
+#include <QString>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "io/run_record_json.h"
+
+namespace stepscope::history {
+
+enum class RunState { incomplete, complete, cancelled, failed };
+QString to_text(RunState state);
+
+struct RunSummary {
+  int64_t id = 0;
+  QString started_at;  // ISO 8601, UTC
+  QString label;       // "tiny ctx 64 b 4 fp32 train" or "sweep: 12 configurations, 2.7B ..."
+  QString device;
+  RunState state = RunState::incomplete;
+  int configurations = 0;  // stored so far
+};
+
+class RunHistory {
+ public:
+  RunHistory();
+  ~RunHistory();
+  RunHistory(const RunHistory&) = delete;
+  RunHistory& operator=(const RunHistory&) = delete;
+
+  // Opens, creating it when missing; false with `error` saying why the file cannot be used.
+  bool open(const QString& path, QString* error);
+  bool is_open() const;
+  QString path() const { return path_; }
+
+  // A new run, incomplete until finish_run; 0 with `error` on failure.
+  int64_t begin_run(const RunEnvironment& environment, const QString& label, const QString& device, QString* error);
+  bool add_entry(int64_t run, const RunRecordEntry& entry, QString* error);
+  bool finish_run(int64_t run, RunState state, QString* error);
+
+  // Newest first; `filter` matches the label, device or state (case-insensitive substring).
+  std::vector<RunSummary> runs(const QString& filter = {}) const;
+  // The whole run; nothing with `error` when it is gone or its data cannot be read.
+  std::optional<RunRecord> load(int64_t run, QString* error) const;
+  bool remove(int64_t run, QString* error);
+  // A run record file (shared by someone) becomes a run of this history.
+  int64_t import_record(const RunRecord& record, const QString& label, QString* error);
+
+ private:
+  QString connection_;
+  QString path_;
+};
+
+// Where the history lives unless the user says otherwise.
+QString default_history_path();
+
+}  // namespace stepscope::history

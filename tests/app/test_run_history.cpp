@@ -1,0 +1,163 @@
+// The run-history database: runs kept as they go, read back whole, crash-safe, and foreign or
+// corrupt files refused with a message.
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "history/run_history.h"
+
+using namespace stepscope;
+using namespace stepscope::history;
+
+namespace {
+
+RunRecordEntry entry(const std::string& model, int64_t context, RunStatus status) {
+  RunRecordEntry e;
+  e.result.config.model = model_preset(model);
+  e.result.config.context = context;
+  e.result.status = status;
+  e.result.total.mean_ms = 12.5 * static_cast<double>(context);
+  e.result.peak_memory_bytes = 1000 + context;
+  if (status != RunStatus::ok) e.result.message = "CUDA out of memory";
+  auto timeline = std::make_shared<profiling::MemoryTimeline>();
+  timeline->baseline_bytes = 4096;
+  profiling::MemoryPoint point;
+  point.time_ns = 7;
+  point.allocated_bytes = 123456;
+  timeline->points.push_back(point);
+  e.timeline = timeline;
+  return e;
+}
+
+RunEnvironment environment() { return {"0.1.0", "LibTorch 1.13.1, CPU build", "stepscope (desktop)", "2026-11-21T12:00:00Z"}; }
+
+}  // namespace
+
+class RunHistoryTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void keepsRunsAndReadsThemBackWhole() {
+    QTemporaryDir dir;
+    RunHistory history;
+    QString error;
+    QVERIFY2(history.open(dir.filePath("h.sqlite"), &error), qPrintable(error));
+    const int64_t run = history.begin_run(environment(), "tiny sweep", "cpu", &error);
+    QVERIFY2(run > 0, qPrintable(error));
+    QVERIFY2(history.add_entry(run, entry("tiny", 32, RunStatus::ok), &error), qPrintable(error));
+    QVERIFY2(history.add_entry(run, entry("tiny", 64, RunStatus::out_of_memory), &error), qPrintable(error));
+    QVERIFY(history.finish_run(run, RunState::complete, &error));
+
+    const auto runs = history.runs();
+    QCOMPARE(runs.size(), size_t{1});
+    QCOMPARE(runs[0].label, QStringLiteral("tiny sweep"));
+    QCOMPARE(runs[0].state, RunState::complete);
+    QCOMPARE(runs[0].configurations, 2);
+    QCOMPARE(runs[0].started_at, QStringLiteral("2026-11-21T12:00:00Z"));
+
+    const auto record = history.load(run, &error);
+    QVERIFY2(record.has_value(), qPrintable(error));
+    QCOMPARE(record->environment.libtorch_version, std::string("LibTorch 1.13.1, CPU build"));
+    QCOMPARE(record->entries.size(), size_t{2});
+    QCOMPARE(record->entries[0].result.config.context, int64_t{32});
+    QCOMPARE(record->entries[0].result.total.mean_ms, 400.0);
+    QCOMPARE(record->entries[1].result.status, RunStatus::out_of_memory);
+    QCOMPARE(record->entries[1].result.message, std::string("CUDA out of memory"));
+    QVERIFY(record->entries[0].timeline);
+    QCOMPARE(record->entries[0].timeline->points.at(0).allocated_bytes, int64_t{123456});
+    QCOMPARE(record->entries[0].timeline->baseline_bytes, int64_t{4096});
+  }
+
+  void aRunCutShortStaysIncompleteWithWhatWasMeasured() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("h.sqlite");
+    QString error;
+    int64_t run = 0;
+    {
+      RunHistory history;
+      QVERIFY(history.open(path, &error));
+      run = history.begin_run(environment(), "interrupted", "cpu", &error);
+      QVERIFY(history.add_entry(run, entry("tiny", 32, RunStatus::ok), &error));
+      // The process ends here without finish_run.
+    }
+    RunHistory again;
+    QVERIFY2(again.open(path, &error), qPrintable(error));
+    const auto runs = again.runs();
+    QCOMPARE(runs.size(), size_t{1});
+    QCOMPARE(runs[0].state, RunState::incomplete);
+    QCOMPARE(runs[0].configurations, 1);
+    QVERIFY(again.load(run, &error).has_value());
+  }
+
+  void filterAndDelete() {
+    QTemporaryDir dir;
+    RunHistory history;
+    QString error;
+    QVERIFY(history.open(dir.filePath("h.sqlite"), &error));
+    const int64_t a = history.begin_run(environment(), "small ctx 256", "cuda:0", &error);
+    const int64_t b = history.begin_run(environment(), "tiny ctx 32", "cpu", &error);
+    QVERIFY(history.finish_run(b, RunState::cancelled, &error));
+    QCOMPARE(history.runs("small").size(), size_t{1});
+    QCOMPARE(history.runs("cancelled").front().id, b);
+    QCOMPARE(history.runs().front().id, b);  // newest first
+    QVERIFY(history.remove(a, &error));
+    QCOMPARE(history.runs().size(), size_t{1});
+    QVERIFY(!history.load(a, &error).has_value());
+    QVERIFY2(error.contains("not in the history"), qPrintable(error));
+  }
+
+  void importsARunFile() {
+    QTemporaryDir dir;
+    RunHistory history;
+    QString error;
+    QVERIFY(history.open(dir.filePath("h.sqlite"), &error));
+    RunRecord record{environment(), {entry("mini", 128, RunStatus::ok)}};
+    const int64_t run = history.import_record(record, "from a colleague", &error);
+    QVERIFY2(run > 0, qPrintable(error));
+    QCOMPARE(history.load(run, &error)->entries.front().result.config.model.name, std::string("mini"));
+  }
+
+  void refusesCorruptAndForeignFiles() {
+    QTemporaryDir dir;
+    QString error;
+    {
+      QFile garbage(dir.filePath("garbage.sqlite"));
+      QVERIFY(garbage.open(QIODevice::WriteOnly));
+      garbage.write(QByteArray(4096, 'x'));
+    }
+    RunHistory history;
+    QVERIFY(!history.open(dir.filePath("garbage.sqlite"), &error));
+    QVERIFY2(error.contains("not a Stepscope run history"), qPrintable(error));
+    QVERIFY(!history.is_open());
+
+    {  // another program's SQLite database
+      QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "foreign");
+      db.setDatabaseName(dir.filePath("foreign.sqlite"));
+      QVERIFY(db.open());
+      QSqlQuery(db).exec("CREATE TABLE songs (title TEXT)");
+      db.close();
+    }
+    QSqlDatabase::removeDatabase("foreign");
+    QVERIFY(!history.open(dir.filePath("foreign.sqlite"), &error));
+    QVERIFY2(error.contains("no Stepscope metadata"), qPrintable(error));
+
+    {  // a history written by a newer Stepscope
+      RunHistory newer;
+      QVERIFY(newer.open(dir.filePath("newer.sqlite"), &error));
+    }
+    {
+      QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "bump");
+      db.setDatabaseName(dir.filePath("newer.sqlite"));
+      QVERIFY(db.open());
+      QVERIFY(QSqlQuery(db).exec("UPDATE meta SET value = '99' WHERE key = 'version'"));
+      db.close();
+    }
+    QSqlDatabase::removeDatabase("bump");
+    QVERIFY(!history.open(dir.filePath("newer.sqlite"), &error));
+    QVERIFY2(error.contains("version 99"), qPrintable(error));
+  }
+};
+
+QTEST_GUILESS_MAIN(RunHistoryTest)
+#include "test_run_history.moc"
