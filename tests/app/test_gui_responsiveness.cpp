@@ -7,6 +7,7 @@
 #include <QTimer>
 
 #include "gui/main_window.h"
+#include "widgets/run_panel.h"
 #include "runners/bench_sweep.h"
 
 using namespace stepscope;
@@ -51,6 +52,29 @@ class GuiResponsivenessTest : public QObject {
     QCOMPARE(finished.first().first().toBool(), true);
     QCOMPARE(window.outcomes().size(), size_t{2});
     QVERIFY2(longest <= 50, qPrintable(QStringLiteral("the event loop stalled for %1 ms").arg(longest)));
+  }
+
+  void cancelStopsWithinAStepAndKeepsWhatWasMeasured() {
+    gui::MainWindow window;
+    BenchConfig c;
+    c.model = model_preset("tiny");
+    c.context = 64;
+    c.warmup_steps = 1;
+    c.measured_steps = 10000;  // far longer than the test waits
+    QSignalSpy finished(&window, &gui::MainWindow::run_finished);
+    window.run({c});
+    QTest::qWait(1500);  // a few measured steps of about 0.25 s each
+    QElapsedTimer clock;
+    clock.start();
+    window.run_panel().cancel_requested();
+    QVERIFY(finished.wait(10000));
+    qInfo("cancelled run ended %lld ms after Cancel", static_cast<long long>(clock.elapsed()));
+    QCOMPARE(finished.first().first().toBool(), false);  // not complete
+    QCOMPARE(window.outcomes().size(), size_t{1});
+    const BenchResult& r = *window.outcomes().front().result;
+    QCOMPARE(r.status, RunStatus::cancelled);
+    QVERIFY2(!r.steps.empty() && r.steps.size() < 10000, qPrintable(QString::number(r.steps.size())));
+    QVERIFY(r.total.count == static_cast<int>(r.steps.size()));
   }
 };
 

@@ -47,8 +47,9 @@ class RunPanelTest : public QObject {
     panel.set_devices({{"cpu", "CPU", -1}, {"cuda:0", "Small GPU", int64_t{1} << 30}});
     BenchConfig c;
     c.model = model_preset("2.7B");
-    c.device = "cuda:0";
+    c.device = "cuda";  // the first GPU
     panel.set_config(c);
+    QCOMPARE(QString::fromStdString(panel.config()->device), QStringLiteral("cuda:0"));
     QVERIFY(!panel.fits_device());
     QVERIFY2(panel.estimate_text().contains("will not fit Small GPU"), qPrintable(panel.estimate_text()));
     c.device = "cpu";

@@ -25,6 +25,7 @@ BenchmarkView::BenchmarkView(QWidget* parent) : ResultView(parent) {
   splitter->addWidget(charts);
   splitter->setStretchFactor(0, 1);
   splitter->setStretchFactor(1, 2);
+  splitter->setSizes({160, 480});  // a few rows of table; the charts get the room
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(splitter, 1);
 }

@@ -173,7 +173,9 @@ void RunPanel::set_config(const BenchConfig& c) {
   }
   precision_->setCurrentIndex(precision_->findData(static_cast<int>(c.precision)));
   mode_->setCurrentIndex(mode_->findData(static_cast<int>(c.mode)));
-  const int device = device_->findData(QString::fromStdString(c.device));
+  // "cuda" is the first GPU, as the engine reads it.
+  const std::string device_id = c.device == "cuda" ? "cuda:0" : c.device;
+  const int device = device_->findData(QString::fromStdString(device_id));
   if (device >= 0) device_->setCurrentIndex(device);
   profile_kernels_->setChecked(c.profile_kernels);
   profile_memory_->setChecked(c.profile_memory);
