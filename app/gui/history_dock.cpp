@@ -1,6 +1,8 @@
 #include "gui/history_dock.h"
 
 #include <QHBoxLayout>
+
+#include <algorithm>
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -20,7 +22,7 @@ HistoryDock::HistoryDock(history::RunHistory& history, QWidget* parent) : QWidge
   table_->setObjectName("historyTable");
   table_->setModel(model_);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->setSelectionMode(QAbstractItemView::ExtendedSelection);  // two runs to compare
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->verticalHeader()->setVisible(false);
   table_->horizontalHeader()->setStretchLastSection(true);
@@ -28,8 +30,10 @@ HistoryDock::HistoryDock(history::RunHistory& history, QWidget* parent) : QWidge
   auto* remove = new QPushButton(tr("Delete"));
   auto* save = new QPushButton(tr("Save to file..."));
   auto* open_file = new QPushButton(tr("Open file..."));
+  auto* compare = new QPushButton(tr("Compare"));
+  compare->setToolTip(tr("Select two runs (Ctrl+click) to see them side by side"));
   auto* buttons = new QHBoxLayout;
-  for (auto* b : {open, remove, save, open_file}) buttons->addWidget(b);
+  for (auto* b : {open, compare, remove, save, open_file}) buttons->addWidget(b);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(filter_);
   layout->addWidget(table_, 1);
@@ -47,6 +51,15 @@ HistoryDock::HistoryDock(history::RunHistory& history, QWidget* parent) : QWidge
     if (const int64_t run = selected_run()) emit save_requested(run);
   });
   connect(open_file, &QPushButton::clicked, this, &HistoryDock::open_file_requested);
+  connect(compare, &QPushButton::clicked, this, [this] {
+    const auto runs = selected_runs();
+    if (runs.size() != 2) {
+      QMessageBox::information(this, tr("Compare"), tr("Select exactly two runs (Ctrl+click)."));
+      return;
+    }
+    // The older run is A.
+    emit compare_requested(std::min(runs[0], runs[1]), std::max(runs[0], runs[1]));
+  });
   refresh();
 }
 
@@ -65,9 +78,16 @@ void HistoryDock::refresh() {
 }
 
 int64_t HistoryDock::selected_run() const {
-  const auto rows = table_->selectionModel()->selectedRows();
-  if (rows.isEmpty()) return 0;
-  return model_->item(rows.front().row(), 0)->data(Qt::UserRole).toLongLong();
+  const auto runs = selected_runs();
+  return runs.empty() ? 0 : runs.front();
+}
+
+std::vector<int64_t> HistoryDock::selected_runs() const {
+  std::vector<int64_t> runs;
+  for (const auto& row : table_->selectionModel()->selectedRows()) {
+    runs.push_back(model_->item(row.row(), 0)->data(Qt::UserRole).toLongLong());
+  }
+  return runs;
 }
 
 void HistoryDock::remove_selected() {

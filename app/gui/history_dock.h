@@ -4,6 +4,8 @@
 
 #include <QWidget>
 
+#include <vector>
+
 #include "history/run_history.h"
 
 class QLineEdit;
@@ -18,13 +20,15 @@ class HistoryDock : public QWidget {
  public:
   HistoryDock(history::RunHistory& history, QWidget* parent = nullptr);
   void refresh();
-  // The id of the selected run; 0 when none.
+  // The id of the selected run (the first, with two selected); 0 when none.
   int64_t selected_run() const;
+  std::vector<int64_t> selected_runs() const;
 
  signals:
   void open_requested(int64_t run);
   void open_file_requested();
   void save_requested(int64_t run);
+  void compare_requested(int64_t a, int64_t b);
 
  private:
   void remove_selected();

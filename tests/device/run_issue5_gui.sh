@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The desktop application on a GPU machine, which has no Qt: Debian 12's Qt 6 packages (made
-# with `apt-get download` into .qt-debs/, carried to the device) are unpacked into a prefix,
+# by tests/device/fetch_qt_debs.sh into .qt-debs/, carried to the device) are unpacked into a prefix,
 # the app is built against them and the machine's CUDA LibTorch, and it runs the xl model's
 # bf16 training step with kernel and memory profiling offscreen, exporting every table and
 # chart and a screenshot of each tab.

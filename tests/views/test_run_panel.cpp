@@ -1,5 +1,6 @@
 // The run panel: validation at the fields, the estimate, run and cancel.
 #include <QPushButton>
+#include <QSpinBox>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -40,6 +41,16 @@ class RunPanelTest : public QObject {
     auto* run = panel.findChild<QPushButton*>("runButton");
     QVERIFY(run);
     QVERIFY(!run->isEnabled());
+    // The fields at fault are marked; the others are not.
+    int marked = 0;
+    for (auto* box : panel.findChildren<QSpinBox*>()) marked += box->property("invalid").toBool();
+    QCOMPARE(marked, 2);  // d_model and heads
+    c.model.d_model = 64;
+    panel.set_config(c);
+    marked = 0;
+    for (auto* box : panel.findChildren<QSpinBox*>()) marked += box->property("invalid").toBool();
+    QCOMPARE(marked, 0);
+    QVERIFY(run->isEnabled());
   }
 
   void warnsWhenTheEstimateExceedsTheDevice() {

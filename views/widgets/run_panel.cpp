@@ -26,6 +26,7 @@ QSpinBox* spin(int low, int high, int value, const QString& tip) {
   box->setRange(low, high);
   box->setValue(value);
   box->setToolTip(tip);
+  box->setProperty("help", tip);  // restored when the field is valid again
   box->setAccelerated(true);
   return box;
 }
@@ -216,11 +217,34 @@ const DeviceChoice* RunPanel::selected_device() const {
   return i >= 0 && i < static_cast<int>(devices_.size()) ? &devices_[static_cast<size_t>(i)] : nullptr;
 }
 
+// The fields an engine error message is about, from the names it uses for them.
+std::vector<QWidget*> RunPanel::fields_named_in(const QString& message) const {
+  const std::pair<const char*, std::vector<QWidget*>> names[] = {
+      {"d_model", {d_model_}}, {"head", {heads_, d_model_}}, {"d_ff", {d_ff_}},   {"layers", {layers_}},
+      {"vocab", {vocab_}},      {"context", {context_}},       {"batch", {batch_}}, {"warm-up", {warmup_}},
+      {"measured step", {steps_}}, {"device", {device_}}};
+  std::vector<QWidget*> fields;
+  for (const auto& [name, widgets] : names) {
+    if (message.contains(QLatin1String(name), Qt::CaseInsensitive)) fields.insert(fields.end(), widgets.begin(), widgets.end());
+  }
+  return fields;
+}
+
 void RunPanel::refresh() {
   QString error;
   const auto c = config(&error);
   error_->setText(c ? QString() : error);
   error_->setVisible(!c.has_value());
+  // The field at fault gets a red frame and the message as its tooltip.
+  const auto wrong = c ? std::vector<QWidget*>() : fields_named_in(error);
+  for (QWidget* field : std::initializer_list<QWidget*>{d_model_, d_ff_, layers_, heads_, vocab_, context_, batch_,
+                                                         warmup_, steps_, device_}) {
+    const bool invalid = std::find(wrong.begin(), wrong.end(), field) != wrong.end();
+    if (field->property("invalid").toBool() == invalid) continue;
+    field->setProperty("invalid", invalid);
+    field->setStyleSheet(invalid ? QStringLiteral("border: 1px solid #b00020;") : QString());
+    field->setToolTip(invalid ? error : field->property("help").toString());
+  }
   fits_ = true;
   if (c) {
     const MemoryEstimate e = estimate_memory(*c);

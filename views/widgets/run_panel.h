@@ -53,6 +53,7 @@ class RunPanel : public QWidget {
   void refresh();
   void on_run_clicked();
   const DeviceChoice* selected_device() const;
+  std::vector<QWidget*> fields_named_in(const QString& message) const;
 
   QComboBox* preset_;
   QSpinBox *d_model_, *d_ff_, *layers_, *heads_, *vocab_;
