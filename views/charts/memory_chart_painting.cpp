@@ -105,15 +105,27 @@ void paint_peak_labels(QPainter& painter, const PlotMapping& map, const std::vec
     const QString text = QStringLiteral("%1: %2").arg(peak.label, format_bytes(peak.bytes));
     QRectF box(0, 0, metrics.horizontalAdvance(text) + 8, metrics.height() + 2);
     box.moveCenter(QPointF(at.x(), at.y() - 10 - box.height() / 2));
-    // Inside the plot, and moved up (down when there is no room) past labels already placed.
+    // Inside the plot, at the first free slot: stacked upwards from just above the point, then
+    // downwards from just below it, past labels already placed.
     box.moveLeft(std::clamp(box.left(), plot.left() + 1, std::max(plot.left() + 1, plot.right() - box.width() - 1)));
-    if (box.top() < plot.top()) box.moveTop(at.y() + 10);
-    for (int tries = 0; tries < 8; ++tries) {
-      const bool overlaps = std::any_of(placed.begin(), placed.end(), [&](const QRectF& r) { return r.intersects(box); });
-      if (!overlaps) break;
-      const double up = box.top() - box.height() - 2;
-      box.moveTop(up >= plot.top() ? up : box.bottom() + 2);
+    const auto free = [&](const QRectF& candidate) {
+      return std::none_of(placed.begin(), placed.end(), [&](const QRectF& r) { return r.intersects(candidate); });
+    };
+    const double step = box.height() + 2;
+    std::vector<double> tops;
+    for (double top = at.y() - 10 - box.height(); top >= plot.top(); top -= step) tops.push_back(top);
+    for (double top = at.y() + 10; top + box.height() <= plot.bottom(); top += step) tops.push_back(top);
+    bool found = false;
+    for (double top : tops) {
+      QRectF candidate = box;
+      candidate.moveTop(top);
+      if (free(candidate)) {
+        box = candidate;
+        found = true;
+        break;
+      }
     }
+    if (!found && box.top() < plot.top()) box.moveTop(at.y() + 10);  // crowded: at least inside the plot
     placed.push_back(box);
     painter.setPen(QPen(QColor(0, 0, 0, 90), 1));
     painter.drawLine(at, QPointF(at.x(), at.y() > box.bottom() ? box.bottom() : box.top()));
