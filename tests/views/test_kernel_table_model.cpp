@@ -100,7 +100,7 @@ class KernelTableModelTest : public QObject {
     QCOMPARE(lines.at(0), QStringLiteral("Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),"
                                          "StdDev (ns),Instances/Step,Category,Name"));
     QCOMPARE(lines.at(1), QStringLiteral("60,6000000,20,300000,299999.5,150000,600000,12345.6,0.3333333333333333,"
-                                         "matrix multiply,gemm_kernel"));
+                                         "matrix multiply,\"void gemm_kernel<float, 128>(float const*, float*)\""));
   }
 
   void shortAndFullNames() {

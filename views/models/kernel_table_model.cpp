@@ -56,7 +56,8 @@ TableModel::Cell KernelTableModel::cell(int row, int column) const {
       // At most three decimals, none trailing, as the CLI writes it: 24 -> "24", 1/3 -> "0.333".
       return {QString::number(std::round(k.instances_per_step * 1000.0) / 1000.0, 'g', 15), k.instances_per_step};
     case Category: return text_cell(QString::fromStdString(profiling::to_string(k.category)));
-    case Name: return text_cell(QString::fromStdString(shown_name(k)));
+    // Shown short or full; sorted and exported by the full name, which identifies the kernel.
+    case Name: return {QString::fromStdString(shown_name(k)), QString::fromStdString(k.name)};
     default: return {};
   }
 }
