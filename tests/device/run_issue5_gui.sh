@@ -3,7 +3,7 @@
 # by tests/device/fetch_qt_debs.sh into .qt-debs/, carried to the device) are unpacked into a prefix,
 # the app is built against them and the machine's CUDA LibTorch, and it runs the xl model's
 # bf16 training step with kernel and memory profiling offscreen, exporting every table and
-# chart and a screenshot of each tab.
+# chart and a screenshot of each tab; then a four-model sweep for the Sweep tab.
 # Usage (GPU machine, repository root, with .qt-debs/ carried): tests/device/run_issue5_gui.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/stepscope-device}
@@ -48,6 +48,12 @@ echo "exit status $?" | tee -a "$OUT/summary.txt"
 tail -5 "$OUT/gui/app.log" | tee -a "$OUT/summary.txt"
 ls "$OUT/gui/export" | tee -a "$OUT/summary.txt"
 head -3 "$OUT/gui/export/benchmark.csv" "$OUT/gui/export/kernels.csv" | cut -c1-200 | tee -a "$OUT/summary.txt"
+log "a sweep in the real application: small to xl, bf16 train, kernel profiling"
+build/bin/stepscope --history "$OUT/gui/history.sqlite" --model small,medium,large,xl --context 256 --batch 4 \
+  --precision bf16 --mode train --warmup 3 --steps 5 --device cuda --profile kernels --run \
+  --export "$OUT/gui/sweep" --quit >"$OUT/gui/sweep.log" 2>&1
+echo "exit status $?" | tee -a "$OUT/summary.txt"
+cut -d, -f1-8 "$OUT/gui/sweep/sweep.csv" | tee -a "$OUT/summary.txt"
 rm -f "$OUT/gui/history.sqlite"
 (cd "$OUT" && tar -czf gui_results.tgz gui && rm -rf gui)
 log "done"
