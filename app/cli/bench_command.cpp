@@ -4,16 +4,19 @@
 #include <unistd.h>
 
 #include "cli/cli_options.h"
+#include "cli/command_output.h"
 #include "cli/commands.h"
 #include "cli/console_table.h"
 #include "cli/kernel_digest.h"
 #include "compat/torch_compat.h"
-#include "io/bench_export.h"
 #include "io/chrome_trace_export.h"
+#include "experiments/bench/bench_schema.h"
 #include "io/csv_writer.h"
 #include "io/kernel_summary_export.h"
 #include "io/memory_export.h"
 #include "io/memory_sweep_export.h"
+#include "io/run_record_json.h"
+#include "io/table_csv.h"
 #include "runners/bench_sweep.h"
 #include "runners/step_benchmark.h"
 
@@ -21,68 +24,12 @@ namespace stepscope::cli {
 
 namespace {
 
-CancelFlag g_cancel;
-
-class StderrProgress final : public ProgressSink {
- public:
-  explicit StderrProgress(std::ostream& err) : err_(err), interactive_(isatty(STDERR_FILENO) != 0) {}
-  void on_progress(const Progress& p) override {
-    const std::string head = "[" + std::to_string(p.config_index + 1) + "/" + std::to_string(p.config_count) + "] " +
-                             p.config_label + ": " + p.phase;
-    if (p.phase == "done") {
-      if (interactive_) err_ << "\r\033[K";
-      return;
-    }
-    const std::string counter =
-        p.steps_in_phase > 0 ? " " + std::to_string(p.step) + "/" + std::to_string(p.steps_in_phase) : "";
-    if (interactive_) {
-      err_ << "\r\033[K" << head << counter << std::flush;
-    } else if (p.step == 0) {  // a line per phase keeps logs short
-      err_ << head << counter << '\n' << std::flush;
-    }
-  }
-
- private:
-  std::ostream& err_;
-  bool interactive_;
-};
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
-}
-
-// Rewrites a whole output file, so that what was measured survives an interruption.
-template <typename Write>
-void rewrite_file(const std::string& path, Write write) {
-  const std::string temporary = path + ".partial";
-  {
-    std::ofstream file(temporary, std::ios::trunc | std::ios::binary);
-    if (!file) throw std::runtime_error("cannot write " + temporary);
-    write(file);
-    if (!file.flush()) throw std::runtime_error("writing " + temporary + " failed");
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot replace " + path);
-}
-
 // "runs.csv" -> "runs.memory_sweep.csv".
 std::string memory_sweep_path(const std::string& csv_path) {
   const std::string ext = ".csv";
   const size_t stem = csv_path.size() - ext.size();
   const bool has_ext = csv_path.size() > ext.size() && csv_path.compare(stem, ext.size(), ext) == 0;
   return (has_ext ? csv_path.substr(0, stem) : csv_path) + ".memory_sweep.csv";
-}
-
-void require_writable(const std::string& option, const std::string& path) {
-  if (path.empty()) return;
-  std::ofstream probe(path + ".partial");
-  if (!probe) throw CliError(option + ": cannot write to '" + path + "'");
-  probe.close();
-  std::remove((path + ".partial").c_str());
 }
 
 // The kernel profile of one configuration, as CSV tables and a Perfetto trace.
@@ -119,11 +66,8 @@ void write_profile_files(const BenchOptions& options, const BenchResult& result,
 
 // The memory timeline of one configuration: the device's allocations only.
 void write_memory_files(const BenchOptions& options, const BenchResult& result, std::ostream& err) {
-  if (!result.allocation_log) return;
-  profiling::TimelineOptions timeline_options;
-  timeline_options.include_warmup = false;  // peaks and largest allocations of the measured steps
-  timeline_options.device = device_ordinal(result.config.device);
-  const auto timeline = profiling::build_memory_timeline(*result.allocation_log, timeline_options);
+  if (!result.memory_timeline) return;
+  const auto& timeline = *result.memory_timeline;
   const std::string stem = profile_output_stem(options, result.config);
   rewrite_file(stem + ".memory_timeline.csv",
                [&](std::ostream& f) { write_memory_timeline_csv(f, timeline, options.memory_points); });
@@ -143,8 +87,6 @@ void write_memory_files(const BenchOptions& options, const BenchResult& result, 
 }
 
 }  // namespace
-
-void request_cancel() { g_cancel.cancel(); }
 
 int run_bench_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   BenchOptions options;
@@ -167,25 +109,27 @@ int run_bench_command(const std::vector<std::string>& args, std::ostream& out, s
     return kExitUsage;
   }
 
-  RunEnvironment environment{STEPSCOPE_VERSION, compat::libtorch_version(), "", utc_now()};
-  for (const auto& arg : args) environment.command_line += (environment.command_line.empty() ? "" : " ") + arg;
-  environment.command_line = "stepscope-cli bench " + environment.command_line;
+  const RunEnvironment environment = command_environment("bench", args);
 
+  const auto& schema = bench_schema();
+  const auto columns = schema.columns();
   std::vector<BenchResult> results;
+  RunRecord record{environment, {}, {}};
   CsvWriter stdout_csv(out);
-  if (options.csv_path.empty()) stdout_csv.write_row(bench_csv_header());
+  if (options.csv_path.empty()) stdout_csv.write_row(csv_header(columns));
   std::string last_profile_message;
   const auto publish = [&](const BenchResult& result) {
     results.push_back(result);
     if (options.csv_path.empty()) {
-      stdout_csv.write_row(bench_csv_row(result));
+      stdout_csv.write_row(csv_row(columns, schema.values(result)));
       out.flush();
     } else {
-      rewrite_file(options.csv_path, [&](std::ostream& file) { write_bench_csv(file, results); });
+      rewrite_file(options.csv_path, [&](std::ostream& file) { write_table_csv(file, schema.table(results)); });
     }
     if (!options.json_path.empty()) {
-      rewrite_file(options.json_path,
-                   [&](std::ostream& file) { write_bench_json(file, results, environment); });
+      // The run record the app stores and opens: `stepscope --open-file` shows it.
+      record.entries.push_back({result, result.memory_timeline});
+      rewrite_file(options.json_path, [&](std::ostream& file) { file << write_run_record(record); });
     }
     write_profile_files(options, result, err, last_profile_message);
     write_memory_files(options, result, err);
@@ -198,14 +142,14 @@ int run_bench_command(const std::vector<std::string>& args, std::ostream& out, s
 
   StderrProgress progress(err);
   try {
-    run_sweep(configs, options.quiet ? nullptr : &progress, &g_cancel, publish);
+    run_sweep(configs, options.quiet ? nullptr : &progress, &interrupt_flag(), publish);
   } catch (const std::exception& error) {
     err << "stepscope-cli bench: error: " << compat::error_message(error) << '\n';
     return kExitFailure;
   }
-  if (!options.quiet) print_bench_table(err, results);
+  if (!options.quiet) print_table(err, schema.table(results));
 
-  if (g_cancel.is_cancelled()) {
+  if (interrupt_flag().is_cancelled()) {
     err << "stepscope-cli bench: interrupted; " << results.size() << " of " << configs.size()
         << " configuration(s) written\n";
     return kExitInterrupted;

@@ -1,5 +1,7 @@
 #include "cli/cli_options.h"
 
+#include "cli/option_reader.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -11,107 +13,6 @@
 namespace stepscope::cli {
 
 namespace {
-
-// Splits `--name value` / `--name=value` pairs and boolean switches; rejects unknown,
-// repeated and value-less options.
-class OptionReader {
- public:
-  OptionReader(const std::string& command, const std::vector<std::string>& args,
-               const std::set<std::string>& with_value, const std::set<std::string>& switches) {
-    for (size_t i = 0; i < args.size(); ++i) {
-      std::string name = args[i];
-      std::string value;
-      bool has_inline_value = false;
-      if (name.rfind("--", 0) != 0 && name != "-h") {
-        throw CliError("unexpected argument '" + name + "' for '" + command + "' (options start with --)");
-      }
-      if (const auto eq = name.find('='); eq != std::string::npos) {
-        value = name.substr(eq + 1);
-        name = name.substr(0, eq);
-        has_inline_value = true;
-      }
-      if (name == "-h") name = "--help";
-      const std::string key = name.substr(2);
-      if (switches.count(key)) {
-        if (has_inline_value) throw CliError("option " + name + " takes no value");
-        values_[key] = "1";
-        continue;
-      }
-      if (!with_value.count(key)) {
-        throw CliError("unknown option '" + name + "' for '" + command + "' (see stepscope-cli " + command +
-                       " --help)");
-      }
-      if (values_.count(key)) throw CliError("option " + name + " is given twice");
-      if (!has_inline_value) {
-        if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0) {
-          throw CliError("option " + name + " needs a value");
-        }
-        value = args[++i];
-      }
-      if (value.empty()) throw CliError("option " + name + " has an empty value");
-      values_[key] = value;
-    }
-  }
-
-  bool has(const std::string& key) const { return values_.count(key) > 0; }
-  std::string get(const std::string& key, const std::string& fallback = "") const {
-    const auto it = values_.find(key);
-    return it == values_.end() ? fallback : it->second;
-  }
-
- private:
-  std::map<std::string, std::string> values_;
-};
-
-std::vector<std::string> split_list(const std::string& option, const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
-    if (item.empty()) throw CliError("--" + option + ": empty item in list '" + text + "'");
-    items.push_back(item);
-  }
-  if (!text.empty() && text.back() == ',') throw CliError("--" + option + ": empty item in list '" + text + "'");
-  return items;
-}
-
-int64_t parse_integer(const std::string& option, const std::string& text, int64_t minimum) {
-  errno = 0;
-  char* end = nullptr;
-  const long long value = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno == ERANGE) {
-    throw CliError("--" + option + ": '" + text + "' is not an integer");
-  }
-  if (value < minimum) {
-    throw CliError("--" + option + ": " + text + " is too small (at least " + std::to_string(minimum) + ")");
-  }
-  return value;
-}
-
-double parse_positive_number(const std::string& option, const std::string& text) {
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !std::isfinite(value) || value <= 0) {
-    throw CliError("--" + option + ": '" + text + "' is not a positive number");
-  }
-  return value;
-}
-
-std::vector<int64_t> parse_integer_list(const std::string& option, const std::string& text) {
-  std::vector<int64_t> values;
-  for (const auto& item : split_list(option, text)) values.push_back(parse_integer(option, item, 1));
-  return values;
-}
-
-// Turns the engine's ConfigError into a CliError naming the option.
-template <typename Parse>
-auto parse_with(const std::string& option, const std::string& text, Parse parse) {
-  try {
-    return parse(text);
-  } catch (const ConfigError& error) {
-    throw CliError("--" + option + ": " + error.what());
-  }
-}
 
 std::vector<ModelConfig> parse_models(const OptionReader& options) {
   const bool custom = options.has("d-model") || options.has("d-ff") || options.has("layers") ||
@@ -172,37 +73,36 @@ BenchOptions parse_bench_options(const std::vector<std::string>& args) {
   for (const auto& item : split_list("mode", options.get("mode", "train"))) {
     spec.modes.push_back(parse_with("mode", item, parse_step_mode));
   }
-  spec.warmup_steps = static_cast<int>(parse_integer("warmup", options.get("warmup", "5"), 0));
-  spec.measured_steps = static_cast<int>(parse_integer("steps", options.get("steps", "10"), 1));
-  if (spec.warmup_steps > 1000000 || spec.measured_steps > 1000000) {
+  auto& base = spec.base;
+  base.warmup_steps = static_cast<int>(parse_integer("warmup", options.get("warmup", "5"), 0));
+  base.measured_steps = static_cast<int>(parse_integer("steps", options.get("steps", "10"), 1));
+  if (base.warmup_steps > 1000000 || base.measured_steps > 1000000) {
     throw CliError("--warmup/--steps: at most 1000000 steps");
   }
-  spec.device = options.get("device", "cpu");
-  spec.seed = static_cast<uint64_t>(parse_integer("seed", options.get("seed", "0"), 0));
-  if (options.has("peak-tflops")) spec.peak_tflops = parse_positive_number("peak-tflops", options.get("peak-tflops"));
+  base.device = options.get("device", "cpu");
+  base.seed = static_cast<uint64_t>(parse_integer("seed", options.get("seed", "0"), 0));
+  if (options.has("peak-tflops")) base.peak_tflops = parse_positive_number("peak-tflops", options.get("peak-tflops"));
   result.csv_path = options.get("csv");
   result.json_path = options.get("json");
   if (options.has("memory-points")) {
     result.memory_points = static_cast<size_t>(parse_integer("memory-points", options.get("memory-points"), 10));
   }
   if (options.has("memory-events")) {
-    spec.memory_event_limit = parse_integer("memory-events", options.get("memory-events"), 1000);
+    base.memory_event_limit = parse_integer("memory-events", options.get("memory-events"), 1000);
   }
   if (options.has("profile")) {
     for (const auto& profiler : split_list("profile", options.get("profile"))) {
       if (profiler == "kernels") {
-        result.profile_kernels = true;
-        spec.profile_kernels = true;
+        base.profile_kernels = true;
       } else if (profiler == "memory") {
-        result.profile_memory = true;
-        spec.profile_memory = true;
+        base.profile_memory = true;
       } else {
         throw CliError("--profile: unknown profiler '" + profiler + "' (use kernels, memory or kernels,memory)");
       }
     }
   }
-  if (result.short_kernel_names && !result.profile_kernels) throw CliError("--short-names needs --profile kernels");
-  if ((options.has("memory-points") || options.has("memory-events")) && !result.profile_memory) {
+  if (result.short_kernel_names && !base.profile_kernels) throw CliError("--short-names needs --profile kernels");
+  if ((options.has("memory-points") || options.has("memory-events")) && !base.profile_memory) {
     throw CliError("--memory-points and --memory-events need --profile memory");
   }
   try {
@@ -259,10 +159,11 @@ std::string main_usage() {
   return "usage: stepscope-cli <command> [options]\n"
          "\n"
          "commands:\n"
-         "  bench    time forward / backward / optimizer steps of the reference Transformer (sweeps by comma lists)\n"
-         "  check    evaluate a PyTorch state_dict checkpoint on token ids; optionally take one AdamW step\n"
-         "  models   list the model presets\n"
-         "  version  print the versions of stepscope and LibTorch\n"
+         "  bench      time forward / backward / optimizer steps of the reference Transformer (sweeps by comma lists)\n"
+         "  precision  accumulation in low precision, and the dtypes autocast gives every tensor\n"
+         "  check      evaluate a PyTorch state_dict checkpoint on token ids; optionally take one AdamW step\n"
+         "  models     list the model presets\n"
+         "  version    print the versions of stepscope and LibTorch\n"
          "\n"
          "stepscope-cli <command> --help describes a command.\n";
 }

@@ -21,9 +21,7 @@ struct BenchOptions {
   std::string json_path;  // empty: no JSON
   bool quiet = false;     // no progress on stderr
   bool help = false;
-  bool profile_kernels = false;  // --profile kernels: summaries and a trace beside the results
   bool short_kernel_names = false;  // --short-names: templates and arguments folded in kernels.csv
-  bool profile_memory = false;       // --profile memory: timeline, peaks, largest allocations
   size_t memory_points = 2000;       // --memory-points: timeline CSV rows (peaks are kept)
 };
 

@@ -1,47 +1,62 @@
 #include "cli/console_table.h"
 
-#include <cstdio>
+#include <algorithm>
 #include <string>
+#include <vector>
+
+#include "schema/value_format.h"
 
 namespace stepscope::cli {
 
 namespace {
 
-std::string cell(const PhaseStats& stats) {
-  if (stats.count == 0) return "-";
-  char buffer[48];
-  std::snprintf(buffer, sizeof buffer, "%.2f±%.2f", stats.mean_ms, stats.std_ms);
-  return buffer;
+// Characters a terminal shows, counting a UTF-8 sequence ("±") as one.
+size_t width_of(const std::string& text) {
+  return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) { return (c & 0xC0) != 0x80; }));
 }
 
-std::string bytes(int64_t value) {
-  if (value < 0) return "-";
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f MiB", static_cast<double>(value) / (1024.0 * 1024.0));
-  return buffer;
+std::string padded(const std::string& text, size_t width, bool right) {
+  const std::string pad(width > width_of(text) ? width - width_of(text) : 0, ' ');
+  return right ? pad + text : text + pad;
 }
+
+constexpr size_t kNoteLimit = 200;
 
 }  // namespace
 
-void print_bench_table(std::ostream& out, const std::vector<BenchResult>& results) {
-  char line[512];
-  std::snprintf(line, sizeof line, "%-8s %6s %5s %4s %-16s %-9s %16s %16s %16s %16s %12s %6s %12s\n", "model",
-                "ctx", "batch", "prec", "mode", "status", "total ms", "forward ms", "backward ms", "optimizer ms",
-                "tokens/s", "MFU", "peak mem");
-  out << line;
-  for (const auto& r : results) {
-    const auto& c = r.config;
-    char mfu[16] = "-";
-    if (r.mfu >= 0) std::snprintf(mfu, sizeof mfu, "%.1f%%", 100.0 * r.mfu);
-    char tokens[32] = "-";
-    if (r.total.count > 0) std::snprintf(tokens, sizeof tokens, "%.0f", r.tokens_per_second);
-    std::snprintf(line, sizeof line, "%-8s %6lld %5lld %4s %-16s %-9s %16s %16s %16s %16s %12s %6s %12s\n",
-                  c.model.name.c_str(), static_cast<long long>(c.context), static_cast<long long>(c.batch),
-                  to_string(c.precision).c_str(), to_string(c.mode).c_str(), to_string(r.status).c_str(),
-                  cell(r.total).c_str(), cell(r.forward).c_str(), cell(r.backward).c_str(),
-                  cell(r.optimizer).c_str(), tokens, mfu, bytes(r.peak_memory_bytes).c_str());
-    out << line;
-    if (!r.message.empty()) out << "         " << r.message.substr(0, 200) << '\n';
+void print_table(std::ostream& out, const schema::Table& table) {
+  std::vector<size_t> shown, notes;
+  for (size_t c = 0; c < table.columns.size(); ++c) {
+    const auto role = table.columns[c].role;
+    if (role == schema::ColumnRole::note) notes.push_back(c);
+    if (role == schema::ColumnRole::identity || role == schema::ColumnRole::measure) shown.push_back(c);
+  }
+  std::vector<std::vector<std::string>> cells(table.rows.size());
+  std::vector<size_t> widths;
+  for (size_t c : shown) widths.push_back(width_of(schema::header_text(table.columns[c])));
+  for (size_t r = 0; r < table.rows.size(); ++r) {
+    for (size_t i = 0; i < shown.size(); ++i) {
+      cells[r].push_back(schema::display_cell(table, r, shown[i]));
+      widths[i] = std::max(widths[i], width_of(cells[r].back()));
+    }
+  }
+  const auto line = [&](const std::vector<std::string>& texts) {
+    std::string text;
+    for (size_t i = 0; i < shown.size(); ++i) {
+      const bool right = schema::is_numeric(table.columns[shown[i]].kind);
+      text += (i ? "  " : "") + padded(texts[i], widths[i], right);
+    }
+    out << text << '\n';
+  };
+  std::vector<std::string> header;
+  for (size_t c : shown) header.push_back(schema::header_text(table.columns[c]));
+  line(header);
+  for (size_t r = 0; r < table.rows.size(); ++r) {
+    line(cells[r]);
+    for (size_t c : notes) {
+      const std::string& note = schema::text_of(table.rows[r][c]);
+      if (!note.empty()) out << "    " << note.substr(0, kNoteLimit) << '\n';
+    }
   }
 }
 

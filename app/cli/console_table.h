@@ -1,13 +1,14 @@
 #pragma once
 
 #include <ostream>
-#include <vector>
 
-#include "runners/bench_types.h"
+#include "schema/table.h"
 
 namespace stepscope::cli {
 
-// A fixed-width summary of benchmark rows for people reading a terminal.
-void print_bench_table(std::ostream& out, const std::vector<BenchResult>& results);
+// A fixed-width view of a result table for people reading a terminal: the columns a table
+// shows by default (not the details files keep), formatted as the app shows them; note
+// columns (messages) go on a line of their own under their row.
+void print_table(std::ostream& out, const schema::Table& table);
 
 }  // namespace stepscope::cli

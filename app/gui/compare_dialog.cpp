@@ -9,6 +9,7 @@
 #include <set>
 
 #include "charts/step_time_chart_view.h"
+#include "experiments/bench/bench_schema.h"
 #include "models/comparison_model.h"
 #include "widgets/result_table.h"
 
@@ -38,7 +39,8 @@ CompareDialog::CompareDialog(RunRecord a, RunRecord b, const QString& a_name, co
   benchmark_ = new views::ComparisonModel(this);
   kernels_ = new views::ComparisonModel(this);
   peaks_ = new views::ComparisonModel(this);
-  benchmark_->set_rows(views::compare_benchmarks(results_of(a_), results_of(b_)));
+  benchmark_->set_rows(
+      views::compare_tables(bench_schema().table(results_of(a_)), bench_schema().table(results_of(b_))));
 
   configuration_ = new QComboBox;
   std::set<std::string> seen;
@@ -64,6 +66,17 @@ CompareDialog::CompareDialog(RunRecord a, RunRecord b, const QString& a_name, co
   tabs->addTab(steps, tr("Steps"));
   tabs->addTab(new views::ResultTable(kernels_, "compare_kernels"), tr("Kernels (measured window)"));
   tabs->addTab(new views::ResultTable(peaks_, "compare_memory_peaks"), tr("Memory peaks"));
+  // Other experiments' tables, where both runs have one of the same schema.
+  for (const auto& table : a_.tables) {
+    for (const auto& other : b_.tables) {
+      if (other.schema != table.schema) continue;
+      auto* model = new views::ComparisonModel(this);
+      model->set_rows(views::compare_tables(table, other));
+      const QString name = QString::fromStdString(table.schema);
+      tabs->addTab(new views::ResultTable(model, "compare_" + QString(name).replace('.', '_')), name);
+      break;
+    }
+  }
 
   auto* header = new QHBoxLayout;
   header->addWidget(new QLabel(tr("<b>A</b>: %1<br><b>B</b>: %2").arg(a_name, b_name)), 1);

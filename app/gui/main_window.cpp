@@ -4,7 +4,6 @@
 #include <QApplication>
 #include <QChartView>
 #include <QCloseEvent>
-#include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
 #include <QDockWidget>
@@ -124,14 +123,17 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
 
   build_menus();
   connect(panel_, &views::RunPanel::run_requested, this, [this](const BenchConfig& c) { run({c}); });
-  connect(panel_, &views::RunPanel::cancel_requested, &controller_, &RunController::cancel);
-  connect(&controller_, &RunController::progress_changed, this, &MainWindow::on_progress);
-  connect(&controller_, &RunController::result_ready, this, &MainWindow::on_outcome);
-  connect(&controller_, &RunController::kernel_profile_changed, this,
+  connect(panel_, &views::RunPanel::cancel_requested, &session_, &RunSession::cancel);
+  connect(&session_, &RunSession::progress_changed, this, &MainWindow::on_progress);
+  connect(&session_, &RunSession::outcome_ready, this, &MainWindow::on_outcome);
+  connect(&session_, &RunSession::kernel_profile_changed, this,
           [this](std::shared_ptr<const profiling::KernelProfile> profile) {
             for (auto* view : views_) view->show_live_profile(profile);
           });
-  connect(&controller_, &RunController::finished, this, &MainWindow::on_finished);
+  connect(&session_, &RunSession::finished, this, &MainWindow::on_finished);
+  connect(&session_, &RunSession::history_changed, history_dock_, &HistoryDock::refresh);
+  connect(&session_, &RunSession::history_problem, this,
+          [this](const QString& message) { statusBar()->showMessage(message, 10000); });
 
   resize(1400, 900);
   QSettings settings;
@@ -170,32 +172,20 @@ void MainWindow::build_menus() {
 }
 
 void MainWindow::run(const std::vector<BenchConfig>& configs) {
-  if (configs.empty() || controller_.is_running()) return;
+  if (configs.empty() || session_.is_running()) return;
   panel_->set_config(configs.front());
   for (auto* view : views_) view->clear();
   outcomes_.clear();
-  failed_ = false;
   panel_->set_running(true);
   progress_->setVisible(true);
   progress_->setRange(0, 0);
   progress_label_->setText(tr("Starting %1").arg(QString::fromStdString(describe(configs.front()))));
-  history_run_ = 0;
-  if (history_.is_open()) {
-    RunEnvironment environment{STEPSCOPE_VERSION, runtime_versions(), "stepscope (desktop)",
-                               QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString()};
-    QString label = QString::fromStdString(describe(configs.front()));
-    if (configs.size() > 1) label = tr("sweep of %1: %2, ...").arg(configs.size()).arg(label);
-    QString error;
-    history_run_ = history_.begin_run(environment, label, QString::fromStdString(configs.front().device), &error);
-    if (history_run_ == 0) progress_label_->setText(tr("Not kept in the history: %1").arg(error));
-    history_dock_->refresh();
-  }
-  controller_.start(configs);
+  session_.start(configs);
 }
 
 void MainWindow::on_progress(const RunProgress& p) {
   const Progress& progress = p.progress;
-  QString text = QString::fromStdString(progress.config_label) + ": " + QString::fromStdString(progress.phase);
+  QString text = QString::fromStdString(progress.config_label) + ": " + QString::fromStdString(to_string(progress.phase));
   if (progress.config_count > 1) text.prepend(QStringLiteral("[%1/%2] ").arg(progress.config_index + 1).arg(progress.config_count));
   if (progress.steps_in_phase > 0) {
     text += QStringLiteral(" %1/%2").arg(progress.step).arg(progress.steps_in_phase);
@@ -209,18 +199,10 @@ void MainWindow::on_progress(const RunProgress& p) {
 
 void MainWindow::on_outcome(const views::RunOutcome& outcome) {
   outcomes_.push_back(outcome);
-  if (outcome.result->status == RunStatus::failed) failed_ = true;
-  if (history_run_ != 0) {
-    QString error;
-    if (!history_.add_entry(history_run_, {*outcome.result, outcome.timeline}, &error)) {
-      statusBar()->showMessage(tr("Not kept in the history: %1").arg(error), 10000);
-    }
-    history_dock_->refresh();
-  }
   for (auto* view : views_) view->add_outcome(outcome);
 }
 
-void MainWindow::on_finished(bool cancelled, const QString& error) {
+void MainWindow::on_finished(bool complete, bool cancelled, const QString& error) {
   panel_->set_running(false);
   progress_->setVisible(false);
   if (!error.isEmpty()) {
@@ -231,18 +213,7 @@ void MainWindow::on_finished(bool cancelled, const QString& error) {
   } else {
     progress_label_->setText(tr("Done: %1 configuration(s)").arg(outcomes_.size()));
   }
-  if (history_run_ != 0) {
-    const auto state = !error.isEmpty() || failed_ ? history::RunState::failed
-                       : cancelled                  ? history::RunState::cancelled
-                                                    : history::RunState::complete;
-    QString history_error;
-    if (!history_.finish_run(history_run_, state, &history_error)) {
-      statusBar()->showMessage(tr("History: %1").arg(history_error), 10000);
-    }
-    history_run_ = 0;
-    history_dock_->refresh();
-  }
-  emit run_finished(!cancelled && error.isEmpty() && !failed_);
+  emit run_finished(complete);
 }
 
 void MainWindow::update_memory_status() {
@@ -283,7 +254,7 @@ bool MainWindow::save_screenshot(const QString& path, QString* error) {
 }
 
 bool MainWindow::open_run(int64_t run, QString* error) {
-  if (controller_.is_running()) {
+  if (session_.is_running()) {
     if (error) *error = tr("a run is in progress");
     return false;
   }
@@ -306,7 +277,7 @@ bool MainWindow::open_run(int64_t run, QString* error) {
 }
 
 bool MainWindow::open_run_file(const QString& path, QString* error) {
-  if (controller_.is_running()) {
+  if (session_.is_running()) {
     if (error) *error = tr("a run is in progress");
     return false;
   }
@@ -329,7 +300,7 @@ void MainWindow::show_record(const RunRecord& record, const QString& source) {
   for (auto* view : views_) view->clear();
   outcomes_.clear();
   for (const auto& entry : record.entries) {
-    views::RunOutcome outcome{std::make_shared<const BenchResult>(entry.result), entry.timeline, nullptr};
+    views::RunOutcome outcome{std::make_shared<const BenchResult>(entry.result), entry.timeline, nullptr, nullptr};
     outcomes_.push_back(outcome);
     for (auto* view : views_) view->add_outcome(outcome);
   }
@@ -371,7 +342,7 @@ bool MainWindow::save_tab_screenshots(const QString& dir, QString* error) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  controller_.cancel();
+  session_.cancel();
   QSettings settings;
   settings.setValue("window/geometry", saveGeometry());
   settings.setValue("window/state", saveState());

@@ -1,5 +1,6 @@
 // The main window: the run panel in a dock, one tab per kind of result, progress and
-// device facts in the status bar. It owns the run controller; nothing here waits on the engine.
+// device facts in the status bar. It presents what its run session reports; nothing here
+// waits on the engine.
 #pragma once
 
 #include <QMainWindow>
@@ -7,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "gui/run_controller.h"
+#include "gui/run_session.h"
 #include "history/run_history.h"
 #include "widgets/result_view.h"
 
@@ -32,14 +33,14 @@ class MainWindow : public QMainWindow {
   views::RunPanel& run_panel() { return *panel_; }
   // Runs these configurations (a sweep when several); the panel shows the first.
   void run(const std::vector<BenchConfig>& configs);
-  bool is_running() const { return controller_.is_running(); }
+  bool is_running() const { return session_.is_running(); }
   // Every table as CSV and every chart as PNG into `dir` (created); false with `error` set.
   bool export_all(const QString& dir, QString* error);
   // The window as it looks now, as a PNG file.
   bool save_screenshot(const QString& path, QString* error);
   // The window once per result tab, as DIR/window_<tab>.png; the current tab is restored.
   bool save_tab_screenshots(const QString& dir, QString* error);
-  const std::vector<views::RunOutcome>& outcomes() const { return outcomes_; }
+  const std::vector<views::RunOutcome>& outcomes() const { return outcomes_; }  // what the tabs show
   // Shows a stored run (0: the newest) or a run file in the result tabs; false with `error`.
   bool open_run(int64_t run, QString* error);
   bool open_run_file(const QString& path, QString* error);
@@ -56,16 +57,15 @@ class MainWindow : public QMainWindow {
   void build_menus();
   void on_progress(const RunProgress& progress);
   void on_outcome(const views::RunOutcome& outcome);
-  void on_finished(bool cancelled, const QString& error);
+  void on_finished(bool complete, bool cancelled, const QString& error);
   void update_memory_status();
   void show_record(const RunRecord& record, const QString& source);
   void save_run_file(int64_t run);
 
-  RunController controller_;
   history::RunHistory history_;
+  RunSession session_{history_};
   class HistoryDock* history_dock_ = nullptr;
-  int64_t history_run_ = 0;  // the run being recorded
-  QString history_error_;    // why the history could not be opened
+  QString history_error_;  // why the history could not be opened
   views::RunPanel* panel_;
   QTabWidget* tabs_;
   std::vector<views::ResultView*> views_;
@@ -74,7 +74,6 @@ class MainWindow : public QMainWindow {
   QLabel* device_label_;
   QLabel* memory_label_;
   std::vector<views::RunOutcome> outcomes_;
-  bool failed_ = false;
 };
 
 }  // namespace stepscope::gui

@@ -6,6 +6,7 @@
 
 #include "charts/memory_chart_view.h"
 #include "compat/torch_compat.h"
+#include "history/run_history.h"
 #include "runners/bench_sweep.h"
 
 namespace stepscope::gui {
@@ -65,14 +66,11 @@ void RunController::start(const std::vector<BenchConfig>& configs) {
     QString error;
     try {
       run_sweep(configs, sink_.get(), &cancel_, [this](const BenchResult& result) {
-        RunOutcome outcome{std::make_shared<const BenchResult>(result), nullptr};
-        if (result.allocation_log) {
-          // Here, not on the GUI thread: a long run's log holds up to a million events.
-          profiling::TimelineOptions options;
-          options.include_warmup = false;
-          options.device = device_ordinal(result.config.device);
-          outcome.timeline = std::make_shared<const profiling::MemoryTimeline>(
-              profiling::build_memory_timeline(*result.allocation_log, options));
+        RunOutcome outcome{std::make_shared<const BenchResult>(result), result.memory_timeline, nullptr,
+                           std::make_shared<const std::string>(
+                               history::entry_record_text({result, result.memory_timeline}))};
+        if (outcome.timeline) {
+          // Here, not on the GUI thread: a long run's timeline holds thousands of points.
           outcome.memory_chart = std::make_shared<const views::MemoryChartData>(
               views::build_memory_chart_data(*outcome.timeline, views::MemoryChartView::kDefaultMaxPoints));
         }
@@ -96,18 +94,17 @@ void RunController::start(const std::vector<BenchConfig>& configs) {
 void RunController::cancel() { cancel_.cancel(); }
 
 double RunController::eta_seconds(const Progress& p) {
-  const std::string key = std::to_string(p.config_index) + p.phase;
+  const std::string key = std::to_string(p.config_index) + to_string(p.phase);
   if (key != phase_key_) {
     phase_key_ = key;
     phase_clock_.start();
   }
-  const bool stepping = p.phase == "warm-up" || p.phase == "measuring";
-  if (stepping && p.step > 0) seconds_per_step_ = phase_clock_.elapsed() / 1000.0 / p.step;
+  if (is_stepping(p.phase) && p.step > 0) seconds_per_step_ = phase_clock_.elapsed() / 1000.0 / p.step;
   if (seconds_per_step_ < 0 || p.config_index >= static_cast<int>(configs_.size())) return -1;
   const BenchConfig& c = configs_[static_cast<size_t>(p.config_index)];
-  double steps_left = p.phase == "warm-up" ? (c.warmup_steps - p.step) + c.measured_steps
-                      : p.phase == "measuring" ? c.measured_steps - p.step
-                                               : 0;
+  double steps_left = p.phase == RunPhase::warmup      ? (c.warmup_steps - p.step) + c.measured_steps
+                      : p.phase == RunPhase::measuring ? c.measured_steps - p.step
+                                                       : 0;
   // Later configurations of a sweep: as many steps at the current pace (larger ones take longer).
   for (size_t i = static_cast<size_t>(p.config_index) + 1; i < configs_.size(); ++i) {
     steps_left += configs_[i].warmup_steps + configs_[i].measured_steps;

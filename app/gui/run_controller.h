@@ -15,7 +15,7 @@
 
 #include "runners/bench_types.h"
 #include "widgets/run_outcome.h"
-#include "runners/progress.h"
+#include "experiments/progress.h"
 
 namespace stepscope::gui {
 

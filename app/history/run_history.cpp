@@ -34,6 +34,15 @@ bool exec(QSqlDatabase db, const QString& sql, const QVariantList& values, QStri
   return true;
 }
 
+// Only for a file known to be ours: a run's entries are written while it goes, from the GUI
+// thread, and a commit then waits for no disk flush; what is committed survives the app being
+// killed (the log is replayed on the next open).
+void use_write_ahead_log(QSqlDatabase db) {
+  QSqlQuery pragma(db);
+  pragma.exec("PRAGMA journal_mode=WAL");
+  pragma.exec("PRAGMA synchronous=NORMAL");
+}
+
 RunState state_from_text(const QString& text) {
   for (RunState s : {RunState::incomplete, RunState::complete, RunState::cancelled, RunState::failed}) {
     if (to_text(s) == text) return s;
@@ -112,6 +121,7 @@ bool RunHistory::open(const QString& path, QString* error) {
     if (!query.exec("PRAGMA quick_check") || !query.next() || query.value(0).toString() != "ok") {
       return refuse(QStringLiteral("the database is damaged (%1)").arg(query.value(0).toString()));
     }
+    use_write_ahead_log(db);
     return true;
   }
   // A new history.
@@ -133,6 +143,7 @@ bool RunHistory::open(const QString& path, QString* error) {
     if (error) *error = QStringLiteral("cannot create the history in %1: %2").arg(path, why);
     return false;
   }
+  use_write_ahead_log(db);
   return true;
 }
 
@@ -140,7 +151,7 @@ int64_t RunHistory::begin_run(const RunEnvironment& environment, const QString& 
                               QString* error) {
   QSqlDatabase db = QSqlDatabase::database(connection_, false);
   QSqlQuery query;
-  const RunRecord empty{environment, {}};
+  const RunRecord empty{environment, {}, {}};
   if (!exec(db, "INSERT INTO runs (started_at, label, device, state, environment) VALUES (?, ?, ?, ?, ?)",
             {QString::fromStdString(environment.started_at), label, device, to_text(RunState::incomplete),
              QString::fromStdString(write_run_record(empty))},
@@ -150,7 +161,7 @@ int64_t RunHistory::begin_run(const RunEnvironment& environment, const QString& 
   return query.lastInsertId().toLongLong();
 }
 
-bool RunHistory::add_entry(int64_t run, const RunRecordEntry& entry, QString* error) {
+bool RunHistory::add_entry_text(int64_t run, const std::string& entry_record, QString* error) {
   QSqlDatabase db = QSqlDatabase::database(connection_, false);
   QSqlQuery count_query;
   if (!exec(db, "SELECT COUNT(*) FROM entries WHERE run_id = ?", {QVariant::fromValue(run)}, error, &count_query) ||
@@ -158,11 +169,15 @@ bool RunHistory::add_entry(int64_t run, const RunRecordEntry& entry, QString* er
     return false;
   }
   const int position = count_query.value(0).toInt();
-  RunRecord one;
-  one.entries.push_back(entry);
   return exec(db, "INSERT INTO entries (run_id, position, record) VALUES (?, ?, ?)",
-              {QVariant::fromValue(run), position, QString::fromStdString(write_run_record(one))}, error);
+              {QVariant::fromValue(run), position, QString::fromStdString(entry_record)}, error);
 }
+
+bool RunHistory::add_entry(int64_t run, const RunRecordEntry& entry, QString* error) {
+  return add_entry_text(run, entry_record_text(entry), error);
+}
+
+std::string entry_record_text(const RunRecordEntry& entry) { return write_run_record(RunRecord{{}, {entry}, {}}); }
 
 bool RunHistory::finish_run(int64_t run, RunState state, QString* error) {
   return exec(QSqlDatabase::database(connection_, false), "UPDATE runs SET state = ? WHERE id = ?",
@@ -221,6 +236,26 @@ bool RunHistory::remove(int64_t run, QString* error) {
   return ok;
 }
 
+bool RunHistory::set_tables(int64_t run, const std::vector<schema::Table>& tables, QString* error) {
+  QSqlDatabase db = QSqlDatabase::database(connection_, false);
+  QSqlQuery query(db);
+  if (!exec(db, "SELECT environment FROM runs WHERE id = ?", {QVariant::fromValue(run)}, error, &query)) return false;
+  if (!query.next()) {
+    if (error) *error = QStringLiteral("run %1 is not in the history").arg(run);
+    return false;
+  }
+  try {
+    // The run's own record holds its environment and tables; entries are rows of their own.
+    RunRecord head = read_run_record(query.value(0).toString().toStdString());
+    head.tables = tables;
+    return exec(db, "UPDATE runs SET environment = ? WHERE id = ?",
+                {QString::fromStdString(write_run_record(head)), QVariant::fromValue(run)}, error);
+  } catch (const RunRecordError& e) {
+    if (error) *error = QStringLiteral("run %1 cannot be read: %2").arg(run).arg(QString::fromStdString(e.what()));
+    return false;
+  }
+}
+
 int64_t RunHistory::import_record(const RunRecord& record, const QString& label, QString* error) {
   const QString device = record.entries.empty() ? QString()
                                                 : QString::fromStdString(record.entries.front().result.config.device);
@@ -229,6 +264,7 @@ int64_t RunHistory::import_record(const RunRecord& record, const QString& label,
   for (const auto& entry : record.entries) {
     if (!add_entry(run, entry, error)) return 0;
   }
+  if (!record.tables.empty() && !set_tables(run, record.tables, error)) return 0;
   return finish_run(run, RunState::complete, error) ? run : 0;
 }
 

@@ -42,7 +42,12 @@ class RunHistory {
   // A new run, incomplete until finish_run; 0 with `error` on failure.
   int64_t begin_run(const RunEnvironment& environment, const QString& label, const QString& device, QString* error);
   bool add_entry(int64_t run, const RunRecordEntry& entry, QString* error);
+  // The same, with the entry already written by entry_record_text (on a worker thread: a
+  // profiled configuration's record is about a megabyte of JSON).
+  bool add_entry_text(int64_t run, const std::string& entry_record, QString* error);
   bool finish_run(int64_t run, RunState state, QString* error);
+  // Result tables of experiments other than the step benchmark, kept with the run.
+  bool set_tables(int64_t run, const std::vector<schema::Table>& tables, QString* error);
 
   // Newest first; `filter` matches the label, device or state (case-insensitive substring).
   std::vector<RunSummary> runs(const QString& filter = {}) const;
@@ -56,6 +61,9 @@ class RunHistory {
   QString connection_;
   QString path_;
 };
+
+// One configuration as the history stores it: a run record holding that entry alone.
+std::string entry_record_text(const RunRecordEntry& entry);
 
 // Where the history lives unless the user says otherwise.
 QString default_history_path();

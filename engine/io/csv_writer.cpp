@@ -1,7 +1,6 @@
 #include "io/csv_writer.h"
 
-#include <cmath>
-#include <cstdio>
+#include "schema/value_format.h"
 
 namespace stepscope {
 
@@ -23,14 +22,6 @@ void CsvWriter::write_row(const std::vector<std::string>& fields) {
   out_ << '\n';
 }
 
-std::string format_number(double value) {
-  if (std::isnan(value)) return "";
-  char buffer[64];
-  for (int precision = 6; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value) break;
-  }
-  return buffer;
-}
+std::string format_number(double value) { return schema::exact_number(value); }
 
 }  // namespace stepscope

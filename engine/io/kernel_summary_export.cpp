@@ -5,6 +5,8 @@
 #include <string>
 
 #include "io/csv_writer.h"
+#include "io/table_csv.h"
+#include "profiling/kernel_stats_schema.h"
 
 namespace stepscope {
 
@@ -18,27 +20,23 @@ std::string one_decimal(double value) {
   return buffer;
 }
 
-// At most three decimals, no trailing zeros: 24 -> "24", 1/3 -> "0.333".
-std::string three_decimals(double value) {
-  if (!std::isfinite(value)) return format_number(value);
-  return format_number(std::round(value * 1000.0) / 1000.0);
-}
-
 std::string integer(int64_t value) { return std::to_string(value); }
 
 }  // namespace
 
 void write_kernel_summary_csv(std::ostream& out, const profiling::KernelProfile& profile, bool short_names) {
+  const auto& schema = profiling::kernel_stats_schema();
+  const auto columns = schema.columns();
   CsvWriter csv(out);
-  csv.write_row({"Range", "Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)",
-                 "StdDev (ns)", "Instances/Step", "Category", "Name"});
+  auto header = csv_header(columns);
+  header.insert(header.begin(), "Range");
+  csv.write_row(header);
   for (const auto& range : profile.ranges) {
     for (const auto& k : range.kernels) {
-      const std::string& name = short_names && !k.short_name.empty() ? k.short_name : k.name;
-      csv.write_row({range.range, one_decimal(k.time_percent), integer(k.total_ns), integer(k.instances),
-                     one_decimal(k.mean_ns), one_decimal(k.median_ns), integer(k.min_ns), integer(k.max_ns),
-                     one_decimal(k.stddev_ns), three_decimals(k.instances_per_step),
-                     profiling::to_string(k.category), name});
+      auto row = csv_row(columns, schema.values(k));
+      if (short_names && !k.short_name.empty()) row.back() = k.short_name;  // Name is the last column
+      row.insert(row.begin(), range.range);
+      csv.write_row(row);
     }
   }
 }

@@ -5,172 +5,106 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <type_traits>
 
-#include "io/json_reader.h"
-#include "io/run_record_fields.h"
+#include "experiments/bench/bench_schema.h"
+#include "io/run_record_codec.h"
+#include "io/run_record_legacy.h"
+#include "io/table_json.h"
 
 namespace stepscope {
 
 namespace {
 
 using nlohmann::json;
-using run_record_fields::visit_fields;
+using run_record_codec::read;
+using run_record_codec::Writer;
 
-const char* const kFormat = "stepscope-run";
-constexpr int64_t kVersion = 1;
+const char* const kRunFormat = "stepscope-run";
+const char* const kBenchFormat = "stepscope-bench";  // the CLI's --json before version 2
 
-template <class T>
-struct IsVector : std::false_type {};
-template <class T>
-struct IsVector<std::vector<T>> : std::true_type {};
-
-template <class T>
-struct IsSharedPtr : std::false_type {};
-template <class T>
-struct IsSharedPtr<std::shared_ptr<T>> : std::true_type {};
-
-// Writes any value of a record; structs through their field lists.
-class Writer {
- public:
-  explicit Writer(size_t max_timeline_points) : max_timeline_points_(max_timeline_points) {}
-
-  template <class T>
-  json write(const T& value) const {
-    if constexpr (std::is_integral_v<T> || std::is_same_v<T, std::string>) {  // bool included
-      return value;
-    } else if constexpr (std::is_floating_point_v<T>) {
-      return json_double(value);
-    } else if constexpr (std::is_enum_v<T>) {
-      return to_string(value);
-    } else if constexpr (std::is_same_v<T, profiling::CategoryBytes>) {
-      // Keyed by name rather than by index, so that the file does not depend on enum order.
-      json out = json::object();
-      for (auto category : profiling::all_memory_categories()) {
-        out[to_string(category)] = value[profiling::category_index(category)];
-      }
-      return out;
-    } else if constexpr (std::is_same_v<T, std::vector<profiling::MemoryPoint>>) {
-      return write_array(profiling::decimate(value, max_timeline_points_));  // only timelines hold points
-    } else if constexpr (IsVector<T>::value) {
-      return write_array(value);
-    } else if constexpr (IsSharedPtr<T>::value) {
-      return value ? write(*value) : json(nullptr);
-    } else {
-      json out = json::object();
-      auto member = [&](const char* key, const auto& field) { out[key] = write(field); };
-      visit_fields(member, value);
-      return out;
-    }
-  }
-
- private:
-  template <class T>
-  json write_array(const std::vector<T>& values) const {
-    json out = json::array();
-    for (const auto& value : values) out.push_back(write(value));
-    return out;
-  }
-
-  size_t max_timeline_points_;
-};
-
-// Enums without a parse_* function: the value whose to_string name is `text`.
-template <class E>
-E parse_named(const std::string& text, const std::vector<E>& values, const std::string& what) {
-  std::string names;
-  for (E value : values) {
-    if (to_string(value) == text) return value;
-    names += (names.empty() ? "" : ", ") + to_string(value);
-  }
-  throw std::invalid_argument("unknown " + what + " '" + text + "' (use " + names + ")");
+json write_entry(const Writer& writer, const RunRecordEntry& entry) {
+  const auto& schema = bench_schema();
+  return {{"config", writer.write(entry.result.config)},
+          {"row", row_to_json(schema.columns(), schema.values(entry.result))},
+          {"steps_ns", writer.write(entry.result.steps)},
+          {"kernel_profile", writer.write(entry.result.kernel_profile)},
+          {"timeline", writer.write(entry.timeline)}};
 }
 
-void parse(const std::string& text, Precision& out) { out = parse_precision(text); }
-void parse(const std::string& text, StepMode& out) { out = parse_step_mode(text); }
-void parse(const std::string& text, RunStatus& out) {
-  // bench_types lists no RunStatus values; keep this in step with the enum.
-  out = parse_named(text, std::vector<RunStatus>{RunStatus::ok, RunStatus::out_of_memory, RunStatus::failed,
-                                                 RunStatus::cancelled},
-                    "status");
-}
-void parse(const std::string& text, profiling::KernelCategory& out) {
-  out = parse_named(text, profiling::all_kernel_categories(), "kernel category");
-}
-void parse(const std::string& text, profiling::MemoryCategory& out) {
-  out = parse_named(text, profiling::all_memory_categories(), "memory category");
-}
-
-// Reads any value of a record into `out`; structs through their field lists. Throws
-// JsonReadError, after which `out` may be partly filled: callers read into a local.
-template <class T>
-void read(const JsonAt& at, T& out) {
-  if constexpr (std::is_same_v<T, bool>) {
-    out = read_bool(at);
-  } else if constexpr (std::is_integral_v<T>) {
-    out = read_integer<T>(at);
-  } else if constexpr (std::is_floating_point_v<T>) {
-    out = read_double(at);
-  } else if constexpr (std::is_same_v<T, std::string>) {
-    out = read_string(at);
-  } else if constexpr (std::is_enum_v<T>) {
-    const std::string text = read_string(at);
+RunRecordEntry read_entry(const JsonAt& at) {
+  RunRecordEntry entry;
+  BenchResult& r = entry.result;
+  read(at.member("config"), r.config);
+  read(at.member("steps_ns"), r.steps);  // before the row: a phase's count is its steps'
+  const auto& schema = bench_schema();
+  const auto columns = schema.columns();
+  const JsonAt row = at.member("row");
+  const auto values = row_from_json(row, columns);
+  for (size_t c = 0; c < columns.size(); ++c) {
+    if (!schema.fields[c].set) continue;
     try {
-      parse(text, out);
-    } catch (const std::invalid_argument& e) {  // ConfigError from the parse_* functions
-      at.fail(e.what());
+      schema.fields[c].set(r, values[c]);
+    } catch (const std::invalid_argument& e) {  // ConfigError from parse_precision and the like
+      row.member(columns[c].key).fail(e.what());
     }
-  } else if constexpr (std::is_same_v<T, profiling::CategoryBytes>) {
-    for (auto category : profiling::all_memory_categories()) {
-      read(at.member(to_string(category)), out[profiling::category_index(category)]);
-    }
-  } else if constexpr (IsVector<T>::value) {
-    const size_t n = at.array_size();
-    out.clear();
-    out.reserve(n);
-    for (size_t i = 0; i < n; ++i) {
-      out.emplace_back();
-      read(at.element(i), out.back());
-    }
-  } else if constexpr (IsSharedPtr<T>::value) {
-    if (at.value().is_null()) {
-      out = nullptr;
-    } else {
-      std::remove_const_t<typename T::element_type> value;
-      read(at, value);
-      out = std::make_shared<typename T::element_type>(std::move(value));
-    }
-  } else {
-    auto member = [&](const char* key, auto& field) { read(at.member(key), field); };
-    visit_fields(member, out);
   }
+  read(at.member("kernel_profile"), r.kernel_profile);
+  read(at.member("timeline"), entry.timeline);
+  return entry;
+}
+
+RunRecord read_run_v2(const JsonAt& root) {
+  RunRecord record;
+  read(root.member("environment"), record.environment);
+  const JsonAt entries = root.member("entries");
+  for (size_t i = 0; i < entries.array_size(); ++i) record.entries.push_back(read_entry(entries.element(i)));
+  const JsonAt tables = root.member("tables");
+  for (size_t i = 0; i < tables.array_size(); ++i) record.tables.push_back(table_from_json(tables.element(i)));
+  return record;
+}
+
+// Format and version first: a newer file's other changes should not be reported as errors.
+RunRecord read_any(const JsonAt& root) {
+  const JsonAt format = root.member("format");
+  const std::string name = read_string(format);
+  const JsonAt version = root.member("version");
+  const int64_t number = read_int64(version);
+  if (name == kBenchFormat) {
+    if (number != 1) version.fail("stepscope-bench files have version 1 only, not " + std::to_string(number));
+    return run_record_legacy::read_bench_v1(root);  // no timelines in that format
+  }
+  if (name != kRunFormat) {
+    format.fail(std::string("expected \"") + kRunFormat + "\" (or the older \"" + kBenchFormat + "\"), got \"" +
+                name + "\"");
+  }
+  if (number > kRunRecordVersion) {
+    version.fail(std::to_string(number) + " is newer than this build reads (" + std::to_string(kRunRecordVersion) +
+                 "); open it with a newer Stepscope");
+  }
+  if (number < 1) version.fail("no version " + std::to_string(number) + " exists");
+  RunRecord record = number == 1 ? run_record_legacy::read_run_v1(root) : read_run_v2(root);
+  for (auto& entry : record.entries) entry.result.memory_timeline = entry.timeline;
+  return record;
 }
 
 }  // namespace
 
 json to_json(const RunRecord& record, size_t max_timeline_points) {
-  json document = Writer(max_timeline_points).write(record);
-  document["format"] = kFormat;
-  document["version"] = kVersion;
-  return document;
+  const Writer writer(max_timeline_points);
+  json entries = json::array();
+  for (const auto& entry : record.entries) entries.push_back(write_entry(writer, entry));
+  json tables = json::array();
+  for (const auto& table : record.tables) tables.push_back(table_to_json(table));
+  return {{"format", kRunFormat},
+          {"version", kRunRecordVersion},
+          {"environment", writer.write(record.environment)},
+          {"entries", entries},
+          {"tables", tables}};
 }
 
 RunRecord run_record_from_json(const json& document) {
   try {
-    const JsonAt root(document, "");
-    // Format and version first: a newer file's other changes should not be reported as errors.
-    const JsonAt format = root.member("format");
-    const std::string name = read_string(format);
-    if (name != kFormat) format.fail(std::string("expected \"") + kFormat + "\", got \"" + name + "\"");
-    const JsonAt version = root.member("version");
-    const int64_t number = read_int64(version);
-    if (number > kVersion) {
-      version.fail(std::to_string(number) + " is newer than this build reads (" + std::to_string(kVersion) + ")");
-    }
-    if (number < 1) version.fail("no version " + std::to_string(number) + " exists");
-    RunRecord record;
-    read(root, record);
-    return record;
+    return read_any(JsonAt(document, ""));
   } catch (const JsonReadError& e) {
     throw RunRecordError(e.what());
   }

@@ -1,15 +1,21 @@
-// A run's results as lossless JSON, for the run-history database and shared run files: per
-// configuration the whole BenchResult (kernel profile included) and the memory timeline.
+// A run's results as lossless JSON: the one file format of Stepscope. The CLI's --json, the
+// run-history database and the files the app saves and opens all hold it.
 //
-// Left out, being raw records too large to keep per run: BenchResult::trace,
-// allocation_log and allocator_snapshot (read back as null). Timeline points are decimated
-// (profiling::decimate keeps the peaks); everything else is kept whole and exact: integers
-// as 64-bit integers, doubles in the shortest form that reads back to the same bits, NaN and
-// infinities as the strings "NaN", "Infinity", "-Infinity", enums by their to_string names.
-// Strings that are not valid UTF-8 have the bad bytes replaced by U+FFFD on writing.
+// Version 2:
+// {"format": "stepscope-run", "version": 2, "environment": {...},
+//  "entries": [{"config": {...}, "row": {<bench schema columns>}, "steps_ns": [...],
+//               "kernel_profile": {...} or null, "timeline": {...} or null}, ...],
+//  "tables": [{"schema": "precision.accumulate", "columns": [...], "rows": [...]}, ...]}
+// `entries` are the step benchmark's configurations: the row holds exactly the CSV's columns
+// (bench_schema), numbers exact, missing values null; `tables` hold any other experiment's
+// results with their columns, so they open as tables whatever the experiment.
 //
-// {"format": "stepscope-run", "version": 1, "environment": {...},
-//  "entries": [{"result": {...}, "timeline": {...} or null}, ...]}
+// Also read: version 1 of "stepscope-run" (history databases and files of earlier builds) and
+// "stepscope-bench" (the CLI's --json of earlier builds). Left out, being raw records too
+// large to keep per run: BenchResult::trace, allocation_log and allocator_snapshot (read back
+// as null). Timeline points are decimated (profiling::decimate keeps the peaks). Doubles are
+// written in the shortest form that reads back to the same bits; NaN and infinities as the
+// strings "NaN", "Infinity", "-Infinity". Invalid UTF-8 is replaced by U+FFFD on writing.
 // Members unknown to this version are ignored; every known one must be present.
 #pragma once
 
@@ -21,14 +27,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/bench_export.h"
+#include "io/run_environment.h"
 #include "profiling/memory_timeline.h"
 #include "runners/bench_types.h"
+#include "schema/table.h"
 
 namespace stepscope {
 
 // A document that is not a run record this build can read; the message names the path of
-// the offending value, e.g. "entries[2].result.config.context: expected an integer, got string".
+// the offending value, e.g. "entries[2].row.context: expected an integer, got string".
 class RunRecordError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -39,13 +46,15 @@ struct RunRecordEntry {
   std::shared_ptr<const profiling::MemoryTimeline> timeline;  // null without memory profiling
 };
 
-// One run: a single configuration or a sweep, in run order.
+// One run: the step benchmark's configurations in run order, and other experiments' tables.
 struct RunRecord {
   RunEnvironment environment;
   std::vector<RunRecordEntry> entries;
+  std::vector<schema::Table> tables;
 };
 
 inline constexpr size_t kRunRecordTimelinePoints = 4000;
+inline constexpr int64_t kRunRecordVersion = 2;
 
 nlohmann::json to_json(const RunRecord& record, size_t max_timeline_points = kRunRecordTimelinePoints);
 // Throws RunRecordError; never returns a partly read record.

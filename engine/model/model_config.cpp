@@ -19,9 +19,9 @@ constexpr Preset kPresets[] = {
     {"mini", 256, 1024, 4, 8},
 };
 
-void require_positive(int64_t value, const char* field) {
+void require_positive(int64_t value, const char* name, const char* key) {
   if (value <= 0) {
-    throw ConfigError(std::string(field) + " must be positive (got " + std::to_string(value) + ")");
+    throw ConfigError(std::string(name) + " must be positive (got " + std::to_string(value) + ")", key);
   }
 }
 
@@ -51,22 +51,24 @@ ModelConfig model_preset(const std::string& name) {
 }
 
 void validate(const ModelConfig& c) {
-  require_positive(c.vocab_size, "vocab size");
-  require_positive(c.context_length, "context length");
-  require_positive(c.d_model, "d_model");
-  require_positive(c.d_ff, "d_ff");
-  require_positive(c.num_layers, "number of layers");
-  require_positive(c.num_heads, "number of heads");
+  require_positive(c.vocab_size, "vocab size", "vocab");
+  require_positive(c.context_length, "context length", "context");
+  require_positive(c.d_model, "d_model", "d_model");
+  require_positive(c.d_ff, "d_ff", "d_ff");
+  require_positive(c.num_layers, "number of layers", "layers");
+  require_positive(c.num_heads, "number of heads", "heads");
   if (c.d_model % c.num_heads != 0) {
     throw ConfigError("d_model (" + std::to_string(c.d_model) + ") is not divisible by the number of heads (" +
-                      std::to_string(c.num_heads) + ")");
+                      std::to_string(c.num_heads) + ")",
+                      "heads");
   }
   if (c.d_head() % 2 != 0) {
     throw ConfigError("the head dimension d_model/heads = " + std::to_string(c.d_head()) +
-                      " must be even for rotary embeddings");
+                      " must be even for rotary embeddings",
+                      "heads");
   }
   if (!(c.rope_theta > 0.0) || !std::isfinite(c.rope_theta)) {
-    throw ConfigError("rope theta must be a positive number");
+    throw ConfigError("rope theta must be a positive number", "rope_theta");
   }
 }
 
@@ -83,6 +85,11 @@ std::string describe(const ModelConfig& c) {
   out << c.name << " (d_model " << c.d_model << ", d_ff " << c.d_ff << ", layers " << c.num_layers << ", heads "
       << c.num_heads << ", vocab " << c.vocab_size << ")";
   return out.str();
+}
+
+ModelConfig with_context(ModelConfig config, int64_t context) {
+  config.context_length = context;
+  return config;
 }
 
 }  // namespace stepscope

@@ -8,9 +8,16 @@
 
 namespace stepscope {
 
+// A configuration that cannot run. `field` is the key of the field at fault ("batch",
+// "d_model", the schema's column keys), so a form can frame it; empty when no one field is.
 class ConfigError : public std::invalid_argument {
  public:
-  using std::invalid_argument::invalid_argument;
+  explicit ConfigError(const std::string& message, std::string field = {})
+      : std::invalid_argument(message), field_(std::move(field)) {}
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
 };
 
 struct ModelConfig {
@@ -38,5 +45,8 @@ void validate(const ModelConfig& config);
 int64_t parameter_count(const ModelConfig& config);
 
 std::string describe(const ModelConfig& config);
+
+// The model a run of `context` tokens builds: its rotary tables cover exactly that context.
+ModelConfig with_context(ModelConfig config, int64_t context);
 
 }  // namespace stepscope

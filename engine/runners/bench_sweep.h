@@ -1,29 +1,22 @@
 // A sweep: the cartesian product of models x context lengths x batch sizes x precisions
-// x modes, run one configuration after the other into one table.
+// x modes over one base configuration, run one configuration after the other into one table.
 #pragma once
 
 #include <functional>
 #include <vector>
 
+#include "experiments/progress.h"
 #include "runners/bench_types.h"
-#include "runners/progress.h"
 
 namespace stepscope {
 
 struct SweepSpec {
+  BenchConfig base;  // everything the lists below do not vary: steps, device, seed, profilers
   std::vector<ModelConfig> models;
   std::vector<int64_t> contexts{256};
   std::vector<int64_t> batches{4};
   std::vector<Precision> precisions{Precision::fp32};
   std::vector<StepMode> modes{StepMode::train};
-  int warmup_steps = 5;
-  int measured_steps = 10;
-  std::string device = "cpu";
-  uint64_t seed = 0;
-  double peak_tflops = 0;
-  bool profile_kernels = false;
-  bool profile_memory = false;
-  int64_t memory_event_limit = 1000000;
 };
 
 // Every configuration, in the order models, contexts, batches, precisions, modes (the

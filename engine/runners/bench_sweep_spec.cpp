@@ -13,25 +13,17 @@ std::vector<BenchConfig> expand(const SweepSpec& spec) {
       for (int64_t batch : spec.batches) {
         for (Precision precision : spec.precisions) {
           for (StepMode mode : spec.modes) {
-            BenchConfig c;
-            c.model = model;
-            c.model.context_length = context;
+            BenchConfig c = spec.base;
+            c.model = with_context(model, context);
             c.context = context;
             c.batch = batch;
             c.precision = precision;
             c.mode = mode;
-            c.warmup_steps = spec.warmup_steps;
-            c.measured_steps = spec.measured_steps;
-            c.device = spec.device;
-            c.seed = spec.seed;
-            c.peak_tflops = spec.peak_tflops;
-            c.profile_kernels = spec.profile_kernels;
-            c.profile_memory = spec.profile_memory;
-            c.memory_event_limit = spec.memory_event_limit;
             try {
               validate(c);
             } catch (const ConfigError& error) {
-              throw ConfigError(model.name + ", context " + std::to_string(context) + ": " + error.what());
+              throw ConfigError(model.name + ", context " + std::to_string(context) + ": " + error.what(),
+                                error.field());
             }
             configs.push_back(c);
           }

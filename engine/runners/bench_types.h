@@ -11,6 +11,7 @@
 #include "model/model_config.h"
 #include "profiling/kernel_profile.h"
 #include "profiling/memory_events.h"
+#include "profiling/memory_timeline.h"
 #include "profiling/trace_window.h"
 
 namespace stepscope {
@@ -25,6 +26,7 @@ std::string to_string(RunStatus status);
 // Throw ConfigError naming the accepted values.
 Precision parse_precision(const std::string& text);
 StepMode parse_step_mode(const std::string& text);
+RunStatus parse_run_status(const std::string& text);
 
 struct BenchConfig {
   ModelConfig model;
@@ -87,6 +89,8 @@ struct BenchResult {
   std::shared_ptr<const std::string> allocator_snapshot;
   // With config.profile_memory: every allocation and free from model creation on.
   std::shared_ptr<const profiling::AllocationLog> allocation_log;
+  // Derived from allocation_log once, by the engine: the measured steps' active memory.
+  std::shared_ptr<const profiling::MemoryTimeline> memory_timeline;
 };
 
 bool runs_backward(StepMode mode);

@@ -5,16 +5,17 @@
 namespace stepscope {
 
 std::unique_ptr<DeviceBackend> make_device_backend(const std::string& device) {
-  if (device == "cpu") return make_cpu_backend();
-  if (device.rfind("cuda", 0) != 0) throw ConfigError("unknown device '" + device + "' (use cpu, cuda or cuda:N)");
+  const int index = device_ordinal(device);
+  if (index < 0) return make_cpu_backend();
   if (!compat::built_with_cuda()) {
     throw ConfigError("device '" + device + "' needs a CUDA build; this one uses a CPU-only LibTorch (" +
-                      compat::libtorch_version() + ")");
+                      compat::libtorch_version() + ")",
+                      "device");
   }
   const int count = compat::cuda_device_count();
-  const int index = device.size() > 5 ? std::stoi(device.substr(5)) : 0;
   if (index >= count) {
-    throw ConfigError("device '" + device + "' not found: " + std::to_string(count) + " CUDA device(s) visible");
+    throw ConfigError("device '" + device + "' not found: " + std::to_string(count) + " CUDA device(s) visible",
+                      "device");
   }
 #ifdef STEPSCOPE_WITH_CUDA
   return make_cuda_backend(index);

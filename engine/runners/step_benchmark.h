@@ -3,7 +3,7 @@
 #pragma once
 
 #include "runners/bench_types.h"
-#include "runners/progress.h"
+#include "experiments/progress.h"
 
 namespace stepscope {
 

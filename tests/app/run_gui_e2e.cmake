@@ -35,7 +35,11 @@ endforeach()
 # One row per configuration, both measured.
 file(STRINGS ${WORKDIR}/export/benchmark.csv rows)
 list(LENGTH rows count)
-if(NOT count EQUAL 3 OR NOT "${rows}" MATCHES ";tiny,32,2,fp32,forward,ok," OR NOT "${rows}" MATCHES ";tiny,32,2,fp32,train,ok,")
+# The bench schema's columns: model, d_model, d_ff, layers, heads, vocab, context, batch, precision,
+# mode, device, device_name, timer, warmup, steps, status, ...
+set(shape "tiny,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,32,2,fp32")
+set(run "cpu,[^,]*,steady-clock,1,2,ok,")
+if(NOT count EQUAL 3 OR NOT "${rows}" MATCHES ";${shape},forward,${run}" OR NOT "${rows}" MATCHES ";${shape},train,${run}")
   message(FATAL_ERROR "unexpected benchmark rows: ${rows}")
 endif()
 

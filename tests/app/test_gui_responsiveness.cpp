@@ -26,10 +26,10 @@ class GuiResponsivenessTest : public QObject {
     spec.models = {model_preset("tiny")};
     spec.contexts = {64};
     spec.modes = {StepMode::forward, StepMode::train};
-    spec.warmup_steps = 2;
-    spec.measured_steps = 20;
-    spec.profile_kernels = true;
-    spec.profile_memory = true;
+    spec.base.warmup_steps = 2;
+    spec.base.measured_steps = 20;
+    spec.base.profile_kernels = true;
+    spec.base.profile_memory = true;
     QSignalSpy finished(&window, &gui::MainWindow::run_finished);
 
     QElapsedTimer clock;

@@ -17,7 +17,11 @@ RunRecordEntry entry(const std::string& model, int64_t context, RunStatus status
   e.result.config.model = model_preset(model);
   e.result.config.context = context;
   e.result.status = status;
-  e.result.total.mean_ms = 12.5 * static_cast<double>(context);
+  if (status == RunStatus::ok) {  // measured: one step, so the phase has a value
+    e.result.steps = {{0, 0, 0, static_cast<int64_t>(12.5e6 * static_cast<double>(context))}};
+    e.result.total.mean_ms = 12.5 * static_cast<double>(context);
+    e.result.total.count = 1;
+  }
   e.result.peak_memory_bytes = 1000 + context;
   if (status != RunStatus::ok) e.result.message = "CUDA out of memory";
   auto timeline = std::make_shared<profiling::MemoryTimeline>();

@@ -22,9 +22,9 @@ TEST(BenchOptions, DefaultsFollowTheHandout) {
   EXPECT_EQ(o.spec.models[0].name, "small");
   EXPECT_EQ(o.spec.contexts, std::vector<int64_t>{256});
   EXPECT_EQ(o.spec.batches, std::vector<int64_t>{4});
-  EXPECT_EQ(o.spec.warmup_steps, 5);
-  EXPECT_EQ(o.spec.measured_steps, 10);
-  EXPECT_EQ(o.spec.device, "cpu");
+  EXPECT_EQ(o.spec.base.warmup_steps, 5);
+  EXPECT_EQ(o.spec.base.measured_steps, 10);
+  EXPECT_EQ(o.spec.base.device, "cpu");
   EXPECT_EQ(o.spec.precisions, std::vector<Precision>{Precision::fp32});
   EXPECT_EQ(o.spec.modes, std::vector<StepMode>{StepMode::train});
 }
@@ -38,8 +38,8 @@ TEST(BenchOptions, CommaListsMakeASweep) {
   EXPECT_EQ(o.spec.contexts, (std::vector<int64_t>{128, 256}));
   EXPECT_EQ(o.spec.precisions.size(), 2u);
   EXPECT_EQ(o.spec.modes.size(), 3u);
-  EXPECT_EQ(o.spec.warmup_steps, 0);
-  EXPECT_EQ(o.spec.device, "cuda:1");
+  EXPECT_EQ(o.spec.base.warmup_steps, 0);
+  EXPECT_EQ(o.spec.base.device, "cuda:1");
   EXPECT_EQ(o.csv_path, "out.csv");
   EXPECT_EQ(o.json_path, "out.json");
   EXPECT_TRUE(o.quiet);
@@ -83,7 +83,7 @@ TEST(BenchOptions, EveryMistakeNamesTheProblem) {
 TEST(BenchOptions, ProfileKernelsAndWhereItsFilesGo) {
   const auto o = parse_bench_options({"--model", "tiny", "--profile", "kernels", "--short-names", "--csv",
                                       "out/run.csv", "--precision", "bf16", "--mode", "forward"});
-  EXPECT_TRUE(o.profile_kernels);
+  EXPECT_TRUE(o.spec.base.profile_kernels);
   EXPECT_TRUE(o.short_kernel_names);
   const auto configs = expand(o.spec);
   ASSERT_EQ(configs.size(), 1u);
@@ -97,9 +97,9 @@ TEST(BenchOptions, ProfileKernelsAndWhereItsFilesGo) {
   EXPECT_EQ(profile_output_stem(json_only, configs[0]), "stepscope-bench.tiny-ctx256-b4-bf16-forward");
   const auto both = parse_bench_options({"--profile", "kernels,memory", "--memory-points", "500", "--memory-events",
                                          "5000"});
-  EXPECT_TRUE(both.profile_kernels && both.profile_memory);
+  EXPECT_TRUE(both.spec.base.profile_kernels && both.spec.base.profile_memory);
   EXPECT_EQ(both.memory_points, 500u);
-  EXPECT_EQ(both.spec.memory_event_limit, 5000);
+  EXPECT_EQ(both.spec.base.memory_event_limit, 5000);
   EXPECT_EQ(error_of({"--memory-points", "100"}), "--memory-points and --memory-events need --profile memory");
   EXPECT_EQ(error_of({"--profile", "memory", "--memory-points", "3"}), "--memory-points: 3 is too small (at least 10)");
   EXPECT_EQ(error_of({"--profile", "cycles"}),

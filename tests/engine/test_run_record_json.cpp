@@ -66,17 +66,20 @@ TEST(RunRecordJson, ComparisonNoticesAChangedField) {
 TEST(RunRecordJson, WritesTheEnvelopeAndEnumNames) {
   const auto document = to_json(sample_record());
   EXPECT_EQ(document["format"], "stepscope-run");
-  EXPECT_EQ(document["version"], 1);
-  const auto& result = document["entries"][1]["result"];
-  EXPECT_EQ(result["status"], "OOM");
-  EXPECT_EQ(result["config"]["precision"], "fp16");
-  EXPECT_TRUE(result["kernel_profile"].is_null());
-  EXPECT_TRUE(document["entries"][1]["timeline"].is_null());
-  EXPECT_EQ(document["entries"][0]["result"]["kernel_profile"]["ranges"][0]["kernels"][0]["category"],
-            "matrix multiply");
+  EXPECT_EQ(document["version"], 2);
+  const auto& oom = document["entries"][1];
+  EXPECT_EQ(oom["row"]["status"], "OOM");
+  EXPECT_EQ(oom["row"]["precision"], "fp16");
+  EXPECT_EQ(oom["config"]["precision"], "fp16");
+  EXPECT_TRUE(oom["row"]["total_mean_ms"].is_null());  // not measured: null, as the CSV leaves it blank
+  EXPECT_TRUE(oom["kernel_profile"].is_null());
+  EXPECT_TRUE(oom["timeline"].is_null());
+  EXPECT_EQ(document["entries"][0]["kernel_profile"]["ranges"][0]["kernels"][0]["category"], "matrix multiply");
   EXPECT_EQ(document["entries"][0]["timeline"]["largest"][1]["category"], "optimizer state");
-  EXPECT_EQ(document["entries"][2]["result"]["mfu"], "NaN");
-  EXPECT_FALSE(document["entries"][0]["result"].contains("trace"));
+  EXPECT_EQ(document["entries"][2]["row"]["mfu"], "NaN");
+  EXPECT_EQ(document["entries"][2]["row"]["tokens_per_s"], "Infinity");
+  EXPECT_FALSE(document["entries"][0].contains("trace"));
+  EXPECT_TRUE(document["tables"].is_array());
 }
 
 TEST(RunRecordJson, FileRoundTripAndMissingFile) {
@@ -126,31 +129,37 @@ TEST(RunRecordDecimation, KeepsTheHighestPointAndEverythingElseWhole) {
 
 TEST(RunRecordErrors, WrongFormatName) {
   auto document = to_json(sample_record());
-  document["format"] = "stepscope-bench";
+  document["format"] = "stepscope-trace";
   const auto message = error_of(document);
   expect_contains(message, "format");
-  expect_contains(message, "stepscope-bench");
+  expect_contains(message, "stepscope-trace");
+  expect_contains(message, "stepscope-run");
 }
 
 TEST(RunRecordErrors, NewerVersion) {
   auto document = to_json(sample_record());
-  document["version"] = 2;
+  document["version"] = 3;
   const auto message = error_of(document);
-  expect_contains(message, "version: 2 is newer");
+  expect_contains(message, "version: 3 is newer");
+  expect_contains(message, "newer Stepscope");
 }
 
 TEST(RunRecordErrors, StringWhereANumberBelongs) {
   auto document = to_json(sample_record());
-  document["entries"][2]["result"]["config"]["context"] = "256";
-  expect_contains(error_of(document), "entries[2].result.config.context: expected an integer");
+  document["entries"][2]["config"]["context"] = "256";
+  expect_contains(error_of(document), "entries[2].config.context: expected an integer");
+
+  document = to_json(sample_record());
+  document["entries"][2]["row"]["context"] = "256";
+  expect_contains(error_of(document), "entries[2].row.context: expected an integer");
 
   document = to_json(sample_record());
   document["entries"][0]["timeline"]["points"][1]["bytes_by_category"]["gradient"] = "many";
   expect_contains(error_of(document), "entries[0].timeline.points[1].bytes_by_category.gradient: expected an integer");
 
   document = to_json(sample_record());
-  document["entries"][1]["result"]["mfu"] = "high";
-  expect_contains(error_of(document), "entries[1].result.mfu: expected a number");
+  document["entries"][0]["row"]["mfu"] = "high";
+  expect_contains(error_of(document), "entries[0].row.mfu: expected a number");
 }
 
 TEST(RunRecordErrors, MissingEntries) {
@@ -165,33 +174,41 @@ TEST(RunRecordErrors, MissingEntries) {
 
 TEST(RunRecordErrors, MissingOrMistypedDeepFields) {
   auto document = to_json(sample_record());
-  document["entries"][0]["result"]["kernel_profile"]["ranges"][1]["kernels"][0].erase("stddev_ns");
-  expect_contains(error_of(document), "entries[0].result.kernel_profile.ranges[1].kernels[0].stddev_ns: missing");
+  document["entries"][0]["kernel_profile"]["ranges"][1]["kernels"][0].erase("stddev_ns");
+  expect_contains(error_of(document), "entries[0].kernel_profile.ranges[1].kernels[0].stddev_ns: missing");
 
   document = to_json(sample_record());
-  document["entries"][0]["result"]["kernel_profile"]["ranges"][0]["categories"][1]["category"] = "magic";
+  document["entries"][0]["row"].erase("batch");
+  expect_contains(error_of(document), "entries[0].row.batch: missing");
+
+  document = to_json(sample_record());
+  document["entries"][0]["kernel_profile"]["ranges"][0]["categories"][1]["category"] = "magic";
   expect_contains(error_of(document),
-                  "entries[0].result.kernel_profile.ranges[0].categories[1].category: unknown kernel category 'magic'");
+                  "entries[0].kernel_profile.ranges[0].categories[1].category: unknown kernel category 'magic'");
 
   document = to_json(sample_record());
-  document["entries"][1]["result"]["config"]["mode"] = "sideways";
-  expect_contains(error_of(document), "entries[1].result.config.mode: unknown mode 'sideways'");
+  document["entries"][1]["config"]["mode"] = "sideways";
+  expect_contains(error_of(document), "entries[1].config.mode: unknown mode 'sideways'");
 
   document = to_json(sample_record());
-  document["entries"][0]["result"]["config"]["warmup"] = int64_t{1} << 40;  // an int field
-  expect_contains(error_of(document), "entries[0].result.config.warmup: expected an integer from");
+  document["entries"][1]["row"]["mode"] = "sideways";
+  expect_contains(error_of(document), "entries[1].row.mode: unknown mode 'sideways'");
+
+  document = to_json(sample_record());
+  document["entries"][0]["config"]["warmup"] = int64_t{1} << 40;  // an int field
+  expect_contains(error_of(document), "entries[0].config.warmup: expected an integer from");
 
   document = to_json(sample_record());
   document["entries"][0]["timeline"]["unknown_frees"] = -1;
   expect_contains(error_of(document), "entries[0].timeline.unknown_frees: expected a non-negative integer");
 
   document = to_json(sample_record());
-  document["entries"][0]["result"]["steps_ns"][1]["total_ns"] = 2.5;
-  expect_contains(error_of(document), "entries[0].result.steps_ns[1].total_ns: expected an integer, got 2.5");
+  document["entries"][0]["steps_ns"][1]["total_ns"] = 2.5;
+  expect_contains(error_of(document), "entries[0].steps_ns[1].total_ns: expected an integer, got 2.5");
 
   document = to_json(sample_record());
-  document["entries"][2]["result"]["config"]["model"] = nullptr;
-  expect_contains(error_of(document), "entries[2].result.config.model: expected an object, got null");
+  document["entries"][2]["config"]["model"] = nullptr;
+  expect_contains(error_of(document), "entries[2].config.model: expected an object, got null");
 }
 
 TEST(RunRecordErrors, MalformedOrTruncatedText) {

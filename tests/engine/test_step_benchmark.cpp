@@ -73,7 +73,7 @@ class CancelAfter final : public ProgressSink {
  public:
   CancelAfter(CancelFlag& flag, int measured) : flag_(flag), measured_(measured) {}
   void on_progress(const Progress& p) override {
-    if (p.phase == "measuring" && p.step >= measured_) flag_.cancel();
+    if (p.phase == RunPhase::measuring && p.step >= measured_) flag_.cancel();
   }
 
  private:
@@ -116,8 +116,8 @@ TEST(BenchSweep, OutOfMemoryBecomesARowAndTheSweepContinues) {
   spec.contexts = {16};
   spec.batches = {1};
   spec.modes = {StepMode::forward};
-  spec.warmup_steps = 0;
-  spec.measured_steps = 1;
+  spec.base.warmup_steps = 0;
+  spec.base.measured_steps = 1;
   const auto rows = run_sweep(expand(spec));
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].status, RunStatus::out_of_memory) << rows[0].message;

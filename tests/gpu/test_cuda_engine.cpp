@@ -59,9 +59,9 @@ TEST(CudaEngine, OutOfMemoryIsARowAndMemoryIsReleased) {
   spec.contexts = {64};
   spec.batches = {2};
   spec.modes = {StepMode::train};
-  spec.warmup_steps = 1;
-  spec.measured_steps = 2;
-  spec.device = "cuda";
+  spec.base.warmup_steps = 1;
+  spec.base.measured_steps = 2;
+  spec.base.device = "cuda";
   const auto rows = run_sweep(expand(spec));
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].status, RunStatus::out_of_memory) << rows[0].message;

@@ -1,9 +1,13 @@
-// The benchmark table: the CLI's columns, mean ± std, dashes for what was not measured.
+// The benchmark table: the bench schema's columns (the CLI's CSV), mean ± std, dashes for what
+// was not measured, exports equal to the CLI's CSV.
 #include <QSignalSpy>
 #include <QTest>
 
 #include "export/table_export.h"
-#include "io/bench_export.h"
+#include <sstream>
+
+#include "experiments/bench/bench_schema.h"
+#include "io/table_csv.h"
 #include "model_fixtures.h"
 #include "models/bench_table_model.h"
 
@@ -57,6 +61,13 @@ BenchResult out_of_memory() {
   return r;
 }
 
+// The column of a CSV key.
+int col(const BenchTableModel& model, const char* key) {
+  const int c = model.column_of(key);
+  if (c < 0) qFatal("no column %s", key);
+  return c;
+}
+
 }  // namespace
 
 class BenchTableModelTest : public QObject {
@@ -65,14 +76,16 @@ class BenchTableModelTest : public QObject {
  private slots:
   void headersAreTheCliColumns() {
     BenchTableModel model;
-    QCOMPARE(fixtures::model_header(model),
-             QStringList({"model", "context", "batch", "precision", "mode", "status", "total_mean_ms",
-                          "forward_mean_ms", "backward_mean_ms", "optimizer_mean_ms", "tokens_per_s", "mfu",
-                          "peak_memory_bytes", "message"}));
     QStringList cli;
-    for (const auto& name : bench_csv_header()) cli << QString::fromStdString(name);
-    QCOMPARE(fixtures::missing_from_cli(model, cli), QString());
-    QCOMPARE(model.columnCount(), int(BenchTableModel::ColumnCount));
+    for (const auto& name : csv_header(bench_schema().columns())) cli << QString::fromStdString(name);
+    QCOMPARE(fixtures::model_header(model), cli);
+    QStringList shown;
+    for (int c = 0; c < model.columnCount(); ++c) {
+      if (model.shown_by_default(c)) shown << fixtures::model_header(model).at(c);
+    }
+    QCOMPARE(shown, QStringList({"model", "context", "batch", "precision", "mode", "status", "total_mean_ms",
+                                 "forward_mean_ms", "backward_mean_ms", "optimizer_mean_ms", "tokens_per_s", "mfu",
+                                 "peak_memory_bytes"}));
   }
 
   void measuredTrainRow() {
@@ -92,48 +105,52 @@ class BenchTableModelTest : public QObject {
                                   QString::fromUtf8("10.13 \u00b1 0.10"),
                                   "8500",
                                   "45.7%",
-                                  "3072 MiB",
-                                  ""};
-    for (int c = 0; c < model.columnCount(); ++c) QCOMPARE(text(model, 0, c), expected[c]);
-    QCOMPARE(exact(model, 0, BenchTableModel::Total).toDouble(), 120.5);  // the mean
-    QCOMPARE(exact(model, 0, BenchTableModel::Optimizer).toDouble(), 10.126);
-    QCOMPARE(exact(model, 0, BenchTableModel::Mfu).toDouble(), 0.4567);  // a fraction, as the CLI writes it
-    QCOMPARE(exact(model, 0, BenchTableModel::PeakMemory).toLongLong(), qlonglong{3} << 30);
-    QCOMPARE(exact(model, 0, BenchTableModel::Batch).toLongLong(), 4);
-    QCOMPARE(exact(model, 0, BenchTableModel::Model).toString(), QStringLiteral("small"));
-    QCOMPARE(model.data(model.index(0, BenchTableModel::Batch), Qt::TextAlignmentRole).toInt(),
+                                  "3072 MiB"};
+    const char* keys[] = {"model", "context", "batch", "precision", "mode", "status", "total_mean_ms",
+                          "forward_mean_ms", "backward_mean_ms", "optimizer_mean_ms", "tokens_per_s", "mfu",
+                          "peak_memory_bytes"};
+    for (int i = 0; i < expected.size(); ++i) QCOMPARE(text(model, 0, col(model, keys[i])), expected[i]);
+    QCOMPARE(text(model, 0, col(model, "message")), QString());
+    QCOMPARE(exact(model, 0, col(model, "total_mean_ms")).toDouble(), 120.5);  // the mean
+    QCOMPARE(exact(model, 0, col(model, "optimizer_mean_ms")).toDouble(), 10.126);
+    QCOMPARE(exact(model, 0, col(model, "mfu")).toDouble(), 0.4567);  // a fraction, as the CLI writes it
+    QCOMPARE(exact(model, 0, col(model, "peak_memory_bytes")).toLongLong(), qlonglong{3} << 30);
+    QCOMPARE(exact(model, 0, col(model, "batch")).toLongLong(), 4);
+    QCOMPARE(exact(model, 0, col(model, "model")).toString(), QStringLiteral("small"));
+    QCOMPARE(model.data(model.index(0, col(model, "batch")), Qt::TextAlignmentRole).toInt(),
              int(Qt::AlignRight | Qt::AlignVCenter));
-    QCOMPARE(model.data(model.index(0, BenchTableModel::Model), Qt::TextAlignmentRole).toInt(),
+    QCOMPARE(model.data(model.index(0, col(model, "model")), Qt::TextAlignmentRole).toInt(),
              int(Qt::AlignLeft | Qt::AlignVCenter));
-    QVERIFY(model.data(model.index(0, BenchTableModel::Model), Qt::ToolTipRole).toString().contains("H100"));
+    QVERIFY(model.data(model.index(0, col(model, "model")), Qt::ToolTipRole).toString().contains("H100"));
   }
 
   void phasesTheModeDoesNotRunAreDashes() {
     BenchTableModel model;
     fixtures::tester(&model);
     model.set_results({forward_only()});
-    QCOMPARE(text(model, 0, BenchTableModel::Forward), QString::fromUtf8("30.00 \u00b1 0.25"));
-    for (int c : {int(BenchTableModel::Backward), int(BenchTableModel::Optimizer), int(BenchTableModel::Mfu),
-                  int(BenchTableModel::PeakMemory)}) {
+    QCOMPARE(text(model, 0, col(model, "forward_mean_ms")), QString::fromUtf8("30.00 \u00b1 0.25"));
+    for (int c : {col(model, "backward_mean_ms"), col(model, "optimizer_mean_ms"), col(model, "mfu"),
+                  col(model, "peak_memory_bytes")}) {
       QCOMPARE(text(model, 0, c), QStringLiteral("-"));
       QVERIFY(!exact(model, 0, c).isValid());  // unknown: sorts last
     }
-    QCOMPARE(text(model, 0, BenchTableModel::TokensPerSecond), QStringLiteral("136533"));
-    QCOMPARE(text(model, 0, BenchTableModel::Mode), QStringLiteral("forward"));
+    QCOMPARE(text(model, 0, col(model, "tokens_per_s")), QStringLiteral("136533"));
+    QCOMPARE(text(model, 0, col(model, "mode")), QStringLiteral("forward"));
   }
 
   void outOfMemoryRowShowsStatusAndDashes() {
     BenchTableModel model;
     fixtures::tester(&model);
     model.set_results({out_of_memory()});
-    QCOMPARE(text(model, 0, BenchTableModel::Status), QStringLiteral("OOM"));
-    for (int c = BenchTableModel::Total; c <= BenchTableModel::Mfu; ++c) {
-      QCOMPARE(text(model, 0, c), QStringLiteral("-"));
-      QVERIFY(!exact(model, 0, c).isValid());
+    QCOMPARE(text(model, 0, col(model, "status")), QStringLiteral("OOM"));
+    for (const char* key : {"total_mean_ms", "forward_mean_ms", "backward_mean_ms", "optimizer_mean_ms",
+                            "tokens_per_s", "mfu"}) {
+      QCOMPARE(text(model, 0, col(model, key)), QStringLiteral("-"));
+      QVERIFY(!exact(model, 0, col(model, key)).isValid());
     }
-    QCOMPARE(text(model, 0, BenchTableModel::PeakMemory), QStringLiteral("80896 MiB"));  // known despite the OOM
-    QCOMPARE(text(model, 0, BenchTableModel::Message), QStringLiteral("CUDA out of memory. Tried to allocate 2.00 GiB"));
-    QCOMPARE(model.data(model.index(0, BenchTableModel::Message), Qt::ToolTipRole).toString(),
+    QCOMPARE(text(model, 0, col(model, "peak_memory_bytes")), QStringLiteral("80896 MiB"));  // known despite the OOM
+    QCOMPARE(text(model, 0, col(model, "message")), QStringLiteral("CUDA out of memory. Tried to allocate 2.00 GiB"));
+    QCOMPARE(model.data(model.index(0, col(model, "message")), Qt::ToolTipRole).toString(),
              QStringLiteral("CUDA out of memory. Tried to allocate 2.00 GiB"));
   }
 
@@ -149,7 +166,7 @@ class BenchTableModelTest : public QObject {
     QCOMPARE(inserted.at(1).at(1).toInt(), 1);  // first row of the second insert
     QCOMPARE(inserted.at(1).at(2).toInt(), 1);
     QCOMPARE(reset.count(), 0);
-    QCOMPARE(text(model, 1, BenchTableModel::Model), QStringLiteral("xl"));
+    QCOMPARE(text(model, 1, col(model, "model")), QStringLiteral("xl"));
     QCOMPARE(model.result(1).config.context, 2048);
     model.clear();
     QCOMPARE(model.rowCount(), 0);
@@ -159,12 +176,17 @@ class BenchTableModelTest : public QObject {
     QCOMPARE(reset.count(), 2);
   }
 
-  void csvExportWritesExactValues() {
+  // The GUI's export goes through Qt (table_export), the CLI's through the engine's writer:
+  // both must write the same file.
+  void csvExportEqualsTheCliCsv() {
     BenchTableModel model;
-    model.set_results({train_ok(), forward_only()});
+    const std::vector<BenchResult> results{train_ok(), forward_only(), out_of_memory()};
+    model.set_results(results);
+    std::ostringstream cli;
+    write_table_csv(cli, bench_schema().table(results));
+    QCOMPARE(table_to_csv(model), QString::fromStdString(cli.str()));
     const QStringList lines = table_to_csv(model).split(QLatin1Char('\n'));
-    QCOMPARE(lines.at(1), QStringLiteral("small,256,4,fp32,train,ok,120.5,40.25,70,10.126,8500.4,0.4567,3221225472,"));
-    QCOMPARE(lines.at(2), QStringLiteral("small,512,8,bf16,forward,ok,30,30,,,136533.3,,,"));
+    QVERIFY(lines.at(1).startsWith(QStringLiteral("small,768,3072,12,12,10000,256,4,fp32,train,cpu,NVIDIA H100 80GB HBM3,,5,0,ok,120.5,")));
   }
 };
 

@@ -18,6 +18,9 @@ namespace {
 QString csv_field(const QString& text) { return QString::fromStdString(csv_escape(text.toStdString())); }
 
 QString cell_text(const QAbstractItemModel& model, const QModelIndex& index) {
+  // Schema tables say exactly what the CLI's CSV writes.
+  const QVariant csv = model.data(index, CsvTextRole);
+  if (csv.isValid()) return csv.toString();
   const QVariant exact = model.data(index, ExactValueRole);
   // Doubles as the CLI writes them: QVariant would write 300000.0 as "3e+05".
   if (exact.typeId() == QMetaType::Double) return QString::fromStdString(format_number(exact.toDouble()));

@@ -3,30 +3,28 @@
 #include <cmath>
 #include <map>
 
+#include <QStringList>
+
 #include "models/format.h"
+#include "schema/value_format.h"
 
 namespace stepscope::views {
 
 namespace {
 
-QString value_text(double value, ComparedUnit unit) {
-  switch (unit) {
-    case ComparedUnit::milliseconds: return QString::number(value, 'f', 2) + " ms";
-    case ComparedUnit::nanoseconds: return format_duration_ns(value);
-    case ComparedUnit::bytes: return format_bytes(static_cast<int64_t>(value));
-    case ComparedUnit::per_second: return format_significant(value) + "/s";
-    case ComparedUnit::count: return format_significant(value);
-  }
-  return format_significant(value);
+QString value_text(double value, schema::ColumnKind unit) {
+  QString text = QString::fromStdString(schema::display_text(value, unit));
+  if (unit == schema::ColumnKind::milliseconds) text += " ms";
+  if (unit == schema::ColumnKind::per_second) text += "/s";
+  return text;
 }
 
 // A difference keeps its sign in every unit.
-QString difference_text(double value, ComparedUnit unit) {
+QString difference_text(double value, schema::ColumnKind unit) {
   const QString magnitude = value_text(std::fabs(value), unit);
   return value > 0 ? "+" + magnitude : value < 0 ? "-" + magnitude : magnitude;
 }
 
-std::optional<double> known(double value) { return value >= 0 && std::isfinite(value) ? std::optional(value) : std::nullopt; }
 
 }  // namespace
 
@@ -70,37 +68,42 @@ TableModel::Cell ComparisonModel::cell(int row, int column) const {
   return missing_cell();
 }
 
-std::vector<ComparisonRow> compare_benchmarks(const std::vector<BenchResult>& a, const std::vector<BenchResult>& b) {
-  std::vector<std::string> order;  // A's configurations first, then B's new ones
-  std::map<std::string, const BenchResult*> in_a, in_b;
-  for (const auto& r : a) {
-    if (in_a.emplace(describe(r.config), &r).second) order.push_back(describe(r.config));
+QString identity_of(const schema::Table& table, size_t row) {
+  QStringList parts;
+  for (size_t c = 0; c < table.columns.size(); ++c) {
+    const auto& column = table.columns[c];
+    if (column.role != schema::ColumnRole::identity) continue;
+    const QString value = QString::fromStdString(schema::display_text(table.rows[row][c], column.kind));
+    parts << (column.kind == schema::ColumnKind::text ? value : QString::fromStdString(column.label) + " " + value);
   }
-  for (const auto& r : b) {
-    if (in_b.emplace(describe(r.config), &r).second && !in_a.count(describe(r.config))) {
-      order.push_back(describe(r.config));
-    }
+  return parts.join(QStringLiteral(", "));
+}
+
+std::vector<ComparisonRow> compare_tables(const schema::Table& a, const schema::Table& b) {
+  std::vector<QString> order;  // A's rows first, then B's new ones
+  std::map<QString, size_t> in_a, in_b;
+  for (size_t r = 0; r < a.rows.size(); ++r) {
+    if (in_a.emplace(identity_of(a, r), r).second) order.push_back(identity_of(a, r));
   }
-  const auto phase = [](const BenchResult* r, PhaseStats BenchResult::*stats) -> std::optional<double> {
-    if (!r || r->status != RunStatus::ok || (r->*stats).count == 0) return std::nullopt;
-    return (r->*stats).mean_ms;
-  };
+  for (size_t r = 0; r < b.rows.size(); ++r) {
+    const QString key = identity_of(b, r);
+    if (in_b.emplace(key, r).second && !in_a.count(key)) order.push_back(key);
+  }
   std::vector<ComparisonRow> rows;
   for (const auto& key : order) {
-    const BenchResult* ra = in_a.count(key) ? in_a[key] : nullptr;
-    const BenchResult* rb = in_b.count(key) ? in_b[key] : nullptr;
-    const QString item = QString::fromStdString(key);
-    for (auto [name, stats] : {std::pair{"step (ms)", &BenchResult::total}, {"forward (ms)", &BenchResult::forward},
-                               {"backward (ms)", &BenchResult::backward}, {"optimizer (ms)", &BenchResult::optimizer}}) {
-      ComparisonRow row{item, name, ComparedUnit::milliseconds, phase(ra, stats), phase(rb, stats)};
+    for (size_t c = 0; c < a.columns.size(); ++c) {
+      const auto& column = a.columns[c];
+      if (column.role != schema::ColumnRole::measure || !schema::is_numeric(column.kind)) continue;
+      const int cb = b.column_index(column.key);
+      const auto value = [&](const schema::Table& t, const std::map<QString, size_t>& rows_of, int col) {
+        const auto it = rows_of.find(key);
+        if (it == rows_of.end() || col < 0) return std::optional<double>();
+        return schema::number_of(t.rows[it->second][static_cast<size_t>(col)]);
+      };
+      ComparisonRow row{key, QString::fromStdString(schema::header_text(column)), column.kind,
+                        value(a, in_a, static_cast<int>(c)), value(b, in_b, cb)};
       if (row.a || row.b) rows.push_back(row);
     }
-    const auto ok = [](const BenchResult* r) { return r && r->status == RunStatus::ok; };
-    rows.push_back({item, "tokens/s", ComparedUnit::per_second, ok(ra) ? known(ra->tokens_per_second) : std::nullopt,
-                    ok(rb) ? known(rb->tokens_per_second) : std::nullopt});
-    rows.push_back({item, "peak memory", ComparedUnit::bytes,
-                    ok(ra) ? known(static_cast<double>(ra->peak_memory_bytes)) : std::nullopt,
-                    ok(rb) ? known(static_cast<double>(rb->peak_memory_bytes)) : std::nullopt});
   }
   return rows;
 }
@@ -129,8 +132,8 @@ std::vector<ComparisonRow> compare_kernels(const profiling::KernelProfile* a, co
     const auto per_step = [](const profiling::KernelStats* k) {
       return k ? std::optional(k->instances_per_step) : std::nullopt;
     };
-    rows.push_back({item, "total time", ComparedUnit::nanoseconds, total(ka), total(kb)});
-    rows.push_back({item, "instances/step", ComparedUnit::count, per_step(ka), per_step(kb)});
+    rows.push_back({item, "total time", schema::ColumnKind::nanoseconds, total(ka), total(kb)});
+    rows.push_back({item, "instances/step", schema::ColumnKind::real, per_step(ka), per_step(kb)});
   }
   return rows;
 }
@@ -154,11 +157,11 @@ std::vector<ComparisonRow> compare_memory_peaks(const profiling::MemoryTimeline*
       if (!p) return std::optional<double>();
       return std::optional(static_cast<double>(c ? p->bytes_by_category[profiling::category_index(*c)] : p->allocated_bytes));
     };
-    rows.push_back({item, "allocated", ComparedUnit::bytes, bytes(pa, std::nullopt), bytes(pb, std::nullopt)});
+    rows.push_back({item, "allocated", schema::ColumnKind::bytes, bytes(pa, std::nullopt), bytes(pb, std::nullopt)});
     for (const auto c : profiling::all_memory_categories()) {
       const auto va = bytes(pa, c), vb = bytes(pb, c);
       if (va.value_or(0) == 0 && vb.value_or(0) == 0) continue;
-      rows.push_back({item, QString::fromStdString(profiling::to_string(c)), ComparedUnit::bytes, va, vb});
+      rows.push_back({item, QString::fromStdString(profiling::to_string(c)), schema::ColumnKind::bytes, va, vb});
     }
   }
   return rows;

@@ -8,16 +8,14 @@
 #include "models/table_model.h"
 #include "profiling/kernel_profile.h"
 #include "profiling/memory_timeline.h"
-#include "runners/bench_types.h"
+#include "schema/table.h"
 
 namespace stepscope::views {
 
-enum class ComparedUnit { milliseconds, nanoseconds, bytes, count, per_second };
-
 struct ComparisonRow {
   QString item;     // "small ctx 256 b 4 fp32 train", a kernel name, a peak label
-  QString measure;  // "step (ms)", "total time", "allocated"
-  ComparedUnit unit = ComparedUnit::count;
+  QString measure;  // "Step (ms)", "total time", "allocated"
+  schema::ColumnKind unit = schema::ColumnKind::real;
   std::optional<double> a, b;  // missing where one run lacks the item or did not measure it
 };
 
@@ -38,9 +36,11 @@ class ComparisonModel : public TableModel {
   std::vector<ComparisonRow> rows_;
 };
 
-// Configurations are matched by their description (model, context, batch, precision, mode);
-// per configuration: the step and each phase (mean ms), tokens/s and peak memory.
-std::vector<ComparisonRow> compare_benchmarks(const std::vector<BenchResult>& a, const std::vector<BenchResult>& b);
+// Any two tables of one schema: rows matched by their identity columns, one comparison per
+// numeric measure column that either row has a value in.
+std::vector<ComparisonRow> compare_tables(const schema::Table& a, const schema::Table& b);
+// What names a row of `table`: its identity columns, e.g. "small, Context 256, Batch 4, fp32, train".
+QString identity_of(const schema::Table& table, size_t row);
 // Kernels of one range matched by name (full, demangled): total time and instances per step.
 std::vector<ComparisonRow> compare_kernels(const profiling::KernelProfile* a, const profiling::KernelProfile* b,
                                            const std::string& range);

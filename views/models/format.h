@@ -1,5 +1,5 @@
-// How every table writes numbers: one place, so a duration or a size reads the same in
-// every view.
+// The engine's value formatting (schema/value_format.h) as QString, for views that format
+// values outside a schema table.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 namespace stepscope::views {
 
 // What a cell shows when a value is unknown or does not apply.
-inline QString missing_text() { return QStringLiteral("-"); }
+QString missing_text();
 
 // Three significant digits, never an exponent: 0.00391, 1.23, 45.6, 789, 12345.
 QString format_significant(double value);

@@ -1,26 +1,21 @@
 #include "models/kernel_table_model.h"
 
-#include <cmath>
+#include "profiling/kernel_stats_schema.h"
+#include "models/schema_table_model.h"
+#include "schema/value_format.h"
 
 namespace stepscope::views {
 
 namespace {
 
 std::vector<TableModel::Column> kernel_columns() {
-  const QString ns = QStringLiteral("Shown in adaptive units; exact and exported in ns");
-  return {
-      {"Time (%)", true, "Share of the range's GPU time"},
-      {"Total Time (ns)", true, ns, "Total Time"},
-      {"Instances", true},
-      {"Avg (ns)", true, ns, "Avg"},
-      {"Med (ns)", true, ns, "Med"},
-      {"Min (ns)", true, ns, "Min"},
-      {"Max (ns)", true, ns, "Max"},
-      {"StdDev (ns)", true, "Sample standard deviation; " + ns, "StdDev"},
-      {"Instances/Step", true, "Instances per measured step"},
-      {"Category", false},
-      {"Name", false},
-  };
+  std::vector<TableModel::Column> columns;
+  for (const auto& c : profiling::kernel_stats_schema().columns()) {
+    const bool numeric = schema::is_numeric(c.kind);
+    columns.push_back({QString::fromStdString(c.key), numeric, QString::fromStdString(c.description),
+                       c.label == c.key ? QString() : QString::fromStdString(c.label)});
+  }
+  return columns;
 }
 
 }  // namespace
@@ -43,23 +38,11 @@ const std::string& KernelTableModel::shown_name(const profiling::KernelStats& ke
 
 TableModel::Cell KernelTableModel::cell(int row, int column) const {
   const profiling::KernelStats& k = kernel(row);
-  switch (column) {
-    case TimePercent: return percent_cell(k.time_percent);
-    case TotalTime: return duration_cell(k.total_ns);
-    case Instances: return integer_cell(k.instances);
-    case Avg: return duration_cell(k.mean_ns);
-    case Med: return duration_cell(k.median_ns);
-    case Min: return duration_cell(k.min_ns);
-    case Max: return duration_cell(k.max_ns);
-    case StdDev: return duration_cell(k.stddev_ns);
-    case InstancesPerStep:
-      // At most three decimals, none trailing, as the CLI writes it: 24 -> "24", 1/3 -> "0.333".
-      return {QString::number(std::round(k.instances_per_step * 1000.0) / 1000.0, 'g', 15), k.instances_per_step};
-    case Category: return text_cell(QString::fromStdString(profiling::to_string(k.category)));
-    // Shown short or full; sorted and exported by the full name, which identifies the kernel.
-    case Name: return {QString::fromStdString(shown_name(k)), QString::fromStdString(k.name)};
-    default: return {};
-  }
+  // Shown short or full; sorted and exported by the full name, which identifies the kernel.
+  if (column == Name) return {QString::fromStdString(shown_name(k)), QString::fromStdString(k.name)};
+  const auto& field = profiling::kernel_stats_schema().fields[static_cast<size_t>(column)];
+  const schema::Value value = field.get(k);
+  return {QString::fromStdString(schema::display_value(value, field.column)), to_variant(value)};
 }
 
 QString KernelTableModel::tooltip(int row, int column) const {

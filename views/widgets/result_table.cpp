@@ -13,6 +13,7 @@
 #include "charts/chart_export.h"
 #include "export/table_export.h"
 #include "models/roles.h"
+#include "models/schema_table_model.h"
 
 namespace stepscope::views {
 
@@ -39,14 +40,27 @@ ResultTable::ResultTable(QAbstractItemModel* model, const QString& export_name, 
   horizontalHeader()->setHighlightSections(false);
   setContextMenuPolicy(Qt::CustomContextMenu);
   connect(this, &QWidget::customContextMenuRequested, this, &ResultTable::show_menu);
+  if (const auto* schema_model = qobject_cast<const SchemaTableModel*>(model)) {
+    // Details stay in the model (exports write them) and a header menu brings them back.
+    for (int c = 0; c < schema_model->columnCount(); ++c) setColumnHidden(c, !schema_model->shown_by_default(c));
+  }
+  horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(horizontalHeader(), &QWidget::customContextMenuRequested, this, &ResultTable::show_column_menu);
   // Fit the columns to their contents once rows arrive, then leave them to the user.
   connect(model, &QAbstractItemModel::rowsInserted, this, [this] {
-    if (this->model()->rowCount() <= 64) resizeColumnsToContents();
+    if (this->model()->rowCount() <= 64) fit_shown_columns();
   });
-  connect(model, &QAbstractItemModel::modelReset, this, [this] { resizeColumnsToContents(); });
+  connect(model, &QAbstractItemModel::modelReset, this, [this] { fit_shown_columns(); });
 }
 
 const QAbstractItemModel* ResultTable::shown_model() const { return model(); }
+
+// Hidden columns are not measured: a schema table keeps dozens of them for export.
+void ResultTable::fit_shown_columns() {
+  for (int c = 0; c < model()->columnCount(); ++c) {
+    if (!isColumnHidden(c)) resizeColumnToContents(c);
+  }
+}
 
 void ResultTable::copy_selection() const {
   const QString text = selection_to_tsv(*model(), selectionModel()->selectedIndexes());
@@ -73,6 +87,17 @@ void ResultTable::show_menu(const QPoint& at) {
     if (!write_table_csv(*model(), path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
   });
   menu.exec(viewport()->mapToGlobal(at));
+}
+
+void ResultTable::show_column_menu(const QPoint& at) {
+  QMenu menu(this);
+  for (int c = 0; c < model()->columnCount(); ++c) {
+    QAction* action = menu.addAction(model()->headerData(c, Qt::Horizontal).toString());
+    action->setCheckable(true);
+    action->setChecked(!isColumnHidden(c));
+    connect(action, &QAction::toggled, this, [this, c](bool shown) { setColumnHidden(c, !shown); });
+  }
+  menu.exec(horizontalHeader()->viewport()->mapToGlobal(at));
 }
 
 void add_png_export_menu(QChartView* view, const QString& export_name) {

@@ -27,6 +27,9 @@ class ResultTable : public QTableView {
 
  private:
   void show_menu(const QPoint& at);
+  void fit_shown_columns();
+  // Which columns show; every column exports whatever shows.
+  void show_column_menu(const QPoint& at);
   QString export_name_;
 };
 

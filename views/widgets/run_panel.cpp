@@ -183,7 +183,7 @@ void RunPanel::set_config(const BenchConfig& c) {
   on_preset_changed();
 }
 
-std::optional<BenchConfig> RunPanel::config(QString* error) const {
+std::optional<BenchConfig> RunPanel::config(QString* error, std::string* field) const {
   BenchConfig c;
   const bool custom = preset_->currentText() == kCustom;
   c.model = custom ? ModelConfig() : model_preset(preset_->currentText().toStdString());
@@ -194,7 +194,7 @@ std::optional<BenchConfig> RunPanel::config(QString* error) const {
   c.model.num_heads = heads_->value();
   c.model.vocab_size = vocab_->value();
   c.context = context_->value();
-  c.model.context_length = std::max<int64_t>(c.model.context_length, c.context);  // as the CLI does
+  c.model = with_context(c.model, c.context);  // as the CLI does
   c.batch = batch_->value();
   c.precision = static_cast<Precision>(precision_->currentData().toInt());
   c.mode = static_cast<StepMode>(mode_->currentData().toInt());
@@ -207,6 +207,7 @@ std::optional<BenchConfig> RunPanel::config(QString* error) const {
     validate(c);
   } catch (const ConfigError& e) {
     if (error) *error = QString::fromStdString(e.what());
+    if (field) *field = e.field();
     return std::nullopt;
   }
   return c;
@@ -217,28 +218,28 @@ const DeviceChoice* RunPanel::selected_device() const {
   return i >= 0 && i < static_cast<int>(devices_.size()) ? &devices_[static_cast<size_t>(i)] : nullptr;
 }
 
-// The fields an engine error message is about, from the names it uses for them.
-std::vector<QWidget*> RunPanel::fields_named_in(const QString& message) const {
-  const std::pair<const char*, std::vector<QWidget*>> names[] = {
-      {"d_model", {d_model_}}, {"head", {heads_, d_model_}}, {"d_ff", {d_ff_}},   {"layers", {layers_}},
-      {"vocab", {vocab_}},      {"context", {context_}},       {"batch", {batch_}}, {"warm-up", {warmup_}},
-      {"measured step", {steps_}}, {"device", {device_}}};
-  std::vector<QWidget*> fields;
-  for (const auto& [name, widgets] : names) {
-    if (message.contains(QLatin1String(name), Qt::CaseInsensitive)) fields.insert(fields.end(), widgets.begin(), widgets.end());
+// The widgets of a field the engine names by key (ConfigError::field).
+std::vector<QWidget*> RunPanel::fields_for(const std::string& key) const {
+  const std::pair<const char*, std::vector<QWidget*>> fields[] = {
+      {"d_model", {d_model_}}, {"heads", {heads_, d_model_}}, {"d_ff", {d_ff_}},   {"layers", {layers_}},
+      {"vocab", {vocab_}},      {"context", {context_}},       {"batch", {batch_}}, {"warmup", {warmup_}},
+      {"steps", {steps_}},      {"device", {device_}},         {"precision", {precision_}}, {"mode", {mode_}}};
+  for (const auto& [name, widgets] : fields) {
+    if (key == name) return widgets;
   }
-  return fields;
+  return {};
 }
 
 void RunPanel::refresh() {
   QString error;
-  const auto c = config(&error);
+  std::string key;
+  const auto c = config(&error, &key);
   error_->setText(c ? QString() : error);
   error_->setVisible(!c.has_value());
   // The field at fault gets a red frame and the message as its tooltip.
-  const auto wrong = c ? std::vector<QWidget*>() : fields_named_in(error);
+  const auto wrong = c ? std::vector<QWidget*>() : fields_for(key);
   for (QWidget* field : std::initializer_list<QWidget*>{d_model_, d_ff_, layers_, heads_, vocab_, context_, batch_,
-                                                         warmup_, steps_, device_}) {
+                                                         warmup_, steps_, device_, precision_, mode_}) {
     const bool invalid = std::find(wrong.begin(), wrong.end(), field) != wrong.end();
     if (field->property("invalid").toBool() == invalid) continue;
     field->setProperty("invalid", invalid);

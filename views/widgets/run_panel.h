@@ -33,8 +33,9 @@ class RunPanel : public QWidget {
   void set_devices(const std::vector<DeviceChoice>& devices);
   // Fills the fields; a preset's name selects the preset, any other name is a custom model.
   void set_config(const BenchConfig& config);
-  // The configuration in the fields, or nothing with `error` saying which field is wrong.
-  std::optional<BenchConfig> config(QString* error = nullptr) const;
+  // The configuration in the fields, or nothing with `error` saying what is wrong and `field`
+  // the key of the field at fault (ConfigError::field).
+  std::optional<BenchConfig> config(QString* error = nullptr, std::string* field = nullptr) const;
   // While a run goes the fields are locked and Run becomes Cancel.
   void set_running(bool running);
   bool is_running() const { return running_; }
@@ -53,7 +54,7 @@ class RunPanel : public QWidget {
   void refresh();
   void on_run_clicked();
   const DeviceChoice* selected_device() const;
-  std::vector<QWidget*> fields_named_in(const QString& message) const;
+  std::vector<QWidget*> fields_for(const std::string& key) const;
 
   QComboBox* preset_;
   QSpinBox *d_model_, *d_ff_, *layers_, *heads_, *vocab_;

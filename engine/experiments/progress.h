@@ -1,4 +1,4 @@
-// How a runner reports progress and learns that the user cancelled. The app turns the
+// How an experiment reports progress and learns that the user cancelled. The app turns the
 // callbacks into queued Qt signals; the CLI prints them.
 #pragma once
 
@@ -9,12 +9,18 @@
 
 namespace stepscope {
 
+// Where a case is; the harness moves every case through these in order.
+enum class RunPhase { preparing, warmup, measuring, done };
+// "preparing", "warm-up", "measuring", "done": what people read.
+std::string to_string(RunPhase phase);
+bool is_stepping(RunPhase phase);
+
 struct Progress {
-  int config_index = 0;  // which configuration of a sweep (0-based)
-  int config_count = 1;
+  int config_index = 0;  // which case of the run (0-based): units done
+  int config_count = 1;  // cases in the run: units in all
   std::string config_label;
-  std::string phase;    // "building model", "warm-up", "measuring", "done"
-  int step = 0;         // steps finished in this phase
+  RunPhase phase = RunPhase::preparing;
+  int step = 0;  // steps finished in this phase
   int steps_in_phase = 0;
 };
 
@@ -22,12 +28,12 @@ class ProgressSink {
  public:
   virtual ~ProgressSink() = default;
   virtual void on_progress(const Progress& progress) = 0;
-  // A fresh kernel summary while a profiled run goes (a few times a second), called on the
+  // A fresh kernel summary while a profiled case goes (a few times a second), called on the
   // profiler's thread: hand it over, do not block.
   virtual void on_kernel_profile(const profiling::KernelProfile& /*profile*/) {}
 };
 
-// Set from any thread; runners check it between steps.
+// Set from any thread; the harness checks it between steps.
 class CancelFlag {
  public:
   void cancel() { cancelled_.store(true); }

@@ -1,0 +1,78 @@
+#include "cli/command_output.h"
+
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <stdexcept>
+#include <unistd.h>
+
+#include "cli/cli_options.h"
+#include "cli/commands.h"
+#include "compat/torch_compat.h"
+
+namespace stepscope::cli {
+
+namespace {
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+}  // namespace
+
+CancelFlag& interrupt_flag() {
+  static CancelFlag flag;
+  return flag;
+}
+
+void request_cancel() { interrupt_flag().cancel(); }
+
+void rewrite_file(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  const std::string temporary = path + ".partial";
+  {
+    std::ofstream file(temporary, std::ios::trunc | std::ios::binary);
+    if (!file) throw std::runtime_error("cannot write " + temporary);
+    write(file);
+    if (!file.flush()) throw std::runtime_error("writing " + temporary + " failed");
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot replace " + path);
+}
+
+void require_writable(const std::string& option, const std::string& path) {
+  if (path.empty()) return;
+  std::ofstream probe(path + ".partial");
+  if (!probe) throw CliError(option + ": cannot write to '" + path + "'");
+  probe.close();
+  std::remove((path + ".partial").c_str());
+}
+
+RunEnvironment command_environment(const std::string& command, const std::vector<std::string>& args) {
+  RunEnvironment environment{STEPSCOPE_VERSION, compat::libtorch_version(), "stepscope-cli " + command, utc_now()};
+  for (const auto& arg : args) environment.command_line += " " + arg;
+  return environment;
+}
+
+StderrProgress::StderrProgress(std::ostream& err) : err_(err), interactive_(isatty(STDERR_FILENO) != 0) {}
+
+void StderrProgress::on_progress(const Progress& p) {
+  const std::string head = "[" + std::to_string(p.config_index + 1) + "/" + std::to_string(p.config_count) + "] " +
+                           p.config_label + ": " + to_string(p.phase);
+  if (p.phase == RunPhase::done) {
+    if (interactive_) err_ << "\r\033[K";
+    return;
+  }
+  const std::string counter =
+      p.steps_in_phase > 0 ? " " + std::to_string(p.step) + "/" + std::to_string(p.steps_in_phase) : "";
+  if (interactive_) {
+    err_ << "\r\033[K" << head << counter << std::flush;
+  } else if (p.step == 0) {  // a line per phase keeps logs short
+    err_ << head << counter << '\n' << std::flush;
+  }
+}
+
+}  // namespace stepscope::cli

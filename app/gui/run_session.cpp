@@ -1,0 +1,64 @@
+#include "gui/run_session.h"
+
+#include <QDateTime>
+
+#include "runners/device_backend.h"
+
+namespace stepscope::gui {
+
+RunSession::RunSession(history::RunHistory& history, QObject* parent) : QObject(parent), history_(history) {
+  connect(&controller_, &RunController::progress_changed, this, &RunSession::progress_changed);
+  connect(&controller_, &RunController::kernel_profile_changed, this, &RunSession::kernel_profile_changed);
+  connect(&controller_, &RunController::result_ready, this, &RunSession::on_outcome);
+  connect(&controller_, &RunController::finished, this, &RunSession::on_finished);
+}
+
+void RunSession::start(const std::vector<BenchConfig>& configs) {
+  if (configs.empty() || is_running()) return;
+  outcomes_.clear();
+  failed_ = false;
+  history_run_ = 0;
+  if (history_.is_open()) {
+    const RunEnvironment environment{STEPSCOPE_VERSION, runtime_versions(), "stepscope (desktop)",
+                                     QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString()};
+    QString label = QString::fromStdString(describe(configs.front()));
+    if (configs.size() > 1) label = tr("sweep of %1: %2, ...").arg(configs.size()).arg(label);
+    QString error;
+    history_run_ = history_.begin_run(environment, label, QString::fromStdString(configs.front().device), &error);
+    if (history_run_ == 0) emit history_problem(tr("Not kept in the history: %1").arg(error));
+    emit history_changed();
+  }
+  controller_.start(configs);
+}
+
+void RunSession::on_outcome(const views::RunOutcome& outcome) {
+  outcomes_.push_back(outcome);
+  if (outcome.result->status == RunStatus::failed) failed_ = true;
+  if (history_run_ != 0) {
+    QString error;
+    const bool added = outcome.record_json ? history_.add_entry_text(history_run_, *outcome.record_json, &error)
+                                           : history_.add_entry(history_run_, {*outcome.result, outcome.timeline}, &error);
+    if (!added) {
+      emit history_problem(tr("Not kept in the history: %1").arg(error));
+    }
+    emit history_changed();
+  }
+  emit outcome_ready(outcome);
+}
+
+void RunSession::on_finished(bool cancelled, const QString& error) {
+  if (history_run_ != 0) {
+    const auto state = !error.isEmpty() || failed_ ? history::RunState::failed
+                       : cancelled                  ? history::RunState::cancelled
+                                                    : history::RunState::complete;
+    QString history_error;
+    if (!history_.finish_run(history_run_, state, &history_error)) {
+      emit history_problem(tr("History: %1").arg(history_error));
+    }
+    history_run_ = 0;
+    emit history_changed();
+  }
+  emit finished(!cancelled && error.isEmpty() && !failed_, cancelled, error);
+}
+
+}  // namespace stepscope::gui

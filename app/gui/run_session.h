@@ -1,0 +1,51 @@
+// A run from start to end, as the app keeps it: drives the run controller, records every
+// configuration in the history as it finishes (crash-safe: a run is written as it goes), and
+// marks the run complete, cancelled or failed at the end. The window only presents what it says.
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include <vector>
+
+#include "gui/run_controller.h"
+#include "history/run_history.h"
+
+namespace stepscope::gui {
+
+class RunSession : public QObject {
+  Q_OBJECT
+
+ public:
+  // `history` may be closed (it could not be opened): runs then work but are not kept.
+  explicit RunSession(history::RunHistory& history, QObject* parent = nullptr);
+
+  bool is_running() const { return controller_.is_running(); }
+  void start(const std::vector<BenchConfig>& configs);
+  // Stops after the step in progress; what was measured is kept (and recorded).
+  void cancel() { controller_.cancel(); }
+  const std::vector<views::RunOutcome>& outcomes() const { return outcomes_; }
+
+ signals:
+  void progress_changed(const stepscope::gui::RunProgress& progress);
+  void kernel_profile_changed(std::shared_ptr<const stepscope::profiling::KernelProfile> profile);
+  void outcome_ready(const stepscope::views::RunOutcome& outcome);
+  // The history changed (a run begun, a configuration added, a run ended).
+  void history_changed();
+  // Something could not be kept in the history; the run itself goes on.
+  void history_problem(const QString& message);
+  // `complete`: every configuration ran and none failed.
+  void finished(bool complete, bool cancelled, const QString& error);
+
+ private:
+  void on_outcome(const views::RunOutcome& outcome);
+  void on_finished(bool cancelled, const QString& error);
+
+  RunController controller_;
+  history::RunHistory& history_;
+  int64_t history_run_ = 0;  // the run being recorded; 0 when none
+  std::vector<views::RunOutcome> outcomes_;
+  bool failed_ = false;
+};
+
+}  // namespace stepscope::gui

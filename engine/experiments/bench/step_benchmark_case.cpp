@@ -1,0 +1,88 @@
+#include "experiments/bench/step_benchmark_case.h"
+
+#include <torch/torch.h>
+
+#include "profiling/range_recorder.h"
+#include "runners/device_backend.h"
+#include "runners/memory_phase_clock.h"
+#include "runners/step_benchmark.h"
+#include "runners/training_step.h"
+
+namespace stepscope {
+
+StepBenchmarkCase::StepBenchmarkCase(BenchConfig config) : config_(std::move(config)) {
+  validate(config_);
+  result_.config = config_;
+}
+
+StepBenchmarkCase::~StepBenchmarkCase() = default;
+
+std::string StepBenchmarkCase::label() const { return describe(config_); }
+
+ObserverSpec StepBenchmarkCase::observers() const {
+  return {config_.profile_kernels, config_.profile_memory, config_.memory_event_limit};
+}
+
+void StepBenchmarkCase::check(DeviceBackend& backend) {
+  result_.device_name = backend.name();
+  result_.timer = backend.timer_name();
+  TrainingStep::check_precision(config_.precision, backend.device());
+}
+
+void StepBenchmarkCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* memory) {
+  step_ = std::make_unique<TrainingStep>(config_, backend.device());
+  if (memory) step_->label_memory(*memory);
+  clock_ = backend.make_clock();
+}
+
+// One step inside a "step" range, so its kernels are attributed to it.
+void StepBenchmarkCase::run_step(const StepContext& context) {
+  StepTiming timing;
+  if (!context.memory) {
+    {
+      profiling::ScopedRange range("step");
+      step_->run(*clock_);
+    }
+    timing = clock_->finish(config_.mode);
+  } else {
+    context.memory->set_step(context.index, context.warmup);
+    MemoryPhaseClock phases(*clock_, *context.memory, config_.mode);
+    {
+      profiling::ScopedRange range("step");
+      step_->run(phases);
+    }
+    timing = phases.finish(config_.mode);
+    step_->label_memory(*context.memory);  // gradients are new each step
+    context.memory->set_step(-1, false);
+  }
+  if (!context.warmup) result_.steps.push_back(timing);
+}
+
+void StepBenchmarkCase::after_measuring(DeviceBackend& backend) {
+  result_.peak_memory_bytes = backend.peak_memory_bytes();
+  result_.skipped_steps = step_->skipped_steps();
+}
+
+void StepBenchmarkCase::release() {
+  clock_.reset();
+  step_.reset();
+}
+
+void StepBenchmarkCase::finish(CaseEnd end) {
+  result_.status = end.status;
+  result_.message = !end.message.empty() ? end.message : end.observation.message;
+  result_.kernel_profile = std::move(end.observation.kernel_profile);
+  result_.trace = std::move(end.observation.trace);
+  result_.allocation_log = std::move(end.observation.allocation_log);
+  result_.allocator_snapshot = std::move(end.observation.allocator_snapshot);
+  if (result_.allocation_log) {
+    profiling::TimelineOptions options;
+    options.include_warmup = false;  // peaks and largest allocations of the measured steps
+    options.device = device_ordinal(config_.device);
+    result_.memory_timeline = std::make_shared<const profiling::MemoryTimeline>(
+        profiling::build_memory_timeline(*result_.allocation_log, options));
+  }
+  summarize(result_);
+}
+
+}  // namespace stepscope

@@ -1,0 +1,86 @@
+#include <torch/torch.h>
+
+#include "compat/torch_compat.h"
+#include "experiments/observer.h"
+#include "experiments/progress.h"
+#include "profiling/allocation_recorder.h"
+#include "profiling/kernel_profiler.h"
+#include "runners/device_backend.h"
+
+namespace stepscope {
+
+namespace {
+
+void note(Observation& observation, const std::string& what, const std::exception& error) {
+  if (observation.message.empty()) observation.message = what + ": " + compat::error_message(error);
+}
+
+// CUPTI kernel summaries on a GPU; range timings only on the CPU.
+class KernelObserver final : public Observer {
+ public:
+  KernelObserver(DeviceBackend& backend, ProgressSink* sink) : backend_(backend) {
+    auto source = backend.device().is_cuda() ? profiling::make_cupti_activity_source() : nullptr;
+    profiler_ = std::make_unique<profiling::KernelProfiler>(std::move(source));
+    if (sink) profiler_->subscribe([sink](const profiling::KernelProfile& p) { sink->on_kernel_profile(p); });
+  }
+  void before_case() override { profiler_->start(); }
+  void before_step(int index, bool warmup) override { profiler_->begin_step(index, warmup); }
+  void after_case(Observation& observation) override {
+    try {
+      backend_.synchronize();  // every kernel finished, so each record has its timestamps
+      observation.kernel_profile = std::make_shared<profiling::KernelProfile>(profiler_->finish());
+      observation.trace = std::make_shared<profiling::TraceWindow>(profiler_->trace());
+    } catch (const std::exception& error) {
+      note(observation, "kernel profiling failed", error);
+    }
+  }
+
+ private:
+  DeviceBackend& backend_;
+  std::unique_ptr<profiling::KernelProfiler> profiler_;
+};
+
+// Every allocation and free, and on a GPU the caching allocator's own history for memory_viz.
+class MemoryObserver final : public Observer {
+ public:
+  MemoryObserver(const ObserverSpec& spec, DeviceBackend& backend, Observation& observation)
+      : recorder_(spec.memory_event_limit) {
+    const auto device = backend.device();
+    const int64_t before = backend.allocated_memory_bytes();
+    if (before > 0) recorder_.note_baseline(device.is_cuda() ? device.index() : -1, before);
+    try {
+      history_ = backend.record_allocator_history(static_cast<size_t>(spec.memory_event_limit));
+    } catch (const std::exception& error) {
+      note(observation, "the allocator's history could not be recorded", error);
+    }
+  }
+  profiling::AllocationRecorder* allocation_recorder() override { return &recorder_; }
+  void after_case(Observation& observation) override {
+    observation.allocation_log = std::make_shared<profiling::AllocationLog>(recorder_.log());
+    if (!history_) return;
+    // Taken after an out-of-memory error too, when it shows what filled the device.
+    try {
+      observation.allocator_snapshot = std::make_shared<const std::string>(history_->snapshot_pickle());
+    } catch (const std::exception& error) {
+      note(observation, "memory snapshot failed", error);
+    }
+    history_.reset();
+  }
+
+ private:
+  profiling::AllocationRecorder recorder_;
+  std::unique_ptr<AllocatorHistory> history_;
+};
+
+}  // namespace
+
+std::vector<std::unique_ptr<Observer>> make_observers(const ObserverSpec& spec, DeviceBackend& backend,
+                                                      ProgressSink* sink, Observation& observation) {
+  std::vector<std::unique_ptr<Observer>> observers;
+  if (spec.kernels) observers.push_back(std::make_unique<KernelObserver>(backend, sink));
+  // Installed after the backend's own memory hook, which it keeps feeding.
+  if (spec.memory) observers.push_back(std::make_unique<MemoryObserver>(spec, backend, observation));
+  return observers;
+}
+
+}  // namespace stepscope

@@ -1,0 +1,123 @@
+#include "schema/value_format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iterator>
+
+namespace stepscope::schema {
+
+namespace {
+
+std::string fixed(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  return buffer;
+}
+
+}  // namespace
+
+std::string exact_number(double value) {
+  if (std::isnan(value)) return "";
+  char buffer[64];
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  return buffer;
+}
+
+std::string csv_text(const Value& value, const CsvNumberFormat& format) {
+  if (is_missing(value)) return "";
+  if (const auto* text = std::get_if<std::string>(&value)) return *text;
+  if (const auto* integer = std::get_if<int64_t>(&value)) return std::to_string(*integer);
+  const double number = std::get<double>(value);
+  if (format.significant_digits > 0 && std::isfinite(number)) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*g", format.significant_digits, number);
+    return buffer;
+  }
+  if (format.decimals < 0 || !std::isfinite(number)) return exact_number(number);
+  if (format.trim_zeros) {
+    const double scale = std::pow(10.0, format.decimals);
+    return exact_number(std::round(number * scale) / scale);
+  }
+  return fixed(number, format.decimals);
+}
+
+std::string significant(double value) {
+  if (!std::isfinite(value)) return missing_text();
+  const double magnitude = std::fabs(value);
+  if (magnitude == 0) return "0";
+  int decimals = std::max(0, 2 - static_cast<int>(std::floor(std::log10(magnitude))));
+  // 9.996 rounds to 10.00: one decimal fewer keeps it at three significant digits.
+  if (decimals > 0 && std::round(magnitude * std::pow(10.0, decimals)) >= 1000) --decimals;
+  return fixed(value, decimals);
+}
+
+std::string duration_ns_text(double ns) {
+  if (!std::isfinite(ns)) return missing_text();
+  struct Unit {
+    double scale;
+    const char* name;
+  };
+  static constexpr Unit kUnits[] = {{1, "ns"}, {1e3, "us"}, {1e6, "ms"}, {1e9, "s"}};
+  // The largest unit in which the value still reads at least 1 once rounded: 999.7 ns is "1.00 us".
+  size_t unit = 0;
+  while (unit + 1 < std::size(kUnits) && std::fabs(ns) >= 999.5 * kUnits[unit].scale) ++unit;
+  // Nanoseconds are the clock's resolution: no fractions of them.
+  const std::string number = unit == 0 ? fixed(ns, 0) : significant(ns / kUnits[unit].scale);
+  return number + " " + kUnits[unit].name;
+}
+
+std::string mib_text(int64_t bytes) { return significant(static_cast<double>(bytes) / (1024.0 * 1024.0)) + " MiB"; }
+
+std::string percent_text(double percent) {
+  if (!std::isfinite(percent)) return missing_text();
+  return fixed(percent, 1) + "%";
+}
+
+std::string mean_std_text(double mean, double std) { return fixed(mean, 2) + " \u00b1 " + fixed(std, 2); }
+
+std::string display_text(const Value& value, ColumnKind kind) {
+  if (is_missing(value)) return missing_text();
+  if (const auto* text = std::get_if<std::string>(&value)) return *text;
+  const double number = *number_of(value);
+  switch (kind) {
+    case ColumnKind::integer:
+      return std::holds_alternative<int64_t>(value) ? std::to_string(std::get<int64_t>(value)) : significant(number);
+    case ColumnKind::milliseconds: return std::isfinite(number) ? fixed(number, 2) : missing_text();
+    case ColumnKind::nanoseconds: return duration_ns_text(number);
+    case ColumnKind::bytes: return mib_text(static_cast<int64_t>(number));
+    case ColumnKind::fraction: return percent_text(100.0 * number);
+    case ColumnKind::percent: return percent_text(number);
+    case ColumnKind::per_second: return std::isfinite(number) ? fixed(number, 0) : missing_text();
+    case ColumnKind::real:
+    case ColumnKind::text: return significant(number);
+  }
+  return significant(number);
+}
+
+std::string display_cell(const Table& table, size_t row, size_t column) {
+  const Column& c = table.columns[column];
+  const Value& value = table.rows[row][column];
+  if (!c.spread_key.empty() && c.kind == ColumnKind::milliseconds && !is_missing(value)) {
+    const int spread = table.column_index(c.spread_key);
+    if (spread >= 0) {
+      if (const auto s = number_of(table.rows[row][static_cast<size_t>(spread)])) {
+        return mean_std_text(*number_of(value), *s);
+      }
+    }
+  }
+  return display_value(value, c);
+}
+
+std::string display_value(const Value& value, const Column& column) {
+  // A column whose files trim to a few decimals reads the same on screen.
+  const bool fixed_digits = column.csv.trim_zeros || column.csv.significant_digits > 0;
+  if (fixed_digits && std::holds_alternative<double>(value)) return csv_text(value, column.csv);
+  return display_text(value, column.kind);
+}
+
+}  // namespace stepscope::schema
