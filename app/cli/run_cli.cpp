@@ -31,6 +31,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   const std::vector<std::string> args(argv + 2, argv + argc);
   if (command == "bench") return run_bench_command(args, out, err);
   if (command == "check") return run_check_command(args, out, err);
+  if (command == "precision") return run_precision_command(args, out, err);
   if (command == "models") return list_models(out);
   if (command == "version" || command == "--version") {
     out << "stepscope " << STEPSCOPE_VERSION << "\nLibTorch " << compat::libtorch_version()

@@ -23,6 +23,7 @@
 #include "export/table_export.h"
 #include "runners/device_backend.h"
 #include "widgets/result_views.h"
+#include "widgets/precision_view.h"
 #include "widgets/run_panel.h"
 
 namespace stepscope::gui {
@@ -100,9 +101,13 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
     tabs_->addTab(view, title);
     views_.push_back(view);
   }
+  for (auto* view : views_) {
+    if (auto* precision = dynamic_cast<views::PrecisionView*>(view)) connect_precision_view(precision, devices);
+  }
   setCentralWidget(tabs_);
 
   progress_label_ = new QLabel(tr("Ready"));
+  progress_label_->setObjectName("statusText");
   progress_ = new QProgressBar;
   progress_->setMaximumWidth(220);
   progress_->setVisible(false);
@@ -169,6 +174,45 @@ void MainWindow::build_menus() {
                        tr("<b>Stepscope</b> %1<br>Where the time and memory of Transformer training go.<br>%2")
                            .arg(QApplication::applicationVersion(), QString::fromStdString(runtime_versions())));
   });
+}
+
+// The Precision tab asks for its experiments; they run on the lab's worker thread.
+void MainWindow::connect_precision_view(views::PrecisionView* view, const std::vector<views::DeviceChoice>& devices) {
+  view->set_devices(devices);
+  const auto start = [this, view](const QString& label, LabRun::Experiment experiment) {
+    if (lab_.is_running()) return;
+    view->set_running(true);
+    progress_label_->setText(tr("Running %1").arg(label));
+    lab_.start(label, std::move(experiment));
+  };
+  connect(view, &views::PrecisionView::accumulation_requested, this, [start] {
+    start(tr("precision accumulate"),
+          [](ProgressSink* sink, const CancelFlag* cancel) { return precision::run_accumulation(sink, cancel); });
+  });
+  connect(view, &views::PrecisionView::autocast_requested, this,
+          [this, start](const QString& model, const QString& precision, const QString& device) {
+            precision::AutocastRequest request;
+            request.model = model.toStdString();
+            request.precision = parse_precision(precision.toStdString());
+            request.device = device.toStdString();
+            try {
+              precision::validate(request);
+            } catch (const ConfigError& e) {
+              progress_label_->setText(tr("Cannot run: %1").arg(QString::fromStdString(e.what())));
+              return;
+            }
+            start(QString::fromStdString(precision::describe(request)), [request](ProgressSink* sink, const CancelFlag* cancel) {
+              return precision::run_autocast(request, sink, cancel);
+            });
+          });
+  connect(&lab_, &LabRun::finished, this, [this, view](const schema::Table& table, bool ok, const QString& message) {
+    view->set_running(false);
+    view->show_tables({table});
+    progress_label_->setText(ok ? tr("Done: %1").arg(QString::fromStdString(table.schema))
+                                : tr("Failed: %1").arg(message));
+  });
+  connect(&lab_, &LabRun::history_changed, history_dock_, &HistoryDock::refresh);
+  connect(&lab_, &LabRun::history_problem, this, [this](const QString& message) { statusBar()->showMessage(message, 10000); });
 }
 
 void MainWindow::run(const std::vector<BenchConfig>& configs) {
@@ -304,6 +348,7 @@ void MainWindow::show_record(const RunRecord& record, const QString& source) {
     outcomes_.push_back(outcome);
     for (auto* view : views_) view->add_outcome(outcome);
   }
+  for (auto* view : views_) view->show_tables(record.tables);
   if (!record.entries.empty()) panel_->set_config(record.entries.front().result.config);
   progress_label_->setText(tr("Showing %1 (%2 configuration(s), started %3)")
                                .arg(source)

@@ -8,6 +8,7 @@
 #include <functional>
 #include <vector>
 
+#include "gui/lab_run.h"
 #include "gui/run_session.h"
 #include "history/run_history.h"
 #include "widgets/result_view.h"
@@ -17,7 +18,9 @@ class QProgressBar;
 class QTabWidget;
 
 namespace stepscope::views {
+class PrecisionView;
 class RunPanel;
+struct DeviceChoice;
 }
 
 namespace stepscope::gui {
@@ -55,6 +58,7 @@ class MainWindow : public QMainWindow {
 
  private:
   void build_menus();
+  void connect_precision_view(views::PrecisionView* view, const std::vector<views::DeviceChoice>& devices);
   void on_progress(const RunProgress& progress);
   void on_outcome(const views::RunOutcome& outcome);
   void on_finished(bool complete, bool cancelled, const QString& error);
@@ -64,6 +68,7 @@ class MainWindow : public QMainWindow {
 
   history::RunHistory history_;
   RunSession session_{history_};
+  LabRun lab_{history_};
   class HistoryDock* history_dock_ = nullptr;
   QString history_error_;  // why the history could not be opened
   views::RunPanel* panel_;

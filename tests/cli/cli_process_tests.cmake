@@ -40,3 +40,17 @@ add_test(NAME cli_e2e.profile_kernels_cpu
     -P ${CMAKE_CURRENT_LIST_DIR}/run_profile_cpu.cmake)
 set_tests_properties(cli_e2e.profile_kernels_cpu PROPERTIES LABELS "cli;e2e")
 stepscope_cli_error_test(profile_unknown "unknown profiler 'cycles'" bench --model tiny --profile cycles)
+
+# The precision lab.
+stepscope_cli_error_test(precision_needs_experiment "precision needs an experiment: accumulate or autocast" precision)
+stepscope_cli_error_test(precision_unknown_experiment "unknown precision experiment 'sum'" precision sum)
+stepscope_cli_error_test(precision_fp32_autocast "autocast lowers to bf16 or fp16" precision autocast --precision fp32)
+stepscope_cli_error_test(precision_unknown_model "--model: unknown model 'huge'" precision autocast --model huge)
+stepscope_cli_error_test(precision_bad_device "unknown device 'tpu'" precision autocast --device tpu)
+stepscope_cli_error_test(precision_accumulate_takes_no_model "unknown option '--model' for 'precision accumulate'"
+  precision accumulate --model toy)
+add_test(NAME cli_e2e.precision_lab
+  COMMAND ${CMAKE_COMMAND}
+    -DCLI=$<TARGET_FILE:stepscope-cli> -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/e2e_precision
+    -P ${CMAKE_CURRENT_LIST_DIR}/run_precision_lab.cmake)
+set_tests_properties(cli_e2e.precision_lab PROPERTIES LABELS "cli;e2e")

@@ -57,6 +57,19 @@ void SchemaTableModel::set_rows(std::vector<std::vector<schema::Value>> rows) {
   endResetModel();
 }
 
+void SchemaTableModel::set_table(const schema::Table& table) {
+  std::vector<int> source;
+  for (const auto& c : table_.columns) source.push_back(table.column_index(c.key));
+  std::vector<std::vector<schema::Value>> rows;
+  rows.reserve(table.rows.size());
+  for (const auto& row : table.rows) {
+    std::vector<schema::Value> aligned;
+    for (int c : source) aligned.push_back(c >= 0 ? row[static_cast<size_t>(c)] : schema::Value{});
+    rows.push_back(std::move(aligned));
+  }
+  set_rows(std::move(rows));
+}
+
 void SchemaTableModel::append_row(std::vector<schema::Value> row) {
   beginInsertRows({}, rowCount(), rowCount());
   table_.rows.push_back(std::move(row));

@@ -24,6 +24,9 @@ class SchemaTableModel : public TableModel {
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
 
   void set_rows(std::vector<std::vector<schema::Value>> rows);
+  // A stored table's rows, matched to this model's columns by key: a record of another build
+  // may order or name them differently (a column it lacks shows "-").
+  void set_table(const schema::Table& table);
   void append_row(std::vector<schema::Value> row);
   void clear();
   const schema::Table& table() const { return table_; }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "profiling/kernel_profile.h"
+#include "schema/table.h"
 #include "widgets/run_outcome.h"
 
 class QAbstractItemModel;
@@ -33,6 +34,9 @@ class ResultView : public QWidget {
   virtual void clear() = 0;
   // A configuration finished (or ran out of memory, or was cancelled).
   virtual void add_outcome(const RunOutcome& outcome) = 0;
+  // Result tables of experiments other than the step benchmark (a record's, or a run's just
+  // finished): each view shows those of the schemas it knows.
+  virtual void show_tables(const std::vector<schema::Table>& /*tables*/) {}
   // The live kernel summary of the configuration in progress.
   virtual void show_live_profile(std::shared_ptr<const profiling::KernelProfile> /*profile*/) {}
   // Brings tables and charts up to date before an export (a hidden tab may draw lazily).

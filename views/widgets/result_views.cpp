@@ -3,6 +3,7 @@
 #include "widgets/benchmark_view.h"
 #include "widgets/kernels_view.h"
 #include "widgets/memory_view.h"
+#include "widgets/precision_view.h"
 #include "widgets/sweep_view.h"
 
 namespace stepscope::views {
@@ -11,7 +12,8 @@ std::vector<std::pair<QString, ResultView*>> make_result_views() {
   return {{QObject::tr("Benchmark"), new BenchmarkView},
           {QObject::tr("Kernels"), new KernelsView},
           {QObject::tr("Memory"), new MemoryView},
-          {QObject::tr("Sweep"), new SweepView}};
+          {QObject::tr("Sweep"), new SweepView},
+          {QObject::tr("Precision"), new PrecisionView}};
 }
 
 }  // namespace stepscope::views
