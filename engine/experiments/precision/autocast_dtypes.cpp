@@ -138,25 +138,34 @@ std::vector<TensorDtype> parameter_rows(const torch::nn::Module& model) {
                     (before.empty() ? std::string() : " (after " + before + ")"));
 }
 
-// The guard ends when these return: the loss is computed under autocast, backward after it.
+// One forward pass and its loss inside the autocast region (backward runs after it, outside):
+// `outputs` runs the model's modules into the trace, `loss` takes the last output.
+template <class Outputs, class Loss>
+ForwardPass traced_forward(const AutocastSpec& spec, std::shared_ptr<torch::nn::Module> model, Outputs outputs,
+                           Loss loss) {
+  ForwardPass pass;
+  pass.model = std::move(model);
+  compat::AutocastGuard autocast(spec.device.type(), spec.dtype);
+  pass.parameters = parameter_rows(*pass.model);
+  OutputTrace trace;
+  try {
+    outputs(trace);
+  } catch (const c10::Error& error) {
+    throw_module_failure(spec, trace, error);
+  }
+  pass.outputs = trace.take();
+  pass.loss = loss(pass.outputs.back().value);
+  return pass;
+}
+
 ForwardPass toy_forward(const AutocastSpec& spec) {
   ToyModel model;
   model->to(spec.device);
   const auto x = torch::randn({spec.batch, kToyInFeatures}).to(spec.device);
   const auto targets = torch::randint(kToyOutFeatures, {spec.batch}, torch::kLong).to(spec.device);
-  ForwardPass pass;
-  pass.model = model.ptr();
-  compat::AutocastGuard autocast(spec.device.type(), spec.dtype);
-  pass.parameters = parameter_rows(*model);
-  OutputTrace trace;
-  try {
-    toy_outputs(model, x, trace);
-  } catch (const c10::Error& error) {
-    throw_module_failure(spec, trace, error);
-  }
-  pass.outputs = trace.take();
-  pass.loss = torch::nn::functional::cross_entropy(pass.outputs.back().value, targets);
-  return pass;
+  return traced_forward(
+      spec, model.ptr(), [&](OutputTrace& trace) { toy_outputs(model, x, trace); },
+      [&](const Tensor& logits) { return torch::nn::functional::cross_entropy(logits, targets); });
 }
 
 ForwardPass transformer_forward(const AutocastSpec& spec) {
@@ -165,19 +174,9 @@ ForwardPass transformer_forward(const AutocastSpec& spec) {
   const auto vocab = spec.transformer.vocab_size;
   const auto tokens = torch::randint(vocab, {spec.batch, spec.context}, torch::kLong).to(spec.device);
   const auto targets = torch::randint(vocab, {spec.batch, spec.context}, torch::kLong).to(spec.device);
-  ForwardPass pass;
-  pass.model = model.ptr();
-  compat::AutocastGuard autocast(spec.device.type(), spec.dtype);
-  pass.parameters = parameter_rows(*model);
-  OutputTrace trace;
-  try {
-    transformer_outputs(model, rope, tokens, trace);
-  } catch (const c10::Error& error) {
-    throw_module_failure(spec, trace, error);
-  }
-  pass.outputs = trace.take();
-  pass.loss = mean_cross_entropy(pass.outputs.back().value, targets);
-  return pass;
+  return traced_forward(
+      spec, model.ptr(), [&](OutputTrace& trace) { transformer_outputs(model, rope, tokens, trace); },
+      [&](const Tensor& logits) { return mean_cross_entropy(logits, targets); });
 }
 
 }  // namespace
