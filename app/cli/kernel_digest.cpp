@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "profiling/attention_balance.h"
+#include "profiling/step_ranges.h"
 
 namespace stepscope::cli {
 
@@ -15,7 +16,6 @@ using profiling::KernelProfile;
 
 constexpr int kTopKernels = 5;
 constexpr size_t kNameWidth = 96;
-const char* const kPhases[] = {"forward", "backward", "optimizer step"};
 
 std::string fitted(const std::string& text) {
   return text.size() <= kNameWidth ? text : text.substr(0, kNameWidth - 3) + "...";
@@ -36,12 +36,12 @@ void print_top_kernels(std::ostream& out, const profiling::RangeKernelSummary& w
 
 void print_phase_categories(std::ostream& out, const KernelProfile& profile) {
   std::vector<const profiling::RangeKernelSummary*> phases;
-  for (const char* name : kPhases) {
+  for (const char* name : profiling::step_ranges::kPhases) {
     if (const auto* summary = find_range(profile, name); summary && summary->gpu_time_ns > 0) phases.push_back(summary);
   }
   if (phases.empty()) return;
   // With more than one phase, the whole step beside them: how the mix shifts from forward to training.
-  const auto* window = find_range(profile, "measured window");
+  const auto* window = find_range(profile, profiling::step_ranges::kMeasuredWindow);
   if (phases.size() > 1 && window) phases.push_back(window);
   char cell[64];
   out << "  share of GPU time ";
@@ -107,7 +107,7 @@ void print_kernel_digest(std::ostream& out, const BenchResult& result) {
   if (!result.kernel_profile) return;
   const auto& profile = *result.kernel_profile;
   out << "kernels of " << describe(result.config) << ", " << profile.measured_steps << " measured step(s):\n";
-  const auto* window = find_range(profile, "measured window");
+  const auto* window = find_range(profile, profiling::step_ranges::kMeasuredWindow);
   if (!profile.gpu_activity_recorded || !window || window->kernels.empty()) {
     out << "  no GPU activity recorded\n";
     print_cpu_ranges(out, profile);

@@ -11,6 +11,7 @@
 #include "charts/step_time_chart_view.h"
 #include "experiments/bench/bench_schema.h"
 #include "models/comparison_model.h"
+#include "profiling/step_ranges.h"
 #include "widgets/result_table.h"
 
 namespace stepscope::gui {
@@ -95,7 +96,7 @@ void CompareDialog::show_configuration() {
   const RunRecordEntry* eb = entry_for(b_, key);
   const auto profile = [](const RunRecordEntry* e) { return e ? e->result.kernel_profile.get() : nullptr; };
   const auto timeline = [](const RunRecordEntry* e) { return e ? e->timeline.get() : nullptr; };
-  kernels_->set_rows(views::compare_kernels(profile(ea), profile(eb), "measured window"));
+  kernels_->set_rows(views::compare_kernels(profile(ea), profile(eb), profiling::step_ranges::kMeasuredWindow));
   peaks_->set_rows(views::compare_memory_peaks(timeline(ea), timeline(eb)));
 }
 

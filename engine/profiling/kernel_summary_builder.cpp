@@ -1,4 +1,5 @@
 #include "profiling/kernel_summary_builder.h"
+#include "profiling/step_ranges.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -45,7 +46,7 @@ bool starts_gpu_work(const std::string& api) {
 
 KernelSummaryBuilder::KernelSummaryBuilder(SummaryOptions options) : options_(options) {
   range_name_id(kMeasuredWindow);
-  step_range_name_ = range_name_id("step");
+  step_range_name_ = range_name_id(step_ranges::kStep);
 }
 
 uint32_t KernelSummaryBuilder::range_name_id(const std::string& name) {

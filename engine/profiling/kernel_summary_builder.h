@@ -15,6 +15,7 @@
 #include "profiling/activity_records.h"
 #include "profiling/duration_stats.h"
 #include "profiling/kernel_profile.h"
+#include "profiling/step_ranges.h"
 
 namespace stepscope::profiling {
 
@@ -28,7 +29,7 @@ struct SummaryOptions {
   size_t max_pending = 1 << 20;  // activity waiting for its API record
 };
 
-inline constexpr const char* kMeasuredWindow = "measured window";
+inline constexpr const char* kMeasuredWindow = step_ranges::kMeasuredWindow;
 
 class KernelSummaryBuilder {
  public:

@@ -1,4 +1,5 @@
 #include "profiling/memory_timeline.h"
+#include "profiling/step_ranges.h"
 
 #include <algorithm>
 #include <limits>
@@ -6,6 +7,8 @@
 #include <utility>
 
 namespace stepscope::profiling {
+
+using namespace step_ranges;
 
 namespace {
 
@@ -57,22 +60,22 @@ struct Windows {
 
   void on_mark(const PhaseMark& mark, std::vector<Block>& blocks) {
     const bool same_step = step_open && mark.step == step && mark.warmup == warmup;
-    if (step_open && (mark.phase == "forward" || !same_step || mark.phase == "step end")) close_step(blocks);
-    if (mark.phase == "forward") {
+    if (step_open && (mark.phase == kForward || !same_step || mark.phase == kStepEnd)) close_step(blocks);
+    if (mark.phase == kForward) {
       step_open = forward_open = true;
       step = mark.step;
       warmup = mark.warmup;
       forward_blocks.clear();
     } else if (!same_step) {
       step_open = forward_open = false;
-    } else if (mark.phase == "backward") {
+    } else if (mark.phase == kBackward) {
       if (forward_open) {
         for (int32_t id : forward_blocks) blocks[id].activation = blocks[id].live;
       }
       forward_open = false;
-    } else if (mark.phase == "optimizer step") {
+    } else if (mark.phase == kOptimizerStep) {
       forward_open = false;
-    } else if (mark.phase == "step end") {
+    } else if (mark.phase == kStepEnd) {
       step_open = forward_open = false;
     }
     if (!forward_open) forward_blocks.clear();
@@ -171,16 +174,16 @@ void add_peaks(MemoryTimeline& t, const std::vector<size_t>& points_before_mark,
   };
 
   if (!t.bands.empty()) add("after model initialisation", last_before_mark(0));
-  add("forward", highest("forward"));
-  add("backward", highest("backward"));
+  add(kForward, highest(kForward));
+  add(kBackward, highest(kBackward));
   for (size_t m = 0; m < t.bands.size(); ++m) {
     const PhaseBand& opt = t.bands[m];
-    if (opt.phase != "optimizer step" || !measured(opt)) continue;
+    if (opt.phase != kOptimizerStep || !measured(opt)) continue;
     add("before optimizer step", last_before_mark(m));
-    add("optimizer step", highest("optimizer step"));
+    add(kOptimizerStep, highest(kOptimizerStep));
     for (size_t e = m + 1; e < t.bands.size(); ++e) {
       const PhaseBand& end = t.bands[e];
-      if (end.phase == "step end" && end.step == opt.step && end.warmup == opt.warmup) {
+      if (end.phase == kStepEnd && end.step == opt.step && end.warmup == opt.warmup) {
         add("after optimizer step", last_before_mark(e));
         break;
       }

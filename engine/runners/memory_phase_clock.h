@@ -3,6 +3,7 @@
 #pragma once
 
 #include "profiling/allocation_recorder.h"
+#include "profiling/step_ranges.h"
 #include "runners/device_backend.h"
 
 namespace stepscope {
@@ -12,21 +13,21 @@ class MemoryPhaseClock final : public StepClock {
   MemoryPhaseClock(StepClock& inner, profiling::AllocationRecorder& recorder, StepMode mode)
       : inner_(inner), recorder_(recorder), mode_(mode) {}
   void start() override {
-    recorder_.mark_phase("forward");
+    recorder_.mark_phase(profiling::step_ranges::kForward);
     inner_.start();
   }
   void end_forward() override {
     inner_.end_forward();
-    if (runs_backward(mode_)) recorder_.mark_phase("backward");
+    if (runs_backward(mode_)) recorder_.mark_phase(profiling::step_ranges::kBackward);
   }
   void end_backward() override {
     inner_.end_backward();
-    if (runs_optimizer(mode_)) recorder_.mark_phase("optimizer step");
+    if (runs_optimizer(mode_)) recorder_.mark_phase(profiling::step_ranges::kOptimizerStep);
   }
   void end_optimizer() override { inner_.end_optimizer(); }
   StepTiming finish(StepMode mode) override {
     const StepTiming timing = inner_.finish(mode);
-    recorder_.mark_phase("step end");
+    recorder_.mark_phase(profiling::step_ranges::kStepEnd);
     return timing;
   }
 

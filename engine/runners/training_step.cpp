@@ -7,6 +7,7 @@
 #include "compat/torch_compat.h"
 #include "model/loss.h"
 #include "profiling/range_recorder.h"
+#include "profiling/step_ranges.h"
 
 namespace stepscope {
 
@@ -68,7 +69,7 @@ void TrainingStep::run(StepClock& clock) {
   clock.start();
   at::Tensor loss;
   {
-    ScopedRange range("forward");
+    ScopedRange range(profiling::step_ranges::kForward);
     std::optional<compat::AutocastGuard> autocast;
     if (const auto dtype = autocast_dtype(config_.precision)) autocast.emplace(device_.type(), *dtype);
     const auto logits = model_(inputs_);
@@ -78,13 +79,13 @@ void TrainingStep::run(StepClock& clock) {
   clock.end_forward();
   if (!runs_backward(config_.mode)) return;
   {
-    ScopedRange range("backward");
+    ScopedRange range(profiling::step_ranges::kBackward);
     (scaler_ ? scaler_->scale(loss) : loss).backward();
   }
   clock.end_backward();
   if (!runs_optimizer(config_.mode)) return;
   {
-    ScopedRange range("optimizer step");
+    ScopedRange range(profiling::step_ranges::kOptimizerStep);
     const bool overflow = scaler_ && scaler_->unscale_and_check(parameters_);
     if (!overflow) optimizer_->step();
     if (scaler_) scaler_->update(overflow);

@@ -1,4 +1,5 @@
 #include "charts/bench_chart_data.h"
+#include "profiling/step_ranges.h"
 
 #include <QHash>
 #include <algorithm>
@@ -50,7 +51,8 @@ QStringList configuration_labels(const std::vector<BenchResult>& results) {
 
 const std::array<QString, kBenchPhaseCount>& bench_phase_names() {
   static const std::array<QString, kBenchPhaseCount> names = {
-      QStringLiteral("forward"), QStringLiteral("backward"), QStringLiteral("optimizer step")};
+      QString(profiling::step_ranges::kForward), QString(profiling::step_ranges::kBackward),
+      QString(profiling::step_ranges::kOptimizerStep)};
   return names;
 }
 

@@ -1,4 +1,5 @@
 #include "charts/chart_colors.h"
+#include "profiling/step_ranges.h"
 
 #include <array>
 
@@ -44,9 +45,9 @@ QColor kernel_category_color(profiling::KernelCategory category) {
 }
 
 QColor phase_color(const QString& phase) {
-  if (phase == QLatin1String("forward")) return QColor(kOkabeIto[0]);
-  if (phase == QLatin1String("backward")) return QColor(kOkabeIto[1]);
-  if (phase == QLatin1String("optimizer step")) return QColor(kOkabeIto[2]);
+  if (phase == QLatin1String(profiling::step_ranges::kForward)) return QColor(kOkabeIto[0]);
+  if (phase == QLatin1String(profiling::step_ranges::kBackward)) return QColor(kOkabeIto[1]);
+  if (phase == QLatin1String(profiling::step_ranges::kOptimizerStep)) return QColor(kOkabeIto[2]);
   return QColor(kGrey);
 }
 

@@ -1,17 +1,17 @@
 #include "charts/kernel_chart_data.h"
+#include "profiling/step_ranges.h"
 
 
 namespace stepscope::views {
 
 namespace {
-const char* const kPhaseRanges[] = {"forward", "backward", "optimizer step"};
-const char* const kMeasuredWindow = "measured window";  // as the summary builder names it
+using profiling::step_ranges::kMeasuredWindow;
 }  // namespace
 
 KernelChartData build_kernel_chart_data(const profiling::KernelProfile& profile) {
   KernelChartData data;
   std::vector<const profiling::RangeKernelSummary*> ranges;
-  for (const char* name : kPhaseRanges) {
+  for (const char* name : profiling::step_ranges::kPhases) {
     const auto* range = profiling::find_range(profile, name);
     if (range && range->gpu_time_ns > 0) {
       ranges.push_back(range);

@@ -1,4 +1,5 @@
 #include "charts/memory_chart_painting.h"
+#include "profiling/step_ranges.h"
 
 #include <QPainter>
 #include <algorithm>
@@ -9,11 +10,13 @@
 
 namespace stepscope::views {
 
+using namespace profiling::step_ranges;
+
 namespace {
 
 bool is_shaded_phase(const QString& phase) {
-  return phase == QLatin1String("forward") || phase == QLatin1String("backward") ||
-         phase == QLatin1String("optimizer step");
+  return phase == QLatin1String(kForward) || phase == QLatin1String(kBackward) ||
+         phase == QLatin1String(kOptimizerStep);
 }
 
 // The caption that fits in `width` pixels: the full one, else without "(warm-up)" (the
@@ -80,7 +83,7 @@ void paint_phase_bands(QPainter& painter, const PlotMapping& map, const std::vec
       painter.fillRect(rect, fill);
       if (band->warmup) paint_warmup(painter, rect);
     }
-    if (band->phase == QLatin1String("forward") && band->start_ms >= map.x_from) {
+    if (band->phase == QLatin1String(kForward) && band->start_ms >= map.x_from) {
       painter.setPen(QPen(QColor(0, 0, 0, 70), 1, Qt::DotLine));
       painter.drawLine(QPointF(rect.left(), plot.top()), QPointF(rect.left(), plot.bottom()));
     }

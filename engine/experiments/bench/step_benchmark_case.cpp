@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "profiling/range_recorder.h"
+#include "profiling/step_ranges.h"
 #include "runners/device_backend.h"
 #include "runners/memory_phase_clock.h"
 #include "runners/step_benchmark.h"
@@ -40,7 +41,7 @@ void StepBenchmarkCase::run_step(const StepContext& context) {
   StepTiming timing;
   if (!context.memory) {
     {
-      profiling::ScopedRange range("step");
+      profiling::ScopedRange range(profiling::step_ranges::kStep);
       step_->run(*clock_);
     }
     timing = clock_->finish(config_.mode);
@@ -48,7 +49,7 @@ void StepBenchmarkCase::run_step(const StepContext& context) {
     context.memory->set_step(context.index, context.warmup);
     MemoryPhaseClock phases(*clock_, *context.memory, config_.mode);
     {
-      profiling::ScopedRange range("step");
+      profiling::ScopedRange range(profiling::step_ranges::kStep);
       step_->run(phases);
     }
     timing = phases.finish(config_.mode);
