@@ -38,13 +38,13 @@ void write_profile_files(const BenchOptions& options, const BenchResult& result,
   if (!result.kernel_profile) return;
   const auto& profile = *result.kernel_profile;
   const std::string stem = profile_output_stem(options, result.config);
-  rewrite_file(stem + ".kernels.csv",
+  replace_file(stem + ".kernels.csv",
                [&](std::ostream& f) { write_kernel_summary_csv(f, profile, options.short_kernel_names); });
-  rewrite_file(stem + ".categories.csv", [&](std::ostream& f) { write_category_csv(f, profile); });
-  rewrite_file(stem + ".gpu_steps.csv", [&](std::ostream& f) { write_step_gpu_usage_csv(f, profile); });
-  rewrite_file(stem + ".cpu_ranges.csv", [&](std::ostream& f) { write_cpu_ranges_csv(f, profile); });
+  replace_file(stem + ".categories.csv", [&](std::ostream& f) { write_category_csv(f, profile); });
+  replace_file(stem + ".gpu_steps.csv", [&](std::ostream& f) { write_step_gpu_usage_csv(f, profile); });
+  replace_file(stem + ".cpu_ranges.csv", [&](std::ostream& f) { write_cpu_ranges_csv(f, profile); });
   if (result.trace) {
-    rewrite_file(stem + ".trace.json", [&](std::ostream& f) {
+    replace_file(stem + ".trace.json", [&](std::ostream& f) {
       write_chrome_trace(f, result.trace->ranges, result.trace->activity, "stepscope " + result.config.model.name);
     });
   }
@@ -69,12 +69,12 @@ void write_memory_files(const BenchOptions& options, const BenchResult& result, 
   if (!result.memory_timeline) return;
   const auto& timeline = *result.memory_timeline;
   const std::string stem = profile_output_stem(options, result.config);
-  rewrite_file(stem + ".memory_timeline.csv",
+  replace_file(stem + ".memory_timeline.csv",
                [&](std::ostream& f) { write_memory_timeline_csv(f, timeline, options.memory_points); });
-  rewrite_file(stem + ".memory_peaks.csv", [&](std::ostream& f) { write_memory_peaks_csv(f, timeline); });
-  rewrite_file(stem + ".largest_allocations.csv", [&](std::ostream& f) { write_largest_allocations_csv(f, timeline); });
+  replace_file(stem + ".memory_peaks.csv", [&](std::ostream& f) { write_memory_peaks_csv(f, timeline); });
+  replace_file(stem + ".largest_allocations.csv", [&](std::ostream& f) { write_largest_allocations_csv(f, timeline); });
   if (result.allocator_snapshot) {
-    rewrite_file(stem + ".memory_snapshot.pickle", [&](std::ostream& f) { f << *result.allocator_snapshot; });
+    replace_file(stem + ".memory_snapshot.pickle", [&](std::ostream& f) { f << *result.allocator_snapshot; });
   }
   if (options.quiet) return;
   err << "memory: " << stem << ".{memory_timeline,memory_peaks,largest_allocations}.csv";
@@ -124,18 +124,18 @@ int run_bench_command(const std::vector<std::string>& args, std::ostream& out, s
       stdout_csv.write_row(csv_row(columns, schema.values(result)));
       out.flush();
     } else {
-      rewrite_file(options.csv_path, [&](std::ostream& file) { write_table_csv(file, schema.table(results)); });
+      replace_file(options.csv_path, [&](std::ostream& file) { write_table_csv(file, schema.table(results)); });
     }
     if (!options.json_path.empty()) {
       // The run record the app stores and opens: `stepscope --open-file` shows it.
       record.entries.push_back({result, result.memory_timeline});
-      rewrite_file(options.json_path, [&](std::ostream& file) { file << write_run_record(record); });
+      replace_file(options.json_path, [&](std::ostream& file) { file << write_run_record(record); });
     }
     write_profile_files(options, result, err, last_profile_message);
     write_memory_files(options, result, err);
     // A sweep over forward and train modes also gets the handout's memory table.
     if (!options.csv_path.empty() && has_memory_sweep(results)) {
-      rewrite_file(memory_sweep_path(options.csv_path),
+      replace_file(memory_sweep_path(options.csv_path),
                    [&](std::ostream& f) { write_memory_sweep_csv(f, results); });
     }
   };

@@ -46,7 +46,7 @@ int check(const CheckOptions& options, std::ostream& out) {
   config.rope_theta = options.rope_theta;
 
   const auto tokens = load_token_ids("--tokens", options.tokens, config.vocab_size, backend->device());
-  config.context_length = tokens.size(1);
+  config = with_context(config, tokens.size(1));
   torch::Tensor targets;
   if (!options.targets.empty()) {
     targets = load_token_ids("--targets", options.targets, config.vocab_size, backend->device());

@@ -9,6 +9,7 @@
 #include "cli/cli_options.h"
 #include "cli/commands.h"
 #include "compat/torch_compat.h"
+#include "io/file_replace.h"
 
 namespace stepscope::cli {
 
@@ -31,17 +32,6 @@ CancelFlag& interrupt_flag() {
 }
 
 void request_cancel() { interrupt_flag().cancel(); }
-
-void rewrite_file(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  const std::string temporary = path + ".partial";
-  {
-    std::ofstream file(temporary, std::ios::trunc | std::ios::binary);
-    if (!file) throw std::runtime_error("cannot write " + temporary);
-    write(file);
-    if (!file.flush()) throw std::runtime_error("writing " + temporary + " failed");
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot replace " + path);
-}
 
 void require_writable(const std::string& option, const std::string& path) {
   if (path.empty()) return;

@@ -1,5 +1,6 @@
-// What every command's output shares: files rewritten whole after each result (an interrupted
-// run keeps what was measured), progress on stderr, and the environment a run record names.
+// What every command's output shares: files rewritten whole after each result through
+// replace_file (an interrupted run keeps what was measured), progress on stderr, and the
+// environment a run record names.
 #pragma once
 
 #include <functional>
@@ -8,12 +9,11 @@
 #include <vector>
 
 #include "experiments/progress.h"
+#include "io/file_replace.h"
 #include "io/run_environment.h"
 
 namespace stepscope::cli {
 
-// Writes `path` through a temporary beside it, renamed over it.
-void rewrite_file(const std::string& path, const std::function<void(std::ostream&)>& write);
 // Throws CliError naming `option` when `path` cannot be written.
 void require_writable(const std::string& option, const std::string& path);
 // This build, this LibTorch, "stepscope-cli <command> <args...>", now.

@@ -48,11 +48,11 @@ int publish(const precision::LabOutcome& outcome, const Outputs& outputs, const 
   if (outputs.csv.empty()) {
     write_table_csv(out, outcome.table);
   } else {
-    rewrite_file(outputs.csv, [&](std::ostream& f) { write_table_csv(f, outcome.table); });
+    replace_file(outputs.csv, [&](std::ostream& f) { write_table_csv(f, outcome.table); });
   }
   if (!outputs.json.empty()) {
     const RunRecord record{environment, {}, {outcome.table}};
-    rewrite_file(outputs.json, [&](std::ostream& f) { f << write_run_record(record); });
+    replace_file(outputs.json, [&](std::ostream& f) { f << write_run_record(record); });
   }
   if (!outputs.quiet) {
     print_table(err, outcome.table);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "experiments/bench/bench_schema.h"
+#include "io/file_replace.h"
 #include "io/run_record_codec.h"
 #include "io/run_record_legacy.h"
 #include "io/table_json.h"
@@ -126,19 +127,10 @@ RunRecord read_run_record(const std::string& text) {
 
 void write_run_record_file(const std::string& path, const RunRecord& record, size_t max_timeline_points) {
   const std::string text = write_run_record(record, max_timeline_points);
-  const std::string temporary = path + ".tmp";
-  std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) {
-    const std::string reason = std::strerror(errno);
-    std::remove(temporary.c_str());
-    throw RunRecordError("cannot write " + temporary + ": " + reason);
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(temporary.c_str());
-    throw RunRecordError("cannot replace " + path + ": " + reason);
+  try {
+    replace_file(path, [&](std::ostream& out) { out << text; });
+  } catch (const FileWriteError& e) {
+    throw RunRecordError(e.what());
   }
 }
 

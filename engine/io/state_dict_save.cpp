@@ -9,6 +9,7 @@
 #include <c10/util/Exception.h>
 #include <caffe2/serialize/inline_container.h>
 
+#include "io/file_replace.h"
 #include "io/pickle_writer.h"
 #include "io/state_dict_file.h"
 #include "io/torch_storage_types.h"
@@ -73,17 +74,20 @@ std::string state_dict_pickle(const StateDict& state) {
 // Sink for PyTorchStreamWriter. It never reports a short write: LibTorch 1.13's writer
 // can throw again from its destructor after an I/O error (std::terminate), so errors
 // are recorded here and checked by us instead.
-struct FileSink {
-  std::FILE* f = nullptr;
+// What PyTorch's zip writer writes to: the stream of the file being replaced.
+struct StreamSink {
+  std::ostream& out;
   int err = 0;
   size_t write(const void* buf, size_t n) {
     if (err == 0 && n > 0 && !buf) err = EINVAL;  // LibTorch 2.x passes null only for deferred writes, unused here
-    if (err == 0 && n > 0 && std::fwrite(buf, 1, n, f) != n) err = errno ? errno : EIO;
+    if (err == 0 && n > 0 && !out.write(static_cast<const char*>(buf), static_cast<std::streamsize>(n))) {
+      err = errno ? errno : EIO;
+    }
     return n;
   }
 };
 
-void write_archive(const StateDict& state, const std::string& pkl, FileSink& sink) {
+void write_archive(const StateDict& state, const std::string& pkl, StreamSink& sink) {
   caffe2::serialize::PyTorchStreamWriter writer(
       [&sink](const void* buf, size_t n) { return sink.write(buf, n); });
   writer.writeRecord("data.pkl", pkl.data(), pkl.size());
@@ -120,14 +124,14 @@ void save_state_dict_file(const StateDict& state, const std::string& path) {
     throw CheckpointError(path + ": " + e.what());
   }
   const std::string pkl = state_dict_pickle(state);
-  // Write to a temporary and rename, so a crash never leaves a half-written checkpoint at `path`.
-  const std::string tmp = path + ".tmp";
-  FileSink sink;
-  sink.f = std::fopen(tmp.c_str(), "wb");
-  if (!sink.f) throw CheckpointError(path + ": cannot create " + tmp + " (" + std::strerror(errno) + ")");
+  // Through a temporary, renamed over `path`: a crash never leaves half a checkpoint there.
   std::string error;
   try {
-    write_archive(state, pkl, sink);
+    replace_file(path, [&](std::ostream& out) {
+      StreamSink sink{out};
+      write_archive(state, pkl, sink);
+      if (sink.err) throw FileWriteError(std::strerror(sink.err));
+    });
   } catch (const c10::Error& e) {
     error = e.what_without_backtrace();
   } catch (const std::bad_alloc&) {
@@ -135,13 +139,7 @@ void save_state_dict_file(const StateDict& state, const std::string& path) {
   } catch (const std::exception& e) {
     error = e.what();
   }
-  if (error.empty() && sink.err) error = std::strerror(sink.err);
-  if (std::fclose(sink.f) != 0 && error.empty()) error = std::strerror(errno);
-  if (error.empty() && std::rename(tmp.c_str(), path.c_str()) != 0) error = std::strerror(errno);
-  if (!error.empty()) {
-    std::remove(tmp.c_str());
-    throw CheckpointError(path + ": cannot write checkpoint: " + error);
-  }
+  if (!error.empty()) throw CheckpointError(path + ": cannot write checkpoint: " + error);
 }
 
 }  // namespace stepscope

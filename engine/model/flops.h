@@ -17,4 +17,10 @@ inline double backward_matmul_flops(const ModelConfig& config, int64_t batch, in
   return 2.0 * forward_matmul_flops(config, batch, context);
 }
 
+// One step: the forward pass, and the backward pass when the step runs one.
+inline double step_matmul_flops(const ModelConfig& config, int64_t batch, int64_t context, bool with_backward) {
+  return forward_matmul_flops(config, batch, context) +
+         (with_backward ? backward_matmul_flops(config, batch, context) : 0.0);
+}
+
 }  // namespace stepscope

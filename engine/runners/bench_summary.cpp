@@ -22,8 +22,7 @@ void summarize(BenchResult& r) {
   r.optimizer = summarize_ns(optimizer);
   r.parameters = parameter_count(c.model);
 
-  r.flops_per_step = forward_matmul_flops(c.model, c.batch, c.context);
-  if (runs_backward(c.mode)) r.flops_per_step += backward_matmul_flops(c.model, c.batch, c.context);
+  r.flops_per_step = step_matmul_flops(c.model, c.batch, c.context, runs_backward(c.mode));
   r.peak_tflops = c.peak_tflops > 0 ? c.peak_tflops : peak_tflops(r.device_name, c.precision);
   if (r.total.count == 0 || r.total.mean_ms <= 0) {
     r.tokens_per_second = 0;

@@ -33,18 +33,17 @@ void TrainingStep::check_precision(Precision precision, c10::Device device) {
 }
 
 TrainingStep::TrainingStep(const BenchConfig& config, c10::Device device) : config_(config), device_(device) {
+  validate(config);  // among others: the model's context covers the run's
   check_precision(config.precision, device);
   torch::manual_seed(config.seed);
-  ModelConfig model_config = config.model;
-  model_config.context_length = std::max(model_config.context_length, config.context);
   const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(device);
-  model_ = TransformerLM(model_config, options);
+  model_ = TransformerLM(config.model, options);
   parameters_ = model_->parameters();
   if (runs_optimizer(config.mode)) optimizer_ = std::make_unique<AdamW>(parameters_);
   if (config.precision == Precision::fp16 && runs_backward(config.mode)) scaler_ = std::make_unique<LossScaler>();
   const auto ids = torch::TensorOptions().dtype(torch::kInt64).device(device);
-  inputs_ = torch::randint(model_config.vocab_size, {config.batch, config.context}, ids);
-  targets_ = torch::randint(model_config.vocab_size, {config.batch, config.context}, ids);
+  inputs_ = torch::randint(config.model.vocab_size, {config.batch, config.context}, ids);
+  targets_ = torch::randint(config.model.vocab_size, {config.batch, config.context}, ids);
 }
 
 void TrainingStep::label_memory(profiling::AllocationRecorder& recorder) const {

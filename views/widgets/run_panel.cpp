@@ -249,8 +249,7 @@ void RunPanel::refresh() {
   fits_ = true;
   if (c) {
     const MemoryEstimate e = estimate_memory(*c);
-    double flops = forward_matmul_flops(c->model, c->batch, c->context);
-    if (runs_backward(c->mode)) flops += backward_matmul_flops(c->model, c->batch, c->context);
+    const double flops = step_matmul_flops(c->model, c->batch, c->context, runs_backward(c->mode));
     QString text = tr("<b>%1</b> parameters, <b>%2</b>FLOP per step (matrix multiplies)<br>"
                       "memory, estimated: weights %3, gradients %4, optimizer state %5, "
                       "activations %6; peak about <b>%7</b>")
