@@ -7,90 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "memory_timeline_fixtures.h"
 #include "profiling/memory_timeline.h"
 
 namespace stepscope::profiling {
 namespace {
 
-using C = MemoryCategory;
-
-struct LogBuilder {
-  AllocationLog log;
-  std::string phase;  // innermost range for the next events
-
-  LogBuilder& alloc(int64_t t, uint64_t address, int64_t bytes, int64_t reserved = -1) {
-    log.events.push_back({t, address, bytes, reserved, 0, 0, phase, -1, false});
-    return *this;
-  }
-  LogBuilder& free(int64_t t, uint64_t address, int64_t bytes) { return alloc(t, address, -bytes); }
-  LogBuilder& label(int64_t t, uint64_t address, C category) {
-    log.labels.push_back({t, address, category});
-    return *this;
-  }
-  LogBuilder& mark(int64_t t, const std::string& name, int step, bool warmup = false) {
-    log.phases.push_back({t, name, step, warmup});
-    return *this;
-  }
-};
-
-int64_t at(const MemoryPoint& p, C c) { return p.bytes_by_category[category_index(c)]; }
-int64_t at(const MemoryPeak& p, C c) { return p.bytes_by_category[category_index(c)]; }
-
-CategoryBytes bytes(std::initializer_list<std::pair<C, int64_t>> parts) {
-  CategoryBytes out{};
-  for (const auto& [c, b] : parts) out[category_index(c)] = b;
-  return out;
-}
-
-const MemoryPeak* find_peak(const MemoryTimeline& t, const std::string& label) {
-  for (const auto& p : t.peaks) {
-    if (p.label == label) return &p;
-  }
-  return nullptr;
-}
-
-std::vector<std::string> peak_labels(const MemoryTimeline& t) {
-  std::vector<std::string> labels;
-  for (const auto& p : t.peaks) labels.push_back(p.label);
-  return labels;
-}
-
-// One training step; the comments give the allocated total after each event.
-AllocationLog training_step_log() {
-  LogBuilder b;
-  b.alloc(10, 0x1000, 1000).label(11, 0x1000, C::parameter);  // 0: 1000
-  b.alloc(20, 0x2000, 100).label(21, 0x2000, C::input);       // 1: 1100
-  b.alloc(30, 0x3000, 7);                                      // 2: 1107, never labelled: other
-  b.free(35, 0x9000, 500);                                     // 3: 1107, unknown address
-  b.mark(100, "forward", 0);
-  b.phase = "forward";
-  b.alloc(110, 0x4000, 400);                                   // 4: 1507, activation
-  b.phase = "softmax";
-  b.alloc(120, 0x5000, 300);                                   // 5: 1807, temporary
-  b.free(130, 0x5000, 300);                                    // 6: 1507
-  b.phase = "forward";
-  b.alloc(140, 0x6000, 200);                                   // 7: 1707, activation
-  b.mark(200, "backward", 0);
-  b.phase = "backward";
-  b.alloc(210, 0x7000, 1000);                                  // 8: 2707, gradient (labelled at 260)
-  b.free(220, 0x4000, 400);                                    // 9: 2307
-  b.alloc(230, 0x8000, 50);                                    // 10: 2357, temporary
-  b.free(240, 0x8000, 50);                                     // 11: 2307
-  b.free(250, 0x6000, 200);                                    // 12: 2107
-  b.label(260, 0x7000, C::gradient);
-  b.mark(300, "optimizer step", 0);
-  b.phase = "optimizer step";
-  b.alloc(310, 0xA000, 1000).label(311, 0xA000, C::optimizer_state);  // 13: 3107
-  b.alloc(320, 0xB000, 1000).label(321, 0xB000, C::optimizer_state);  // 14: 4107
-  b.alloc(330, 0xC000, 500);                                           // 15: 4607, temporary
-  b.free(340, 0xC000, 500);                                            // 16: 4107
-  b.mark(400, "step end", 0);
-  b.phase = "";
-  b.free(410, 0x2000, 100);                                    // 17: 4007
-  b.alloc(420, 0x5000, 300).label(421, 0x5000, C::input);      // 18: 4307, reused address
-  b.label(430, 0x4000, C::activation);                         // freed: unmatched
-  return b.log;
-}
+using namespace timeline_test;
 
 TEST(MemoryTimeline, CategoryNames) {
   std::vector<std::string> names;
@@ -334,89 +257,6 @@ TEST(MemoryTimeline, LastLabelWinsAndDeviceFilter) {
   EXPECT_EQ(t.points[0].reserved_bytes, -1);
   EXPECT_EQ(t.peak_reserved_bytes, 4096);
   EXPECT_EQ(build_memory_timeline(b.log).points.size(), 3u);
-}
-
-TEST(MemoryTimeline, EventLimitPassedThrough) {
-  AllocationLog log = training_step_log();
-  log.event_limit = 19;
-  log.dropped_events = 42;
-  const MemoryTimeline t = build_memory_timeline(log);
-  EXPECT_TRUE(t.truncated);
-  EXPECT_EQ(t.dropped_events, 42u);
-  EXPECT_EQ(t.event_limit, 19);
-}
-
-std::vector<MemoryPoint> sawtooth(size_t n) {
-  std::vector<MemoryPoint> points(n);
-  for (size_t i = 0; i < n; ++i) {
-    points[i].time_ns = static_cast<int64_t>(i);
-    points[i].allocated_bytes = static_cast<int64_t>(i % 10);
-  }
-  points[537].allocated_bytes = 1000;
-  points[301].bytes_by_category[category_index(C::gradient)] = 50;  // mid-tooth: no bucket extreme
-  points[302].bytes_by_category[category_index(C::gradient)] = 50;
-  return points;
-}
-
-bool has_time(const std::vector<MemoryPoint>& points, int64_t t) {
-  return std::any_of(points.begin(), points.end(), [t](const MemoryPoint& p) { return p.time_ns == t; });
-}
-
-TEST(MemoryTimeline, DecimateKeepsPeaksWithinBudget) {
-  const auto points = sawtooth(1000);
-  const auto kept = decimate(points, 100);
-  EXPECT_LE(kept.size(), 100u);
-  EXPECT_GT(kept.size(), 80u);
-  for (int64_t t : {0, 999, 537, 301}) EXPECT_TRUE(has_time(kept, t)) << t;
-  EXPECT_FALSE(has_time(kept, 302));  // only the first point at the category's maximum
-  for (size_t i = 1; i < kept.size(); ++i) EXPECT_LT(kept[i - 1].time_ns, kept[i].time_ns);
-  int lows = 0;
-  for (const auto& p : kept) lows += p.allocated_bytes == 0;
-  EXPECT_GT(lows, 30);  // falls show
-}
-
-TEST(MemoryTimeline, DecimateSmallBudgets) {
-  const auto points = sawtooth(1000);
-  EXPECT_EQ(decimate(points, 1000).size(), 1000u);
-  EXPECT_TRUE(decimate(points, 0).empty());
-  const auto one = decimate(points, 1);
-  ASSERT_EQ(one.size(), 1u);
-  EXPECT_EQ(one[0].time_ns, 537);
-  std::vector<int64_t> times;
-  for (const auto& p : decimate(points, 3)) times.push_back(p.time_ns);
-  EXPECT_EQ(times, (std::vector<int64_t>{0, 537, 999}));  // the maximum first, then first and last
-  EXPECT_LE(decimate(points, 5).size(), 5u);
-}
-
-// A guard against accidental quadratic work; the real measurement is reported elsewhere.
-TEST(MemoryTimeline, MillionEventsWellUnderASecond) {
-  LogBuilder b;
-  int64_t t = 0;
-  for (uint64_t p = 0; p < 200; ++p) {
-    ++t;
-    b.alloc(t, 0x10000000 + p * 4096, 4096).label(t, 0x10000000 + p * 4096, C::parameter);
-  }
-  auto size = [](uint64_t i) { return 512 + static_cast<int64_t>(i % 7) * 64; };
-  for (int step = 0; b.log.events.size() < 1000000; ++step) {
-    b.mark(++t, "forward", step, step < 5).phase = "forward";
-    for (uint64_t i = 0; i < 2000; ++i) {
-      b.alloc(++t, 0x20000000 + i * 512, size(i));
-      if (i % 2) b.free(++t, 0x20000000 + i * 512, size(i));  // odd ones are temporaries
-    }
-    b.mark(++t, "backward", step, step < 5).phase = "backward";
-    for (uint64_t i = 0; i < 2000; i += 2) b.free(++t, 0x20000000 + i * 512, size(i));
-    b.mark(t + 1, "optimizer step", step, step < 5).mark(t + 2, "step end", step, step < 5);
-    t += 2;
-  }
-  const auto start = std::chrono::steady_clock::now();
-  const MemoryTimeline timeline = build_memory_timeline(b.log);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("build_memory_timeline: %zu events in %.3f s\n", b.log.events.size(), seconds);
-  EXPECT_EQ(timeline.points.size(), b.log.events.size());
-  int64_t saved = 0;  // the even allocations of a forward pass
-  for (uint64_t i = 0; i < 2000; i += 2) saved += size(i);
-  EXPECT_EQ(at(*find_peak(timeline, "forward"), C::activation), saved);
-  EXPECT_LT(seconds, 1.0);
 }
 
 }  // namespace
