@@ -15,6 +15,7 @@
 #include "io/kernel_summary_export.h"
 #include "io/memory_export.h"
 #include "io/memory_sweep_export.h"
+#include "io/output_file.h"
 #include "io/run_record_json.h"
 #include "io/table_csv.h"
 #include "runners/bench_sweep.h"
@@ -97,10 +98,11 @@ int run_bench_command(const std::vector<std::string>& args, std::ostream& out, s
       out << bench_usage();
       return kExitOk;
     }
+    if (options.csv_path == "-") options.csv_path.clear();  // stdout, the default
     configs = expand(options.spec);
     for (const auto& config : configs) check_runnable(config);
-    require_writable("--csv", options.csv_path);
-    require_writable("--json", options.json_path);
+    // Checked before the first step: a bad path must not cost a sweep's measurements.
+    check_outputs({{"--csv", options.csv_path.empty() ? "-" : options.csv_path}, {"--json", options.json_path}});
   } catch (const CliError& error) {
     err << "stepscope-cli bench: error: " << error.what() << '\n';
     return kExitUsage;
@@ -118,23 +120,30 @@ int run_bench_command(const std::vector<std::string>& args, std::ostream& out, s
   CsvWriter stdout_csv(out);
   if (options.csv_path.empty()) stdout_csv.write_row(csv_header(columns));
   std::string last_profile_message;
+  // Files are rewritten after every row, so an interruption keeps what was measured; devices
+  // and pipes (/dev/null, >(...)) get the whole table once, at the end.
+  const bool csv_each_row = !options.csv_path.empty() && is_rewritable_output(options.csv_path);
+  const bool json_each_row = !options.json_path.empty() && is_rewritable_output(options.json_path);
+  const auto write_csv = [&] {
+    replace_file(options.csv_path, [&](std::ostream& file) { write_table_csv(file, schema.table(results)); });
+  };
+  // The run record the app stores and opens: `stepscope --open-file` shows it.
+  const auto write_json = [&] {
+    replace_file(options.json_path, [&](std::ostream& file) { file << write_run_record(record); });
+  };
   const auto publish = [&](const BenchResult& result) {
     results.push_back(result);
+    record.entries.push_back({result, result.memory_timeline});
     if (options.csv_path.empty()) {
       stdout_csv.write_row(csv_row(columns, schema.values(result)));
       out.flush();
-    } else {
-      replace_file(options.csv_path, [&](std::ostream& file) { write_table_csv(file, schema.table(results)); });
     }
-    if (!options.json_path.empty()) {
-      // The run record the app stores and opens: `stepscope --open-file` shows it.
-      record.entries.push_back({result, result.memory_timeline});
-      replace_file(options.json_path, [&](std::ostream& file) { file << write_run_record(record); });
-    }
+    if (csv_each_row) write_csv();
+    if (json_each_row) write_json();
     write_profile_files(options, result, err, last_profile_message);
     write_memory_files(options, result, err);
     // A sweep over forward and train modes also gets the handout's memory table.
-    if (!options.csv_path.empty() && has_memory_sweep(results)) {
+    if (csv_each_row && has_memory_sweep(results)) {
       replace_file(memory_sweep_path(options.csv_path),
                    [&](std::ostream& f) { write_memory_sweep_csv(f, results); });
     }
@@ -143,11 +152,17 @@ int run_bench_command(const std::vector<std::string>& args, std::ostream& out, s
   StderrProgress progress(err);
   try {
     run_sweep(configs, options.quiet ? nullptr : &progress, &interrupt_flag(), publish);
+    if (!options.csv_path.empty() && !csv_each_row) write_csv();
+    if (!options.json_path.empty() && !json_each_row) write_json();
   } catch (const std::exception& error) {
     err << "stepscope-cli bench: error: " << compat::error_message(error) << '\n';
     return kExitFailure;
   }
   if (!options.quiet) print_table(err, schema.table(results));
+  if (options.csv_path.empty() && !out) {
+    err << "stepscope-cli bench: standard output closed before the table was written"
+        << (options.json_path.empty() ? "" : "; the results are in " + options.json_path) << '\n';
+  }
 
   if (interrupt_flag().is_cancelled()) {
     err << "stepscope-cli bench: interrupted; " << results.size() << " of " << configs.size()

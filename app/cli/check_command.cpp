@@ -3,12 +3,15 @@
 #include <torch/torch.h>
 
 #include "cli/cli_options.h"
+#include "cli/command_output.h"
 #include "cli/commands.h"
 #include "compat/torch_compat.h"
+#include "experiments/memory_precheck.h"
 #include "io/npy_file.h"
 #include "io/state_dict_file.h"
 #include "model/adamw.h"
 #include "model/checkpoint.h"
+#include "model/memory_estimate.h"
 #include "model/loss.h"
 #include "runners/device_backend.h"
 
@@ -56,6 +59,14 @@ int check(const CheckOptions& options, std::ostream& out) {
     }
   }
   validate(config);
+  // Tokens far longer than the model was made for need memory no machine has: said at once.
+  BenchConfig run;
+  run.model = config;
+  run.batch = tokens.size(0);
+  run.context = tokens.size(1);
+  run.mode = options.adamw_out.empty() ? StepMode::forward : StepMode::train;
+  refuse_if_clearly_too_large(estimate_memory(run).peak_bytes, backend->available_memory_bytes(), options.device,
+                              "the model and its activations for " + c10::str(tokens.sizes()) + " tokens");
 
   TransformerLM model(config, torch::TensorOptions().dtype(torch::kFloat32).device(backend->device()));
   load_state_dict(*model, state);
@@ -93,6 +104,7 @@ int run_check_command(const std::vector<std::string>& args, std::ostream& out, s
       out << check_usage();
       return kExitOk;
     }
+    check_outputs({{"--out", options.logits_out}, {"--adamw-step-out", options.adamw_out}});
   } catch (const CliError& error) {
     err << "stepscope-cli check: error: " << error.what() << '\n';
     return kExitUsage;

@@ -1,6 +1,7 @@
 #include "cli/cli_options.h"
 
 #include "cli/option_reader.h"
+#include "io/output_file.h"
 
 #include <cctype>
 #include <cerrno>
@@ -74,11 +75,12 @@ BenchOptions parse_bench_options(const std::vector<std::string>& args) {
     spec.modes.push_back(parse_with("mode", item, parse_step_mode));
   }
   auto& base = spec.base;
-  base.warmup_steps = static_cast<int>(parse_integer("warmup", options.get("warmup", "5"), 0));
-  base.measured_steps = static_cast<int>(parse_integer("steps", options.get("steps", "10"), 1));
-  if (base.warmup_steps > 1000000 || base.measured_steps > 1000000) {
-    throw CliError("--warmup/--steps: at most 1000000 steps");
-  }
+  const int64_t warmup = parse_integer("warmup", options.get("warmup", "5"), 0);
+  const int64_t steps = parse_integer("steps", options.get("steps", "10"), 1);
+  // Checked before narrowing to int: 4294967297 steps must not become 1.
+  if (warmup > 1000000 || steps > 1000000) throw CliError("--warmup/--steps: at most 1000000 steps");
+  base.warmup_steps = static_cast<int>(warmup);
+  base.measured_steps = static_cast<int>(steps);
   base.device = options.get("device", "cpu");
   base.seed = static_cast<uint64_t>(parse_integer("seed", options.get("seed", "0"), 0));
   if (options.has("peak-tflops")) base.peak_tflops = parse_positive_number("peak-tflops", options.get("peak-tflops"));
@@ -130,7 +132,16 @@ CheckOptions parse_check_options(const std::vector<std::string>& args) {
   result.logits_out = options.get("out");
   result.adamw_out = options.get("adamw-step-out");
   result.heads = parse_integer("heads", options.get("heads"), 1);
-  if (options.has("rope-theta")) result.rope_theta = parse_positive_number("rope-theta", options.get("rope-theta"));
+  if (options.has("rope-theta")) {
+    result.rope_theta = parse_positive_number("rope-theta", options.get("rope-theta"));
+    ModelConfig probe;  // the model's own rule, said before any file is read
+    probe.rope_theta = result.rope_theta;
+    try {
+      validate(probe);
+    } catch (const ConfigError& e) {
+      throw CliError(std::string("--rope-theta: ") + e.what());
+    }
+  }
   result.device = options.get("device", "cpu");
   if (!result.adamw_out.empty() && result.targets.empty()) {
     throw CliError("--adamw-step-out needs --targets: the AdamW step follows the gradient of the loss");
@@ -139,8 +150,11 @@ CheckOptions parse_check_options(const std::vector<std::string>& args) {
 }
 
 std::string profile_output_stem(const BenchOptions& options, const BenchConfig& config) {
-  std::string base = !options.csv_path.empty() ? options.csv_path : options.json_path;
-  if (base.empty()) base = "stepscope-bench";
+  // Beside the first output that is a file; /dev/null or a pipe has no "beside".
+  std::string base = "stepscope-bench";
+  for (const std::string* path : {&options.json_path, &options.csv_path}) {
+    if (!path->empty() && is_rewritable_output(*path)) base = *path;
+  }
   for (const char* extension : {".csv", ".json"}) {
     const std::string ext = extension;
     if (base.size() > ext.size() && base.compare(base.size() - ext.size(), ext.size(), ext) == 0) {

@@ -9,7 +9,7 @@
 #include "cli/cli_options.h"
 #include "cli/commands.h"
 #include "compat/torch_compat.h"
-#include "io/file_replace.h"
+#include "io/output_file.h"
 
 namespace stepscope::cli {
 
@@ -33,12 +33,24 @@ CancelFlag& interrupt_flag() {
 
 void request_cancel() { interrupt_flag().cancel(); }
 
-void require_writable(const std::string& option, const std::string& path) {
-  if (path.empty()) return;
-  std::ofstream probe(path + ".partial");
-  if (!probe) throw CliError(option + ": cannot write to '" + path + "'");
-  probe.close();
-  std::remove((path + ".partial").c_str());
+void check_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  for (const auto& [option, path] : outputs) {
+    if (path.empty()) continue;
+    try {
+      check_output_path(path);
+    } catch (const FileWriteError& e) {
+      throw CliError(option + ": " + e.what());
+    }
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    for (size_t j = i + 1; j < outputs.size(); ++j) {
+      const auto& [a, path_a] = outputs[i];
+      const auto& [b, path_b] = outputs[j];
+      if (!path_a.empty() && !path_b.empty() && same_output(path_a, path_b)) {
+        throw CliError(a + " and " + b + " name the same file (" + path_a + "): one would overwrite the other");
+      }
+    }
+  }
 }
 
 RunEnvironment command_environment(const std::string& command, const std::vector<std::string>& args) {

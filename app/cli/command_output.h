@@ -9,13 +9,14 @@
 #include <vector>
 
 #include "experiments/progress.h"
-#include "io/file_replace.h"
+#include "io/output_file.h"
 #include "io/run_environment.h"
 
 namespace stepscope::cli {
 
-// Throws CliError naming `option` when `path` cannot be written.
-void require_writable(const std::string& option, const std::string& path);
+// Before anything runs: every output (option, path; empty paths skipped) can be written
+// (output_file.h's rules), and no two name the same file. Throws CliError naming the option.
+void check_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 // This build, this LibTorch, "stepscope-cli <command> <args...>", now.
 RunEnvironment command_environment(const std::string& command, const std::vector<std::string>& args);
 

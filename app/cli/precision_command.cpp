@@ -91,9 +91,8 @@ int run_precision_command(const std::vector<std::string>& args, std::ostream& ou
       return kExitOk;
     }
     outputs = {options.get("csv"), options.get("json"), options.has("quiet")};
-    if (!outputs.csv.empty() && outputs.csv == outputs.json) throw CliError("--csv and --json name the same file");
-    require_writable("--csv", outputs.csv);
-    require_writable("--json", outputs.json);
+    if (outputs.csv == "-") outputs.csv.clear();  // stdout, the default
+    check_outputs({{"--csv", outputs.csv.empty() ? "-" : outputs.csv}, {"--json", outputs.json}});
     if (autocast) {
       request.model = options.get("model", "toy");
       request.precision = parse_with("precision", options.get("precision", "bf16"), parse_precision);

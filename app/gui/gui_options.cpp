@@ -1,5 +1,7 @@
 #include "gui/gui_options.h"
 
+#include "cli/option_reader.h"
+
 namespace stepscope::gui {
 
 namespace {
@@ -10,6 +12,7 @@ bool take_value(const std::vector<std::string>& args, size_t& i, const std::stri
   if (arg == flag) {
     if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0) throw cli::CliError(flag + " needs a value");
     value = args[++i];
+    if (value.empty()) throw cli::CliError(flag + " needs a value, not an empty one");
     return true;
   }
   if (arg.rfind(flag + "=", 0) == 0) {
@@ -40,6 +43,16 @@ GuiOptions parse_gui_options(const std::vector<std::string>& args) {
       run_flags.push_back(arg);
     }
   }
+  // The command line's output flags mean nothing here: refused, not silently ignored.
+  for (const auto& flag : run_flags) {
+    for (const char* cli_only : {"--csv", "--json", "--quiet", "--short-names", "--memory-points"}) {
+      const std::string name = cli_only;
+      if (flag == name || flag.rfind(name + "=", 0) == 0) {
+        throw cli::CliError(name + " is an option of stepscope-cli bench; the application writes its tables with "
+                                   "--export DIR");
+      }
+    }
+  }
   o.configured = !run_flags.empty();
   o.bench = cli::parse_bench_options(run_flags);
   const bool opens = !o.open_run.empty() || !o.open_file.empty();
@@ -47,9 +60,11 @@ GuiOptions parse_gui_options(const std::vector<std::string>& args) {
     throw cli::CliError("--quit needs --run, --open-run or --open-file (there would be nothing to wait for)");
   }
   if (o.run && opens) throw cli::CliError("--run and --open-run/--open-file exclude each other");
-  if (!o.open_run.empty() && o.open_run != "latest" &&
-      o.open_run.find_first_not_of("0123456789") != std::string::npos) {
-    throw cli::CliError("--open-run takes a run id or 'latest', not '" + o.open_run + "'");
+  if (!o.open_run.empty() && o.open_run != "latest") {
+    if (o.open_run.find_first_not_of("0123456789") != std::string::npos) {
+      throw cli::CliError("--open-run takes a run id or 'latest', not '" + o.open_run + "'");
+    }
+    o.open_run_id = cli::parse_integer("open-run", o.open_run, 1);  // a number too large to be an id is refused
   }
   return o;
 }

@@ -18,6 +18,7 @@ struct GuiOptions {
   bool quit = false;            // --quit: exit when done (status 0 when every configuration ran)
   std::string history_path;     // --history FILE: the run-history database (default: user data dir)
   std::string open_run;         // --open-run ID|latest: show a stored run instead of running
+  int64_t open_run_id = 0;      // its id; 0 for 'latest'
   std::string open_file;        // --open-file FILE: show a run file (as saved from the history)
   bool help = false;
 };

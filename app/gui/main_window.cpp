@@ -17,9 +17,12 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include <iostream>
+
 #include "charts/chart_export.h"
 #include "gui/compare_dialog.h"
 #include "gui/history_dock.h"
+#include "gui/precision_tab.h"
 #include "export/table_export.h"
 #include "runners/device_backend.h"
 #include "widgets/result_views.h"
@@ -101,9 +104,6 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
     tabs_->addTab(view, title);
     views_.push_back(view);
   }
-  for (auto* view : views_) {
-    if (auto* precision = dynamic_cast<views::PrecisionView*>(view)) connect_precision_view(precision, devices);
-  }
   setCentralWidget(tabs_);
 
   progress_label_ = new QLabel(tr("Ready"));
@@ -126,6 +126,18 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
     progress_label_->setText(tr("History off: %1").arg(history_error_));
   }
 
+  // The Precision tab runs its own experiments (after the status bar and history dock exist).
+  for (auto* view : views_) {
+    auto* precision = dynamic_cast<views::PrecisionView*>(view);
+    if (!precision) continue;
+    precision->set_devices(devices);
+    auto* tab = new PrecisionTab(history_, precision, this);
+    connect(tab, &PrecisionTab::status, progress_label_, &QLabel::setText);
+    connect(tab, &PrecisionTab::history_changed, history_dock_, &HistoryDock::refresh);
+    connect(tab, &PrecisionTab::history_problem, this, [this](const QString& message) {
+      statusBar()->showMessage(message, 10000);
+    });
+  }
   build_menus();
   connect(panel_, &views::RunPanel::run_requested, this, [this](const BenchConfig& c) { run({c}); });
   connect(panel_, &views::RunPanel::cancel_requested, &session_, &RunSession::cancel);
@@ -137,8 +149,10 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
           });
   connect(&session_, &RunSession::finished, this, &MainWindow::on_finished);
   connect(&session_, &RunSession::history_changed, history_dock_, &HistoryDock::refresh);
-  connect(&session_, &RunSession::history_problem, this,
-          [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+  connect(&session_, &RunSession::history_problem, this, [this](const QString& message) {
+    statusBar()->showMessage(message, 10000);
+    history_problem_ = message;  // said again when the run ends: a result must not go unkept silently
+  });
 
   resize(1400, 900);
   QSettings settings;
@@ -176,45 +190,6 @@ void MainWindow::build_menus() {
   });
 }
 
-// The Precision tab asks for its experiments; they run on the lab's worker thread.
-void MainWindow::connect_precision_view(views::PrecisionView* view, const std::vector<views::DeviceChoice>& devices) {
-  view->set_devices(devices);
-  const auto start = [this, view](const QString& label, LabRun::Experiment experiment) {
-    if (lab_.is_running()) return;
-    view->set_running(true);
-    progress_label_->setText(tr("Running %1").arg(label));
-    lab_.start(label, std::move(experiment));
-  };
-  connect(view, &views::PrecisionView::accumulation_requested, this, [start] {
-    start(tr("precision accumulate"),
-          [](ProgressSink* sink, const CancelFlag* cancel) { return precision::run_accumulation(sink, cancel); });
-  });
-  connect(view, &views::PrecisionView::autocast_requested, this,
-          [this, start](const QString& model, const QString& precision, const QString& device) {
-            precision::AutocastRequest request;
-            request.model = model.toStdString();
-            request.precision = parse_precision(precision.toStdString());
-            request.device = device.toStdString();
-            try {
-              precision::validate(request);
-            } catch (const ConfigError& e) {
-              progress_label_->setText(tr("Cannot run: %1").arg(QString::fromStdString(e.what())));
-              return;
-            }
-            start(QString::fromStdString(precision::describe(request)), [request](ProgressSink* sink, const CancelFlag* cancel) {
-              return precision::run_autocast(request, sink, cancel);
-            });
-          });
-  connect(&lab_, &LabRun::finished, this, [this, view](const schema::Table& table, bool ok, const QString& message) {
-    view->set_running(false);
-    view->show_tables({table});
-    progress_label_->setText(ok ? tr("Done: %1").arg(QString::fromStdString(table.schema))
-                                : tr("Failed: %1").arg(message));
-  });
-  connect(&lab_, &LabRun::history_changed, history_dock_, &HistoryDock::refresh);
-  connect(&lab_, &LabRun::history_problem, this, [this](const QString& message) { statusBar()->showMessage(message, 10000); });
-}
-
 void MainWindow::run(const std::vector<BenchConfig>& configs) {
   if (configs.empty() || session_.is_running()) return;
   panel_->set_config(configs.front());
@@ -224,6 +199,7 @@ void MainWindow::run(const std::vector<BenchConfig>& configs) {
   progress_->setVisible(true);
   progress_->setRange(0, 0);
   progress_label_->setText(tr("Starting %1").arg(QString::fromStdString(describe(configs.front()))));
+  history_problem_.clear();
   session_.start(configs);
 }
 
@@ -251,11 +227,20 @@ void MainWindow::on_finished(bool complete, bool cancelled, const QString& error
   progress_->setVisible(false);
   if (!error.isEmpty()) {
     progress_label_->setText(tr("Failed: %1").arg(error));
-    QMessageBox::warning(this, tr("Run failed"), error);
+    if (headless_) {
+      std::cerr << "stepscope: run failed: " << error.toStdString() << '\n';
+    } else {
+      QMessageBox::warning(this, tr("Run failed"), error);
+    }
   } else if (cancelled) {
     progress_label_->setText(tr("Cancelled; %1 configuration(s) kept").arg(outcomes_.size()));
   } else {
     progress_label_->setText(tr("Done: %1 configuration(s)").arg(outcomes_.size()));
+  }
+  const QString unkept = !history_.is_open() ? tr("not kept in the history: %1").arg(history_error_) : history_problem_;
+  if (!unkept.isEmpty()) {
+    progress_label_->setText(progress_label_->text() + "; " + unkept);
+    if (headless_) std::cerr << "stepscope: " << unkept.toStdString() << '\n';
   }
   emit run_finished(complete);
 }
@@ -344,10 +329,9 @@ void MainWindow::show_record(const RunRecord& record, const QString& source) {
   for (auto* view : views_) view->clear();
   outcomes_.clear();
   for (const auto& entry : record.entries) {
-    views::RunOutcome outcome{std::make_shared<const BenchResult>(entry.result), entry.timeline, nullptr, nullptr};
-    outcomes_.push_back(outcome);
-    for (auto* view : views_) view->add_outcome(outcome);
+    outcomes_.push_back({std::make_shared<const BenchResult>(entry.result), entry.timeline, nullptr, nullptr});
   }
+  for (auto* view : views_) view->add_outcomes(outcomes_);
   for (auto* view : views_) view->show_tables(record.tables);
   if (!record.entries.empty()) panel_->set_config(record.entries.front().result.config);
   progress_label_->setText(tr("Showing %1 (%2 configuration(s), started %3)")

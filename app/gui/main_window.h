@@ -8,7 +8,6 @@
 #include <functional>
 #include <vector>
 
-#include "gui/lab_run.h"
 #include "gui/run_session.h"
 #include "history/run_history.h"
 #include "widgets/result_view.h"
@@ -18,9 +17,7 @@ class QProgressBar;
 class QTabWidget;
 
 namespace stepscope::views {
-class PrecisionView;
 class RunPanel;
-struct DeviceChoice;
 }
 
 namespace stepscope::gui {
@@ -48,6 +45,8 @@ class MainWindow : public QMainWindow {
   bool open_run(int64_t run, QString* error);
   bool open_run_file(const QString& path, QString* error);
   history::RunHistory& history() { return history_; }
+  // Headless (scripted, --quit): no dialogs; what a dialog would say goes to stderr.
+  void set_headless(bool headless) { headless_ = headless; }
 
  signals:
   // The run ended: every configuration ran (`complete`), or it was cancelled or failed.
@@ -58,7 +57,6 @@ class MainWindow : public QMainWindow {
 
  private:
   void build_menus();
-  void connect_precision_view(views::PrecisionView* view, const std::vector<views::DeviceChoice>& devices);
   void on_progress(const RunProgress& progress);
   void on_outcome(const views::RunOutcome& outcome);
   void on_finished(bool complete, bool cancelled, const QString& error);
@@ -68,7 +66,6 @@ class MainWindow : public QMainWindow {
 
   history::RunHistory history_;
   RunSession session_{history_};
-  LabRun lab_{history_};
   class HistoryDock* history_dock_ = nullptr;
   QString history_error_;  // why the history could not be opened
   views::RunPanel* panel_;
@@ -79,6 +76,8 @@ class MainWindow : public QMainWindow {
   QLabel* device_label_;
   QLabel* memory_label_;
   std::vector<views::RunOutcome> outcomes_;
+  bool headless_ = false;
+  QString history_problem_;  // the last thing the history could not keep of this run
 };
 
 }  // namespace stepscope::gui

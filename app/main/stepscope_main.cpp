@@ -11,6 +11,7 @@
 #include "gui/gui_options.h"
 #include "gui/main_window.h"
 #include "runners/bench_sweep.h"
+#include "runners/step_benchmark.h"
 #include "widgets/run_panel.h"
 
 namespace {
@@ -39,6 +40,16 @@ int main(int argc, char** argv) {
     std::cerr << "stepscope: error: " << e.what() << "\n" << gui::gui_usage();
     return 2;
   }
+  if (options.run) {
+    // What cannot run here (a GPU this machine lacks, a precision without autocast) is said
+    // before any window opens, as the command line says it.
+    try {
+      for (const auto& config : configs) check_runnable(config);
+    } catch (const ConfigError& e) {
+      std::cerr << "stepscope: error: " << e.what() << '\n';
+      return 2;
+    }
+  }
   if (!has_display()) {
     std::cerr << "stepscope: no display. Run it offscreen with QT_QPA_PLATFORM=offscreen (with --run, --export,\n"
                  "--screenshot and --quit), or use the command line: stepscope-cli bench --help\n";
@@ -49,6 +60,8 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName("Stepscope");
   QApplication::setApplicationVersion(STEPSCOPE_VERSION);
   gui::MainWindow window(QString::fromStdString(options.history_path));
+  // Scripted runs never wait for a click: problems go to stderr and the exit status.
+  window.set_headless(options.quit);
   if (!configs.empty()) window.run_panel().set_config(configs.front());
   window.show();
   int status = 0;
@@ -77,7 +90,7 @@ int main(int argc, char** argv) {
       QString error;
       const bool opened = !options.open_file.empty()
                               ? window.open_run_file(QString::fromStdString(options.open_file), &error)
-                              : window.open_run(options.open_run == "latest" ? 0 : std::stoll(options.open_run), &error);
+                              : window.open_run(options.open_run_id, &error);
       if (!opened) std::cerr << "stepscope: " << error.toStdString() << '\n';
       finish(opened);
     });

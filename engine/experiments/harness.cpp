@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "compat/torch_compat.h"
+#include "experiments/memory_precheck.h"
 #include "runners/device_backend.h"
 
 namespace stepscope {
@@ -76,7 +77,8 @@ void run_case(ExperimentCase& c, CasePosition position, ProgressSink* progress, 
   } catch (const ConfigError&) {
     throw;
   } catch (const std::exception& error) {
-    end.status = compat::is_out_of_memory(error) ? RunStatus::out_of_memory : RunStatus::failed;
+    const bool refused = dynamic_cast<const EstimatedOutOfMemory*>(&error) != nullptr;
+    end.status = refused || compat::is_out_of_memory(error) ? RunStatus::out_of_memory : RunStatus::failed;
     end.message = compat::error_message(error);
   }
   c.release();

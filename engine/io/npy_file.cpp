@@ -1,5 +1,8 @@
 #include "io/npy_file.h"
 
+#include "io/input_path.h"
+#include "io/output_file.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -186,6 +189,7 @@ std::string shape_repr(at::IntArrayRef sizes) {
 }  // namespace
 
 at::Tensor read_npy_file(const std::string& path) {
+  if (const auto folder = folder_instead_of(path, "a .npy file"); !folder.empty()) throw NpyError(folder);
   try {
     return read_impl(path);
   } catch (const NpyError& e) {
@@ -217,19 +221,22 @@ void write_npy_file(const at::Tensor& tensor, const std::string& path) {
   header.append(total - prefix - header.size() - 1, ' ');
   header.push_back('\n');
 
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw NpyError(path + ": cannot create file (" + std::strerror(errno) + ")");
-  f.write(kMagic, kMagicLen);
-  const char ver[2] = {static_cast<char>(version), 0};
-  f.write(ver, 2);
-  const uint32_t hlen = static_cast<uint32_t>(header.size());
-  const char len[4] = {static_cast<char>(hlen & 0xff), static_cast<char>((hlen >> 8) & 0xff),
-                       static_cast<char>((hlen >> 16) & 0xff), static_cast<char>((hlen >> 24) & 0xff)};
-  f.write(len, version == 1 ? 2 : 4);
-  f.write(header.data(), static_cast<std::streamsize>(header.size()));
-  if (t.numel() > 0) f.write(static_cast<const char*>(t.data_ptr()), static_cast<std::streamsize>(t.nbytes()));
-  f.close();
-  if (!f) throw NpyError(path + ": write failed (" + std::strerror(errno) + ")");
+  // Whole or not at all: a full disk leaves the old file (or none), not a truncated array.
+  try {
+    replace_file(path, [&](std::ostream& f) {
+      f.write(kMagic, kMagicLen);
+      const char ver[2] = {static_cast<char>(version), 0};
+      f.write(ver, 2);
+      const uint32_t hlen = static_cast<uint32_t>(header.size());
+      const char len[4] = {static_cast<char>(hlen & 0xff), static_cast<char>((hlen >> 8) & 0xff),
+                           static_cast<char>((hlen >> 16) & 0xff), static_cast<char>((hlen >> 24) & 0xff)};
+      f.write(len, version == 1 ? 2 : 4);
+      f.write(header.data(), static_cast<std::streamsize>(header.size()));
+      if (t.numel() > 0) f.write(static_cast<const char*>(t.data_ptr()), static_cast<std::streamsize>(t.nbytes()));
+    });
+  } catch (const FileWriteError& e) {
+    throw NpyError(e.what());
+  }
 }
 
 }  // namespace stepscope

@@ -7,7 +7,8 @@
 #include <sstream>
 
 #include "experiments/bench/bench_schema.h"
-#include "io/file_replace.h"
+#include "io/output_file.h"
+#include "io/input_path.h"
 #include "io/run_record_codec.h"
 #include "io/run_record_legacy.h"
 #include "io/table_json.h"
@@ -65,7 +66,7 @@ RunRecord read_run_v2(const JsonAt& root) {
 }
 
 // Format and version first: a newer file's other changes should not be reported as errors.
-RunRecord read_any(const JsonAt& root) {
+RunRecord read_by_format(const JsonAt& root) {
   const JsonAt format = root.member("format");
   const std::string name = read_string(format);
   const JsonAt version = root.member("version");
@@ -83,8 +84,22 @@ RunRecord read_any(const JsonAt& root) {
                  "); open it with a newer Stepscope");
   }
   if (number < 1) version.fail("no version " + std::to_string(number) + " exists");
-  RunRecord record = number == 1 ? run_record_legacy::read_run_v1(root) : read_run_v2(root);
-  for (auto& entry : record.entries) entry.result.memory_timeline = entry.timeline;
+  return number == 1 ? run_record_legacy::read_run_v1(root) : read_run_v2(root);
+}
+
+// Every configuration must be one this build could run: a shared file with batch -5 is refused.
+RunRecord read_any(const JsonAt& root) {
+  RunRecord record = read_by_format(root);
+  for (size_t i = 0; i < record.entries.size(); ++i) {
+    auto& entry = record.entries[i];
+    entry.result.memory_timeline = entry.timeline;
+    try {
+      validate(entry.result.config);
+    } catch (const ConfigError& e) {
+      throw JsonReadError("entries[" + std::to_string(i) + "].config" + (e.field().empty() ? "" : "." + e.field()) +
+                          ": " + e.what());
+    }
+  }
   return record;
 }
 
@@ -135,6 +150,7 @@ void write_run_record_file(const std::string& path, const RunRecord& record, siz
 }
 
 RunRecord read_run_record_file(const std::string& path) {
+  if (const auto folder = folder_instead_of(path, "a run file"); !folder.empty()) throw RunRecordError(folder);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw RunRecordError("cannot read " + path + ": " + std::strerror(errno));
   std::ostringstream text;

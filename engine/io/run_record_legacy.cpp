@@ -1,5 +1,7 @@
 #include "io/run_record_legacy.h"
 
+#include <algorithm>
+
 #include "experiments/bench/bench_schema.h"
 #include "io/run_record_codec.h"
 #include "io/table_json.h"
@@ -37,7 +39,7 @@ RunRecord read_bench_v1(const JsonAt& root) {
     // What that format did not keep: the model's context is the run's, the steps asked for
     // those measured.
     r.config.model.context_length = r.config.context;
-    r.config.measured_steps = static_cast<int>(r.steps.size());
+    r.config.measured_steps = std::max(1, static_cast<int>(r.steps.size()));
     record.entries.push_back(std::move(entry));
   }
   return record;

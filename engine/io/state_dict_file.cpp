@@ -1,4 +1,5 @@
 #include "io/state_dict_file.h"
+#include "io/input_path.h"
 
 #include <cerrno>
 #include <cstring>
@@ -154,6 +155,7 @@ class StateDictPickle {
 
 // Fails early with a clear message for files PyTorchStreamReader would reject cryptically.
 void check_file_kind(const std::string& path) {
+  if (const auto folder = folder_instead_of(path, "a checkpoint file"); !folder.empty()) throw CheckpointError(folder);
   std::ifstream f(path, std::ios::binary);
   if (!f) throw CheckpointError(path + ": cannot open file (" + std::strerror(errno) + ")");
   char head[512] = {};

@@ -9,7 +9,7 @@
 #include <c10/util/Exception.h>
 #include <caffe2/serialize/inline_container.h>
 
-#include "io/file_replace.h"
+#include "io/output_file.h"
 #include "io/pickle_writer.h"
 #include "io/state_dict_file.h"
 #include "io/torch_storage_types.h"

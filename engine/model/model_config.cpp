@@ -19,10 +19,23 @@ constexpr Preset kPresets[] = {
     {"mini", 256, 1024, 4, 8},
 };
 
+// A checked range: past it, sizes multiplied together leave 64 bits, and no device holds them.
 void require_positive(int64_t value, const char* name, const char* key) {
   if (value <= 0) {
     throw ConfigError(std::string(name) + " must be positive (got " + std::to_string(value) + ")", key);
   }
+  if (value > kMaxDimension) {
+    throw ConfigError(std::string(name) + " " + std::to_string(value) + " is too large (at most " +
+                          std::to_string(kMaxDimension) + ")",
+                      key);
+  }
+}
+
+// Exact, in 128 bits: validate() refuses what would not fit the 64 bits every caller uses.
+__int128 exact_parameter_count(const ModelConfig& c) {
+  const __int128 d = c.d_model, ff = c.d_ff;
+  const __int128 per_layer = 4 * d * d + 3 * d * ff + 2 * d;  // q, k, v, output; w1, w2, w3; ln1, ln2
+  return 2 * static_cast<__int128>(c.vocab_size) * d + c.num_layers * per_layer + d;  // embeddings, head, final norm
 }
 
 }  // namespace
@@ -67,17 +80,23 @@ void validate(const ModelConfig& c) {
                       " must be even for rotary embeddings",
                       "heads");
   }
-  if (!(c.rope_theta > 0.0) || !std::isfinite(c.rope_theta)) {
-    throw ConfigError("rope theta must be a positive number", "rope_theta");
+  if (exact_parameter_count(c) > kMaxParameters) {
+    throw ConfigError("the model would have more than " + std::to_string(kMaxParameters) +
+                          " parameters, more than the memory of any machine",
+                      "d_model");
+  }
+  // Below 1 the rotation frequencies grow past every float and the loss becomes NaN.
+  if (!(c.rope_theta > 1.0) || !std::isfinite(c.rope_theta)) {
+    std::ostringstream got;
+    got << c.rope_theta;
+    throw ConfigError("rope theta must be a finite number above 1 (got " + got.str() + "; the reference uses 10000)",
+                      "rope_theta");
   }
 }
 
 int64_t parameter_count(const ModelConfig& c) {
-  const int64_t per_layer = 4 * c.d_model * c.d_model  // q, k, v, output projections
-                            + 3 * c.d_model * c.d_ff    // w1, w2, w3
-                            + 2 * c.d_model;            // ln1, ln2
-  return 2 * c.vocab_size * c.d_model  // embeddings and untied head
-         + c.num_layers * per_layer + c.d_model;
+  const __int128 count = exact_parameter_count(c);
+  return count > kMaxParameters ? kMaxParameters : static_cast<int64_t>(count);
 }
 
 std::string describe(const ModelConfig& c) {

@@ -20,6 +20,12 @@ class ConfigError : public std::invalid_argument {
   std::string field_;
 };
 
+// Every size of a model or a run (width, layers, heads, vocabulary, tokens) is at most this,
+// so products of sizes stay far inside 64 bits; real models are well below it.
+inline constexpr int64_t kMaxDimension = int64_t{1} << 24;
+// And its parameters at most this many: 16 bytes each (weights, gradient, AdamW state) still fit.
+inline constexpr int64_t kMaxParameters = int64_t{1} << 58;
+
 struct ModelConfig {
   std::string name = "custom";
   int64_t vocab_size = 10000;
@@ -41,7 +47,8 @@ ModelConfig model_preset(const std::string& name);
 // Throws ConfigError naming the offending field.
 void validate(const ModelConfig& config);
 
-// Number of trainable parameters (embeddings, blocks, final norm, untied head).
+// Number of trainable parameters (embeddings, blocks, final norm, untied head); for a model
+// validate() refuses, kMaxParameters at most.
 int64_t parameter_count(const ModelConfig& config);
 
 std::string describe(const ModelConfig& config);

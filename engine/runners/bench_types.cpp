@@ -74,6 +74,11 @@ RunStatus parse_run_status(const std::string& text) {
 void validate(const BenchConfig& c) {
   validate(c.model);
   if (c.batch <= 0) throw ConfigError("batch size must be positive (got " + std::to_string(c.batch) + ")", "batch");
+  if (c.batch > kMaxDimension) {
+    throw ConfigError("batch size " + std::to_string(c.batch) + " is too large (at most " +
+                          std::to_string(kMaxDimension) + ")",
+                      "batch");
+  }
   if (c.context <= 0) throw ConfigError("context length must be positive (got " + std::to_string(c.context) + ")", "context");
   if (c.context > c.model.context_length) {
     throw ConfigError("context length " + std::to_string(c.context) + " is longer than the model's context of " +

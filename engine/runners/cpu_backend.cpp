@@ -1,4 +1,6 @@
 #include <chrono>
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include <ATen/Parallel.h>
@@ -9,6 +11,18 @@
 namespace stepscope {
 
 namespace {
+
+// The kernel's MemAvailable: what can be allocated without swapping; -1 where /proc has none.
+int64_t memory_available_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  int64_t kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return -1;
+}
 
 class SteadyStepClock final : public StepClock {
  public:
@@ -56,6 +70,7 @@ class CpuBackend final : public DeviceBackend {
   void reset_peak_memory() override { meter_.reset_peak(); }
   int64_t peak_memory_bytes() override { return meter_.peak_bytes(); }
   int64_t allocated_memory_bytes() override { return meter_.current_bytes(); }
+  int64_t available_memory_bytes() override { return memory_available_bytes(); }
   void release_cached_memory() override {}
 
  private:

@@ -41,6 +41,9 @@ class DeviceBackend {
   virtual int64_t allocated_memory_bytes() = 0;
   // The device's memory; -1 where unknown (the CPU).
   virtual int64_t total_memory_bytes() { return -1; }
+  // What a new run could still allocate: free device memory and the cache's unused blocks on a
+  // GPU, MemAvailable on the CPU; -1 where unknown.
+  virtual int64_t available_memory_bytes() { return -1; }
   // The allocator's own history for memory_viz, or nullptr where there is none (the CPU).
   virtual std::unique_ptr<AllocatorHistory> record_allocator_history(size_t /*max_entries*/) { return nullptr; }
   // Gives cached blocks back, after a run or an out-of-memory error.

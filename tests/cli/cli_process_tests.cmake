@@ -54,3 +54,33 @@ add_test(NAME cli_e2e.precision_lab
     -DCLI=$<TARGET_FILE:stepscope-cli> -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/e2e_precision
     -P ${CMAKE_CURRENT_LIST_DIR}/run_precision_lab.cmake)
 set_tests_properties(cli_e2e.precision_lab PROPERTIES LABELS "cli;e2e")
+
+# Numbers past their type's range are refused, not wrapped (4294967297 would be 1 as an int).
+stepscope_cli_error_test(steps_past_int "--warmup/--steps: at most 1000000 steps" bench --model tiny --steps 4294967297)
+stepscope_cli_error_test(integer_past_int64 "--batch: '99999999999999999999' is not an integer" bench --batch 99999999999999999999)
+stepscope_cli_error_test(huge_width "d_model 1000000000000 is too large" bench --d-model 1000000000000 --layers 2 --heads 4)
+
+# Output paths, checked before the first step.
+stepscope_cli_error_test(csv_and_json_same_file "--csv and --json name the same file"
+  bench --model tiny --csv same.out --json ./same.out)
+stepscope_cli_error_test(csv_names_a_folder "--csv: results/ names a folder, not a file" bench --model tiny --csv results/)
+stepscope_cli_error_test(check_outputs_same_file "--out and --adamw-step-out name the same file"
+  check --checkpoint a.pt --tokens t.npy --targets t.npy --heads 4 --out x.pt --adamw-step-out x.pt)
+add_test(NAME cli_e2e.output_paths
+  COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:stepscope-cli> -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/e2e_outputs
+    -P ${CMAKE_CURRENT_LIST_DIR}/run_output_paths.cmake)
+set_tests_properties(cli_e2e.output_paths PROPERTIES LABELS "cli;e2e")
+stepscope_cli_error_test(models_takes_no_arguments "models: error: takes no arguments" models extra)
+stepscope_cli_error_test(version_takes_no_arguments "version: error: takes no arguments" version extra)
+stepscope_cli_error_test(tiny_rope_theta "rope theta must be a finite number above 1" check --checkpoint a.pt --tokens t.npy --heads 4 --rope-theta 1e-300)
+stepscope_cli_error_test(checkpoint_is_a_folder "is a folder, not a checkpoint file" check --checkpoint . --tokens t.npy --heads 4)
+# Far beyond the machine's memory: an OOM row at once (exit 0: OOM is a result), not a process
+# the kernel kills after filling the RAM.
+add_test(NAME cli_e2e.hopeless_configuration_is_oom COMMAND stepscope-cli bench --model 2.7B --context 2048
+  --batch 64 --warmup 0 --steps 1 --quiet)
+set_tests_properties(cli_e2e.hopeless_configuration_is_oom PROPERTIES LABELS "cli;e2e" TIMEOUT 60
+  PASS_REGULAR_EXPRESSION "2.7B,2560,10240,32,32,10000,2048,64,fp32,train,cpu,.*,steady-clock,0,0,OOM,")
+add_test(NAME cli_e2e.sigterm_keeps_the_rows
+  COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:stepscope-cli> -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/e2e_interrupt
+    -P ${CMAKE_CURRENT_LIST_DIR}/run_interrupts.cmake)
+set_tests_properties(cli_e2e.sigterm_keeps_the_rows PROPERTIES LABELS "cli;e2e" TIMEOUT 120)

@@ -338,7 +338,7 @@ inline std::shared_ptr<profiling::MemoryTimeline> sample_timeline() {
 
 inline BenchResult oom_result() {
   BenchResult r;
-  r.config.model = model_preset("2.7B");
+  r.config.model = with_context(model_preset("2.7B"), 1024);
   r.config.context = 1024;
   r.config.precision = Precision::fp16;
   r.config.device = "cuda";

@@ -211,6 +211,13 @@ TEST(RunRecordErrors, MissingOrMistypedDeepFields) {
   expect_contains(error_of(document), "entries[2].config.model: expected an object, got null");
 }
 
+// A shared file whose configuration could never run is refused, not imported.
+TEST(RunRecordErrors, AConfigurationThatCannotRunIsRefused) {
+  auto document = to_json(sample_record());
+  document["entries"][0]["row"]["batch"] = -5;
+  expect_contains(error_of(document), "entries[0].config.batch: batch size must be positive (got -5)");
+}
+
 TEST(RunRecordErrors, MalformedOrTruncatedText) {
   const std::string text = write_run_record(sample_record());
   const auto message = error_of([&] { read_run_record(text.substr(0, text.size() / 2)); });

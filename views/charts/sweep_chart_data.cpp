@@ -48,14 +48,21 @@ SweepChartData build_sweep_chart_data(const std::vector<BenchResult>& results, S
   data.axis = axis;
   data.x_title = axis == SweepAxis::model_size ? QStringLiteral("parameters (millions)")
                                                : QStringLiteral("context length (tokens)");
-  std::map<LineKey, size_t> index;  // key -> line, lines in order of first appearance
-  for (const auto& r : results) index.emplace(key_of(r.config, axis), index.size());
+  std::map<LineKey, size_t> all;  // key -> line, lines in order of first appearance
+  for (const auto& r : results) all.emplace(key_of(r.config, axis), all.size());
+  std::map<LineKey, size_t> index;  // the lines drawn
+  for (const auto& [key, i] : all) {
+    if (i < kMostSweepLines) index.emplace(key, i);
+  }
+  data.hidden_lines = all.size() - index.size();
   data.lines.resize(index.size());
   for (const auto& [key, i] : index) data.lines[i].name = name_of(key, index);
 
   double x_min = std::numeric_limits<double>::infinity(), x_max = -x_min, y_min = x_min, y_max = 0;
   for (const auto& r : results) {
-    const size_t line = index.at(key_of(r.config, axis));
+    const auto drawn = index.find(key_of(r.config, axis));
+    if (drawn == index.end()) continue;
+    const size_t line = drawn->second;
     const double x = x_of(r, axis);
     x_min = std::min(x_min, x);
     x_max = std::max(x_max, x);

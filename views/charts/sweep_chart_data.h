@@ -32,7 +32,12 @@ struct SweepChartData {
   std::vector<SweepFailure> failures;
   double x_min = 0, x_max = 0;  // over lines and failures
   double y_min = 0, y_max = 0;  // over lines (positive times only)
+  size_t hidden_lines = 0;      // lines past kMostSweepLines, left out
 };
+
+// More lines than this read as noise (and a legend of thousands draws for minutes): the
+// first ones, in order of appearance, are drawn.
+inline constexpr size_t kMostSweepLines = 12;
 
 // x: parameters in millions (the result's count, else the model's) or the context length.
 // Lines group the results equal in everything but x (model for size, context for context

@@ -21,6 +21,16 @@ void BenchTableModel::append_result(BenchResult result) {
   append_row(std::move(row));
 }
 
+void BenchTableModel::append_results(std::vector<BenchResult> results) {
+  std::vector<std::vector<schema::Value>> rows;
+  rows.reserve(results.size());
+  for (auto& r : results) {
+    rows.push_back(bench_schema().values(r));
+    results_.push_back(std::move(r));
+  }
+  append_rows(std::move(rows));
+}
+
 void BenchTableModel::clear() { set_results({}); }
 
 QString BenchTableModel::tooltip(int row, int column) const {

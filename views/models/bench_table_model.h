@@ -18,6 +18,7 @@ class BenchTableModel : public SchemaTableModel {
   void set_results(std::vector<BenchResult> results);
   // A sweep's next result, as it finishes.
   void append_result(BenchResult result);
+  void append_results(std::vector<BenchResult> results);
   void clear();
   const std::vector<BenchResult>& results() const { return results_; }
   const BenchResult& result(int row) const { return results_[static_cast<size_t>(row)]; }

@@ -76,6 +76,13 @@ void SchemaTableModel::append_row(std::vector<schema::Value> row) {
   endInsertRows();
 }
 
+void SchemaTableModel::append_rows(std::vector<std::vector<schema::Value>> rows) {
+  if (rows.empty()) return;
+  beginInsertRows({}, rowCount(), rowCount() + static_cast<int>(rows.size()) - 1);
+  for (auto& row : rows) table_.rows.push_back(std::move(row));
+  endInsertRows();
+}
+
 void SchemaTableModel::clear() { set_rows({}); }
 
 bool SchemaTableModel::shown_by_default(int column) const {

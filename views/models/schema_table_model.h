@@ -28,6 +28,7 @@ class SchemaTableModel : public TableModel {
   // may order or name them differently (a column it lacks shows "-").
   void set_table(const schema::Table& table);
   void append_row(std::vector<schema::Value> row);
+  void append_rows(std::vector<std::vector<schema::Value>> rows);
   void clear();
   const schema::Table& table() const { return table_; }
   // Identity and measure columns; details and notes are kept for export and tooltips.

@@ -1,6 +1,9 @@
 #include "widgets/benchmark_view.h"
 
+#include <QLabel>
 #include <QSplitter>
+
+#include <algorithm>
 #include <QVBoxLayout>
 
 #include "charts/bench_bar_chart_view.h"
@@ -26,7 +29,10 @@ BenchmarkView::BenchmarkView(QWidget* parent) : ResultView(parent) {
   splitter->setStretchFactor(0, 1);
   splitter->setStretchFactor(1, 2);
   splitter->setSizes({160, 480});  // a few rows of table; the charts get the room
+  chart_note_ = new QLabel;
+  chart_note_->setVisible(false);
   auto* layout = new QVBoxLayout(this);
+  layout->addWidget(chart_note_);
   layout->addWidget(splitter, 1);
 }
 
@@ -40,9 +46,26 @@ void BenchmarkView::add_outcome(const RunOutcome& outcome) {
   refresh_charts();
 }
 
+void BenchmarkView::add_outcomes(const std::vector<RunOutcome>& outcomes) {
+  std::vector<BenchResult> results;
+  results.reserve(outcomes.size());
+  for (const auto& outcome : outcomes) results.push_back(*outcome.result);
+  model_->append_results(std::move(results));
+  refresh_charts();
+}
+
+// A chart of thousands of bars or lines reads as noise and draws for minutes: the charts take
+// the first configurations, the table keeps every one.
 void BenchmarkView::refresh_charts() {
-  bars_->setResults(model_->results());
-  steps_->setResults(model_->results());
+  const auto& all = model_->results();
+  const size_t shown = std::min(all.size(), kMostCharted);
+  const std::vector<BenchResult> charted(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(shown));
+  bars_->setResults(charted);
+  steps_->setResults(charted);
+  chart_note_->setVisible(shown < all.size());
+  chart_note_->setText(tr("The charts show the first %1 of %2 configurations; the table lists them all.")
+                           .arg(shown)
+                           .arg(all.size()));
 }
 
 std::vector<NamedTable> BenchmarkView::tables() const { return {{"benchmark", model_}}; }

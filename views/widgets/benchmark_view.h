@@ -4,6 +4,8 @@
 
 #include "widgets/result_view.h"
 
+class QLabel;
+
 namespace stepscope::views {
 
 class BenchBarChartView;
@@ -18,17 +20,20 @@ class BenchmarkView : public ResultView {
   explicit BenchmarkView(QWidget* parent = nullptr);
   void clear() override;
   void add_outcome(const RunOutcome& outcome) override;
+  void add_outcomes(const std::vector<RunOutcome>& outcomes) override;
   std::vector<NamedTable> tables() const override;
   std::vector<NamedChart> charts() const override;
   const BenchTableModel& model() const { return *model_; }
 
  private:
   void refresh_charts();
+  static constexpr size_t kMostCharted = 64;
 
   BenchTableModel* model_;
   ResultTable* table_;
   BenchBarChartView* bars_;
   StepTimeChartView* steps_;
+  QLabel* chart_note_;
 };
 
 }  // namespace stepscope::views

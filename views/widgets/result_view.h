@@ -34,6 +34,10 @@ class ResultView : public QWidget {
   virtual void clear() = 0;
   // A configuration finished (or ran out of memory, or was cancelled).
   virtual void add_outcome(const RunOutcome& outcome) = 0;
+  // A stored run's configurations at once: views whose charts redraw per outcome draw once.
+  virtual void add_outcomes(const std::vector<RunOutcome>& outcomes) {
+    for (const auto& outcome : outcomes) add_outcome(outcome);
+  }
   // Result tables of experiments other than the step benchmark (a record's, or a run's just
   // finished): each view shows those of the schemas it knows.
   virtual void show_tables(const std::vector<schema::Table>& /*tables*/) {}

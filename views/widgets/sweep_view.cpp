@@ -30,6 +30,9 @@ SweepView::SweepView(QWidget* parent) : ResultView(parent) {
   controls->addWidget(axis_);
   controls->addWidget(log_scale_);
   controls->addStretch(1);
+  note_ = new QLabel;
+  note_->setVisible(false);
+  controls->addWidget(note_);
   auto* splitter = new QSplitter(Qt::Vertical);
   splitter->addWidget(chart_);
   splitter->addWidget(table);
@@ -48,8 +51,12 @@ void SweepView::clear() {
   refresh();
 }
 
-void SweepView::add_outcome(const RunOutcome& outcome) {
-  model_->append_result(*outcome.result);
+void SweepView::add_outcome(const RunOutcome& outcome) { add_outcomes({outcome}); }
+
+void SweepView::add_outcomes(const std::vector<RunOutcome>& outcomes) {
+  std::vector<BenchResult> results;
+  for (const auto& outcome : outcomes) results.push_back(*outcome.result);
+  model_->append_results(std::move(results));
   // Follow what the sweep varies: context lengths when every configuration is one model.
   std::set<std::string> models;
   for (const auto& r : model_->results()) models.insert(r.config.model.name);
@@ -60,6 +67,9 @@ void SweepView::add_outcome(const RunOutcome& outcome) {
 
 void SweepView::refresh() {
   chart_->setResults(model_->results(), static_cast<SweepAxis>(axis_->currentData().toInt()));
+  const size_t hidden = chart_->data().hidden_lines;
+  note_->setVisible(hidden > 0);
+  note_->setText(tr("The chart draws the first %1 lines; %2 more are in the table.").arg(kMostSweepLines).arg(hidden));
 }
 
 std::vector<NamedTable> SweepView::tables() const { return {{"sweep", model_}}; }

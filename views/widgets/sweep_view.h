@@ -7,6 +7,8 @@
 class QCheckBox;
 class QComboBox;
 
+class QLabel;
+
 namespace stepscope::views {
 
 class BenchTableModel;
@@ -19,6 +21,7 @@ class SweepView : public ResultView {
   explicit SweepView(QWidget* parent = nullptr);
   void clear() override;
   void add_outcome(const RunOutcome& outcome) override;
+  void add_outcomes(const std::vector<RunOutcome>& outcomes) override;
   std::vector<NamedTable> tables() const override;
   std::vector<NamedChart> charts() const override;
 
@@ -29,6 +32,7 @@ class SweepView : public ResultView {
   QCheckBox* log_scale_;
   SweepChartView* chart_;
   BenchTableModel* model_;
+  QLabel* note_;
 };
 
 }  // namespace stepscope::views

@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "experiments/memory_precheck.h"
+#include "model/memory_estimate.h"
 #include "profiling/range_recorder.h"
 #include "profiling/step_ranges.h"
 #include "runners/device_backend.h"
@@ -31,6 +33,9 @@ void StepBenchmarkCase::check(DeviceBackend& backend) {
 }
 
 void StepBenchmarkCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* memory) {
+  const MemoryEstimate e = estimate_memory(config_);
+  refuse_if_clearly_too_large(e.peak_bytes, backend.available_memory_bytes(), config_.device,
+                              "weights, gradients, optimizer state and activations of " + describe(config_));
   step_ = std::make_unique<TrainingStep>(config_, backend.device());
   if (memory) step_->label_memory(*memory);
   clock_ = backend.make_clock();

@@ -63,6 +63,13 @@ class CudaBackend final : public DeviceBackend {
   int64_t total_memory_bytes() override {
     return static_cast<int64_t>(at::cuda::getDeviceProperties(index_)->totalGlobalMem);
   }
+  int64_t available_memory_bytes() override {
+    c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(index_));
+    size_t free = 0, total = 0;
+    C10_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    const auto& stats = c10::cuda::CUDACachingAllocator::getDeviceStats(index_);
+    return static_cast<int64_t>(free) + stats.reserved_bytes[0].current - stats.allocated_bytes[0].current;
+  }
   int64_t allocated_memory_bytes() override {
     return c10::cuda::CUDACachingAllocator::getDeviceStats(index_).allocated_bytes[0].current;
   }
