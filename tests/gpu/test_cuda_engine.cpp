@@ -11,7 +11,9 @@
 #include "compat/torch_compat.h"
 #include "io/npy_file.h"
 #include "support/temp_path.h"
+#include "model/memory_estimate.h"
 #include "runners/bench_sweep.h"
+#include "runners/device_backend.h"
 #include "runners/step_benchmark.h"
 
 namespace stepscope {
@@ -49,22 +51,39 @@ TEST(CudaEngine, EveryModeAndPrecisionRunsWithEventTimingAndPeakMemory) {
   }
 }
 
+// A configuration past the device's memory, but close enough (1.25x the estimate) that the
+// memory pre-check lets it try: the caching allocator fails, the row says OOM, the memory is
+// released and the next configuration runs.
 TEST(CudaEngine, OutOfMemoryIsARowAndMemoryIsReleased) {
   REQUIRE_GPU();
-  SweepSpec spec;
-  auto huge = model_preset("tiny");
-  huge.name = "huge";
-  huge.vocab_size = int64_t{1} << 34;  // 4 TiB of embeddings: more than any GPU
-  spec.models = {huge, model_preset("mini")};
-  spec.contexts = {64};
-  spec.batches = {2};
-  spec.modes = {StepMode::train};
-  spec.base.warmup_steps = 1;
-  spec.base.measured_steps = 2;
-  spec.base.device = "cuda";
-  const auto rows = run_sweep(expand(spec));
+  const int64_t available = make_device_backend("cuda")->available_memory_bytes();
+  ASSERT_GT(available, 0);
+  BenchConfig tried;
+  tried.model = with_context(model_preset("small"), 1024);
+  tried.context = 1024;
+  tried.mode = StepMode::train;
+  tried.device = "cuda";
+  tried.warmup_steps = 1;
+  tried.measured_steps = 2;
+  // The batch whose estimate is 1.25x what is available (activations grow linearly with it).
+  int64_t low = 1, high = kMaxDimension;
+  while (low < high) {
+    tried.batch = (low + high) / 2;
+    if (static_cast<double>(estimate_memory(tried).peak_bytes) < 1.25 * static_cast<double>(available)) {
+      low = tried.batch + 1;
+    } else {
+      high = tried.batch;
+    }
+  }
+  tried.batch = low;
+  BenchConfig after = tried;
+  after.model = model_preset("mini");
+  after.context = 64;
+  after.batch = 2;
+  const auto rows = run_sweep({tried, after});
   ASSERT_EQ(rows.size(), 2u);
-  EXPECT_EQ(rows[0].status, RunStatus::out_of_memory) << rows[0].message;
+  EXPECT_EQ(rows[0].status, RunStatus::out_of_memory) << "batch " << tried.batch << ": " << rows[0].message;
+  EXPECT_EQ(rows[0].message.find("not started"), std::string::npos) << "the allocator, not the estimate, refused it";
   EXPECT_EQ(rows[1].status, RunStatus::ok) << rows[1].message;
 }
 
