@@ -34,3 +34,16 @@ string(JSON entries LENGTH "${json}" entries)
 if(NOT first MATCHES "^model," OR NOT entries EQUAL 2)
   message(FATAL_ERROR "| head -1: first line ${first}, ${entries} JSON entries")
 endif()
+# "-" is standard output: the run record goes there, the table to its file.
+execute_process(COMMAND ${CLI} ${run} --csv ${WORKDIR}/dash.csv --json - RESULT_VARIABLE rc OUTPUT_VARIABLE stdout)
+if(NOT rc EQUAL 0 OR NOT stdout MATCHES "^{\"entries\"" OR NOT EXISTS ${WORKDIR}/dash.csv)
+  message(FATAL_ERROR "--json -: exit ${rc}, stdout begins ${stdout}")
+endif()
+# A file name that is not valid UTF-8 is still a file name: both outputs are written whole.
+execute_process(COMMAND sh -c "cd '${WORKDIR}' && '${CLI}' ${run_in_shell} --csv \"$(printf 'bad\\377.csv')\" --json \"$(printf 'bad\\377.json')\""
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+file(GLOB written ${WORKDIR}/bad*)
+list(LENGTH written found)
+if(NOT rc EQUAL 0 OR found LESS 2)
+  message(FATAL_ERROR "non-UTF-8 output names: exit ${rc}, ${found} files: ${err}")
+endif()
