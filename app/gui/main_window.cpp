@@ -329,7 +329,7 @@ void MainWindow::show_record(const RunRecord& record, const QString& source) {
   for (auto* view : views_) view->clear();
   outcomes_.clear();
   for (const auto& entry : record.entries) {
-    outcomes_.push_back({std::make_shared<const BenchResult>(entry.result), entry.timeline, nullptr, nullptr});
+    outcomes_.push_back({std::make_shared<const BenchResult>(entry.result), entry.timeline, nullptr});
   }
   for (auto* view : views_) view->add_outcomes(outcomes_);
   for (auto* view : views_) view->show_tables(record.tables);

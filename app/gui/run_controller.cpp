@@ -6,7 +6,6 @@
 
 #include "charts/memory_chart_view.h"
 #include "compat/torch_compat.h"
-#include "history/run_history.h"
 #include "runners/bench_sweep.h"
 
 namespace stepscope::gui {
@@ -54,7 +53,7 @@ RunController::~RunController() {
   if (worker_.joinable()) worker_.join();
 }
 
-void RunController::start(const std::vector<BenchConfig>& configs) {
+void RunController::start(const std::vector<BenchConfig>& configs, std::optional<history::RunDestination> keep_in) {
   if (is_running()) return;
   configs_ = configs;
   sink_ = std::make_unique<Sink>();
@@ -62,30 +61,38 @@ void RunController::start(const std::vector<BenchConfig>& configs) {
   phase_key_.clear();
   seconds_per_step_ = -1;
   throttle_.start();
-  worker_ = std::thread([this, configs] {
+  worker_ = std::thread([this, configs, keep_in] {
+    std::optional<history::RunWriter> writer;  // its connection belongs to this thread
+    if (keep_in) writer.emplace(*keep_in);
     QString error;
+    bool failed = false;
     try {
-      run_sweep(configs, sink_.get(), &cancel_, [this](const BenchResult& result) {
-        RunOutcome outcome{std::make_shared<const BenchResult>(result), result.memory_timeline, nullptr,
-                           std::make_shared<const std::string>(
-                               history::entry_record_text({result, result.memory_timeline}))};
+      run_sweep(configs, sink_.get(), &cancel_, [this, &writer, &failed](const BenchResult& result) {
+        failed = failed || result.status == RunStatus::failed;
+        QString unkept;
+        if (writer) writer->add({result, result.memory_timeline}, &unkept);
+        RunOutcome outcome{std::make_shared<const BenchResult>(result), result.memory_timeline, nullptr};
         if (outcome.timeline) {
           // Here, not on the GUI thread: a long run's timeline holds thousands of points.
           outcome.memory_chart = std::make_shared<const views::MemoryChartData>(
               views::build_memory_chart_data(*outcome.timeline, views::MemoryChartView::kDefaultMaxPoints));
         }
-        QMetaObject::invokeMethod(this, [this, outcome] { emit result_ready(outcome); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, outcome, unkept] { emit result_ready(outcome, unkept); }, Qt::QueuedConnection);
       });
     } catch (const std::exception& e) {
       error = QString::fromStdString(compat::error_message(e));
     }
+    const bool cancelled = cancel_.is_cancelled();
+    QString unkept;
+    if (writer) writer->finish(history::ended_state(failed || !error.isEmpty(), cancelled), &unkept);
     QMetaObject::invokeMethod(
         this,
-        [this, error] {
+        [this, cancelled, error, unkept] {
           if (worker_.joinable()) worker_.join();
           throttle_.stop();
           publish_latest();
-          emit finished(cancel_.is_cancelled(), error);
+          emit finished(cancelled, error, unkept);
         },
         Qt::QueuedConnection);
   });

@@ -1,6 +1,7 @@
 // Runs configurations on a worker thread and hands what they report to the GUI thread,
 // throttled: progress and live kernel summaries at most ten times a second, each finished
-// configuration at once. The GUI thread never waits on the engine.
+// configuration at once. The GUI thread never waits on the engine, nor on the history's disk:
+// each configuration is kept there from the worker thread.
 #pragma once
 
 #include <QElapsedTimer>
@@ -16,6 +17,7 @@
 #include "runners/bench_types.h"
 #include "widgets/run_outcome.h"
 #include "experiments/progress.h"
+#include "history/run_writer.h"
 
 namespace stepscope::gui {
 
@@ -34,16 +36,20 @@ class RunController : public QObject {
   ~RunController() override;  // cancels a run in progress and waits for it
 
   bool is_running() const { return worker_.joinable(); }
-  void start(const std::vector<BenchConfig>& configs);
+  // With `keep_in`, each configuration is written to that history run before it is reported,
+  // and the run's end after the last.
+  void start(const std::vector<BenchConfig>& configs, std::optional<history::RunDestination> keep_in);
   // Stops after the step in progress; what was measured is kept.
   void cancel();
 
  signals:
   void progress_changed(const stepscope::gui::RunProgress& progress);
   void kernel_profile_changed(std::shared_ptr<const stepscope::profiling::KernelProfile> profile);
-  void result_ready(const stepscope::views::RunOutcome& outcome);
-  // Every configuration ran, or the run was cancelled; `error` when the engine threw.
-  void finished(bool cancelled, const QString& error);
+  // `unkept`: why the configuration could not be kept in the history (empty when it was).
+  void result_ready(const stepscope::views::RunOutcome& outcome, const QString& unkept);
+  // Every configuration ran, or the run was cancelled; `error` when the engine threw;
+  // `unkept` when the run's end could not be kept in the history.
+  void finished(bool cancelled, const QString& error, const QString& unkept);
 
  private:
   class Sink;

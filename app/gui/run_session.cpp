@@ -28,33 +28,24 @@ void RunSession::start(const std::vector<BenchConfig>& configs) {
     if (history_run_ == 0) emit history_problem(tr("Not kept in the history: %1").arg(error));
     emit history_changed();
   }
-  controller_.start(configs);
+  std::optional<history::RunDestination> keep_in;
+  if (history_run_ != 0) keep_in = history::RunDestination{history_.path(), history_run_};
+  controller_.start(configs, keep_in);
 }
 
-void RunSession::on_outcome(const views::RunOutcome& outcome) {
+void RunSession::on_outcome(const views::RunOutcome& outcome, const QString& unkept) {
   outcomes_.push_back(outcome);
   if (outcome.result->status == RunStatus::failed) failed_ = true;
   if (history_run_ != 0) {
-    QString error;
-    const bool added = outcome.record_json ? history_.add_entry_text(history_run_, *outcome.record_json, &error)
-                                           : history_.add_entry(history_run_, {*outcome.result, outcome.timeline}, &error);
-    if (!added) {
-      emit history_problem(tr("Not kept in the history: %1").arg(error));
-    }
+    if (!unkept.isEmpty()) emit history_problem(tr("Not kept in the history: %1").arg(unkept));
     emit history_changed();
   }
   emit outcome_ready(outcome);
 }
 
-void RunSession::on_finished(bool cancelled, const QString& error) {
+void RunSession::on_finished(bool cancelled, const QString& error, const QString& unkept) {
   if (history_run_ != 0) {
-    const auto state = !error.isEmpty() || failed_ ? history::RunState::failed
-                       : cancelled                  ? history::RunState::cancelled
-                                                    : history::RunState::complete;
-    QString history_error;
-    if (!history_.finish_run(history_run_, state, &history_error)) {
-      emit history_problem(tr("History: %1").arg(history_error));
-    }
+    if (!unkept.isEmpty()) emit history_problem(tr("History: %1").arg(unkept));
     history_run_ = 0;
     emit history_changed();
   }

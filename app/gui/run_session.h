@@ -1,6 +1,6 @@
-// A run from start to end, as the app keeps it: drives the run controller, records every
-// configuration in the history as it finishes (crash-safe: a run is written as it goes), and
-// marks the run complete, cancelled or failed at the end. The window only presents what it says.
+// A run from start to end, as the app keeps it: begins the run in the history, has the run
+// controller record every configuration as it finishes (crash-safe: a run is written as it
+// goes) and the run's end, and says what could not be kept. The window only presents.
 #pragma once
 
 #include <QObject>
@@ -38,8 +38,8 @@ class RunSession : public QObject {
   void finished(bool complete, bool cancelled, const QString& error);
 
  private:
-  void on_outcome(const views::RunOutcome& outcome);
-  void on_finished(bool cancelled, const QString& error);
+  void on_outcome(const views::RunOutcome& outcome, const QString& unkept);
+  void on_finished(bool cancelled, const QString& error, const QString& unkept);
 
   RunController controller_;
   history::RunHistory& history_;

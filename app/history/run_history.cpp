@@ -34,8 +34,11 @@ bool exec(QSqlDatabase db, const QString& sql, const QVariantList& values, QStri
   return true;
 }
 
-// Only for a file known to be ours: a run's entries are written while it goes, from the GUI
-// thread, and a commit then waits for no disk flush; what is committed survives the app being
+// One configuration as the history stores it: a run record holding that entry alone.
+std::string entry_record_text(const RunRecordEntry& entry) { return write_run_record(RunRecord{{}, {entry}, {}}); }
+
+// Only for a file known to be ours: a run's entries are written while it goes, and a commit
+// then waits for no disk flush; what is committed survives the app being
 // killed (the log is replayed on the next open).
 void use_write_ahead_log(QSqlDatabase db) {
   QSqlQuery pragma(db);
@@ -60,6 +63,10 @@ QString to_text(RunState state) {
     case RunState::failed: return QStringLiteral("failed");
   }
   return QStringLiteral("incomplete");
+}
+
+RunState ended_state(bool failed, bool cancelled) {
+  return failed ? RunState::failed : cancelled ? RunState::cancelled : RunState::complete;
 }
 
 QString default_history_path() {
@@ -87,15 +94,8 @@ bool RunHistory::open(const QString& path, QString* error) {
     return false;
   }
   const bool existed = info.exists() && info.size() > 0;
-  QSqlDatabase db = QSqlDatabase::contains(connection_) ? QSqlDatabase::database(connection_, false)
-                                                         : QSqlDatabase::addDatabase("QSQLITE", connection_);
-  db.close();
-  db.setDatabaseName(path);
-  if (!db.open()) {
-    if (error) *error = QStringLiteral("cannot open %1: %2").arg(path, db.lastError().text());
-    return false;
-  }
-  path_ = path;
+  if (!connect_to(path, error)) return false;
+  QSqlDatabase db = QSqlDatabase::database(connection_, false);
   const auto refuse = [&](const QString& why) {
     db.close();
     if (error) *error = QStringLiteral("%1 is not a Stepscope run history: %2").arg(path, why);
@@ -147,6 +147,25 @@ bool RunHistory::open(const QString& path, QString* error) {
   return true;
 }
 
+bool RunHistory::connect_to(const QString& path, QString* error) {
+  QSqlDatabase db = QSqlDatabase::contains(connection_) ? QSqlDatabase::database(connection_, false)
+                                                         : QSqlDatabase::addDatabase("QSQLITE", connection_);
+  db.close();
+  db.setDatabaseName(path);
+  if (!db.open()) {
+    if (error) *error = QStringLiteral("cannot open %1: %2").arg(path, db.lastError().text());
+    return false;
+  }
+  path_ = path;
+  return true;
+}
+
+bool RunHistory::attach(const QString& path, QString* error) {
+  if (!connect_to(path, error)) return false;
+  use_write_ahead_log(QSqlDatabase::database(connection_, false));
+  return true;
+}
+
 int64_t RunHistory::begin_run(const RunEnvironment& environment, const QString& label, const QString& device,
                               QString* error) {
   QSqlDatabase db = QSqlDatabase::database(connection_, false);
@@ -161,7 +180,7 @@ int64_t RunHistory::begin_run(const RunEnvironment& environment, const QString& 
   return query.lastInsertId().toLongLong();
 }
 
-bool RunHistory::add_entry_text(int64_t run, const std::string& entry_record, QString* error) {
+bool RunHistory::add_entry(int64_t run, const RunRecordEntry& entry, QString* error) {
   QSqlDatabase db = QSqlDatabase::database(connection_, false);
   QSqlQuery count_query;
   if (!exec(db, "SELECT COUNT(*) FROM entries WHERE run_id = ?", {QVariant::fromValue(run)}, error, &count_query) ||
@@ -170,14 +189,8 @@ bool RunHistory::add_entry_text(int64_t run, const std::string& entry_record, QS
   }
   const int position = count_query.value(0).toInt();
   return exec(db, "INSERT INTO entries (run_id, position, record) VALUES (?, ?, ?)",
-              {QVariant::fromValue(run), position, QString::fromStdString(entry_record)}, error);
+              {QVariant::fromValue(run), position, QString::fromStdString(entry_record_text(entry))}, error);
 }
-
-bool RunHistory::add_entry(int64_t run, const RunRecordEntry& entry, QString* error) {
-  return add_entry_text(run, entry_record_text(entry), error);
-}
-
-std::string entry_record_text(const RunRecordEntry& entry) { return write_run_record(RunRecord{{}, {entry}, {}}); }
 
 bool RunHistory::finish_run(int64_t run, RunState state, QString* error) {
   return exec(QSqlDatabase::database(connection_, false), "UPDATE runs SET state = ? WHERE id = ?",

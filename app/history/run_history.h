@@ -17,6 +17,8 @@ namespace stepscope::history {
 
 enum class RunState { incomplete, complete, cancelled, failed };
 QString to_text(RunState state);
+// How a run that ended is kept: failed wins over cancelled.
+RunState ended_state(bool failed, bool cancelled);
 
 struct RunSummary {
   int64_t id = 0;
@@ -36,15 +38,15 @@ class RunHistory {
 
   // Opens, creating it when missing; false with `error` saying why the file cannot be used.
   bool open(const QString& path, QString* error);
+  // A second connection to a history this process opened and checked (with open), for a
+  // thread of its own: no checks, since a full check of a large history takes seconds.
+  bool attach(const QString& path, QString* error);
   bool is_open() const;
   QString path() const { return path_; }
 
   // A new run, incomplete until finish_run; 0 with `error` on failure.
   int64_t begin_run(const RunEnvironment& environment, const QString& label, const QString& device, QString* error);
   bool add_entry(int64_t run, const RunRecordEntry& entry, QString* error);
-  // The same, with the entry already written by entry_record_text (on a worker thread: a
-  // profiled configuration's record is about a megabyte of JSON).
-  bool add_entry_text(int64_t run, const std::string& entry_record, QString* error);
   bool finish_run(int64_t run, RunState state, QString* error);
   // Result tables of experiments other than the step benchmark, kept with the run.
   bool set_tables(int64_t run, const std::vector<schema::Table>& tables, QString* error);
@@ -58,12 +60,11 @@ class RunHistory {
   int64_t import_record(const RunRecord& record, const QString& label, QString* error);
 
  private:
+  bool connect_to(const QString& path, QString* error);
+
   QString connection_;
   QString path_;
 };
-
-// One configuration as the history stores it: a run record holding that entry alone.
-std::string entry_record_text(const RunRecordEntry& entry);
 
 // Where the history lives unless the user says otherwise.
 QString default_history_path();

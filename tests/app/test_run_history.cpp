@@ -5,6 +5,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <thread>
+
+#include "history/run_writer.h"
 #include "history/run_history.h"
 
 using namespace stepscope;
@@ -92,6 +95,42 @@ class RunHistoryTest : public QObject {
     QCOMPARE(runs[0].state, RunState::incomplete);
     QCOMPARE(runs[0].configurations, 1);
     QVERIFY(again.load(run, &error).has_value());
+  }
+
+  // A run's configurations are written from the thread that measures them, with a connection
+  // of its own, while the GUI's connection reads the history.
+  void entriesWrittenFromTheMeasuringThreadAreReadBackWhole() {
+    QTemporaryDir dir;
+    RunHistory history;
+    QString error;
+    QVERIFY2(history.open(dir.filePath("h.sqlite"), &error), qPrintable(error));
+    const int64_t run = history.begin_run(environment(), "from a worker", "cpu", &error);
+    QVERIFY2(run > 0, qPrintable(error));
+    bool added_first = false, added_second = false;
+    QString worker_error;
+    std::thread worker([&] {
+      RunWriter writer({history.path(), run});
+      added_first = writer.add(entry("tiny", 32, RunStatus::ok), &worker_error);
+      added_second = writer.add(entry("tiny", 64, RunStatus::out_of_memory), &worker_error) &&
+                     writer.finish(ended_state(false, true), &worker_error);
+    });
+    worker.join();
+    QVERIFY2(added_first && added_second, qPrintable(worker_error));
+    QCOMPARE(history.runs().at(0).configurations, 2);
+    QCOMPARE(history.runs().at(0).state, RunState::cancelled);
+    const auto record = history.load(run, &error);
+    QVERIFY2(record.has_value(), qPrintable(error));
+    QCOMPARE(record->entries.at(0).result.total.mean_ms, 400.0);
+    QCOMPARE(record->entries.at(1).result.status, RunStatus::out_of_memory);
+    QCOMPARE(record->entries.at(0).timeline->points.at(0).allocated_bytes, int64_t{123456});
+  }
+
+  void aWriterThatCannotReachItsHistorySaysWhy() {
+    QTemporaryDir dir;
+    RunWriter writer({dir.filePath("no such folder/h.sqlite"), 1});
+    QString error;
+    QVERIFY(!writer.add(entry("tiny", 32, RunStatus::ok), &error));
+    QVERIFY2(error.contains("no such folder"), qPrintable(error));
   }
 
   void filterAndDelete() {

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <memory>
-#include <string>
 
 #include "charts/memory_chart_data.h"
 #include "profiling/memory_timeline.h"
@@ -16,9 +15,6 @@ struct RunOutcome {
   std::shared_ptr<const profiling::MemoryTimeline> timeline;  // with memory profiling
   // The timeline's chart data, built where the timeline was (it takes tens of milliseconds).
   std::shared_ptr<const MemoryChartData> memory_chart;
-  // The configuration as a run record (about a megabyte with a timeline), written off the GUI
-  // thread for whoever keeps it; null where nobody wrote it.
-  std::shared_ptr<const std::string> record_json;
 };
 
 }  // namespace stepscope::views
