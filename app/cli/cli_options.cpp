@@ -174,6 +174,7 @@ std::string main_usage() {
          "\n"
          "commands:\n"
          "  bench      time forward / backward / optimizer steps of the reference Transformer (sweeps by comma lists)\n"
+         "  attention  time naive, sdpa and flash attention forward and backward, checked against naive fp32\n"
          "  precision  accumulation in low precision, and the dtypes autocast gives every tensor\n"
          "  check      evaluate a PyTorch state_dict checkpoint on token ids; optionally take one AdamW step\n"
          "  models     list the model presets\n"

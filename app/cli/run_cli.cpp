@@ -30,6 +30,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   const std::string command = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
   if (command == "bench") return run_bench_command(args, out, err);
+  if (command == "attention") return run_attention_command(args, out, err);
   if (command == "check") return run_check_command(args, out, err);
   if (command == "precision") return run_precision_command(args, out, err);
   if ((command == "models" || command == "version" || command == "--version") && !args.empty()) {

@@ -1,7 +1,9 @@
 #include "compat/torch_compat.h"
 
 #include <new>
+#include <stdexcept>
 
+#include <ATen/ATen.h>
 #include <ATen/autocast_mode.h>
 #include <c10/util/Exception.h>
 #include <torch/cuda.h>
@@ -12,6 +14,18 @@
 namespace stepscope::compat {
 
 std::string libtorch_version() { return TORCH_VERSION; }
+
+bool has_scaled_dot_product_attention() { return STEPSCOPE_TORCH_2; }
+
+at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal) {
+#if STEPSCOPE_TORCH_2
+  return at::scaled_dot_product_attention(q, k, v, {}, 0.0, causal);
+#else
+  (void)q, (void)k, (void)v, (void)causal;
+  throw std::runtime_error("scaled_dot_product_attention needs LibTorch 2.0 or newer; this build has LibTorch " +
+                           libtorch_version());
+#endif
+}
 
 bool built_with_cuda() {
 #ifdef STEPSCOPE_WITH_CUDA

@@ -7,6 +7,7 @@
 #include <c10/core/Allocator.h>
 #include <c10/core/DeviceType.h>
 #include <c10/core/ScalarType.h>
+#include <ATen/core/Tensor.h>
 
 namespace stepscope::compat {
 
@@ -34,6 +35,11 @@ class AutocastGuard {
 
 // Whether `device` supports autocast to `dtype` in this LibTorch.
 bool autocast_supported(c10::DeviceType device, c10::ScalarType dtype);
+
+// LibTorch's fused scaled_dot_product_attention (2.x; 1.13 has none).
+bool has_scaled_dot_product_attention();
+// Throws std::runtime_error saying so on a LibTorch without it. Causal is top-left aligned.
+at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal);
 
 // True for allocation failures of any device: c10's OOM errors (whose class name
 // differs between versions), CPU allocator failures and std::bad_alloc.

@@ -1,0 +1,44 @@
+#include "experiments/attention/attention_sweep.h"
+
+#include "attention/attend.h"
+#include "experiments/attention/attention_case.h"
+#include "experiments/harness.h"
+
+namespace stepscope {
+
+std::vector<AttentionConfig> expand(const AttentionSweepSpec& spec) {
+  std::vector<AttentionConfig> out;
+  for (Precision precision : spec.precisions) {
+    for (int64_t d : spec.head_dims) {
+      for (int64_t seq : spec.seqs) {
+        for (AttentionImpl impl : spec.impls) {
+          AttentionConfig c = spec.base;
+          c.impl = impl;
+          c.head_dim = d;
+          c.seq = seq;
+          c.precision = precision;
+          out.push_back(c);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+void check_runnable(const AttentionConfig& c) {
+  validate(c);
+  check_attention_impl(c.impl, c.device, c.head_dim, c.seq, c.seq);
+}
+
+void run_attention_sweep(const std::vector<AttentionConfig>& configs, ProgressSink* progress,
+                         const CancelFlag* cancel, const std::function<void(const AttentionResult&)>& on_result) {
+  const int count = static_cast<int>(configs.size());
+  for (int i = 0; i < count; ++i) {
+    if (cancel && cancel->is_cancelled()) break;
+    AttentionCase c(configs[static_cast<size_t>(i)]);
+    run_case(c, {i, count}, progress, cancel);
+    if (on_result) on_result(c.result());
+  }
+}
+
+}  // namespace stepscope

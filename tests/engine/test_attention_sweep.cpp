@@ -1,0 +1,172 @@
+// The attention sweep on the CPU: its configurations, its refusals, its table, the FLOP
+// convention and the memory the implementations keep for the backward pass.
+#include <gtest/gtest.h>
+
+#include "attention/attend.h"
+#include "attention/attention_memory.h"
+#include "compat/torch_compat.h"
+#include "experiments/attention/attention_case.h"
+#include "experiments/attention/attention_schema.h"
+#include "experiments/attention/attention_sweep.h"
+#include "io/table_csv.h"
+#include "kernels/flash_attention_args.h"
+#include "model/flops.h"
+
+using namespace stepscope;
+
+namespace {
+
+AttentionConfig small(AttentionImpl impl, int64_t seq, bool causal = false) {
+  AttentionConfig c;
+  c.impl = impl;
+  c.batch = 2;
+  c.heads = 1;
+  c.head_dim = 16;
+  c.seq = seq;
+  c.causal = causal;
+  c.warmup_steps = 1;
+  c.measured_steps = 3;
+  return c;
+}
+
+std::vector<AttentionResult> run_all(const std::vector<AttentionConfig>& configs) {
+  std::vector<AttentionResult> out;
+  run_attention_sweep(configs, nullptr, nullptr, [&](const AttentionResult& r) { out.push_back(r); });
+  return out;
+}
+
+}  // namespace
+
+TEST(AttentionFlops, FlashAttentionsConventionAtTheLeaderboardShape) {
+  // 4 * 1 * 16 * 16384^2 * 64 = 1,099,511,627,776, halved when causal.
+  EXPECT_DOUBLE_EQ(attention_forward_flops(1, 16, 16384, 16384, 64, true), 549755813888.0);
+  EXPECT_DOUBLE_EQ(attention_forward_flops(1, 16, 16384, 16384, 64, false), 1099511627776.0);
+  EXPECT_DOUBLE_EQ(attention_backward_flops(1, 16, 16384, 16384, 64, true), 2.5 * 549755813888.0);
+}
+
+TEST(AttentionSweep, ExpandsEveryCombinationWithImplementationsSideBySide) {
+  AttentionSweepSpec spec;
+  spec.impls = {AttentionImpl::naive, AttentionImpl::flash};
+  spec.head_dims = {16, 32};
+  spec.seqs = {128, 256, 512};
+  spec.precisions = {Precision::fp32, Precision::bf16};
+  const auto configs = expand(spec);
+  ASSERT_EQ(configs.size(), size_t{2 * 2 * 3 * 2});
+  EXPECT_EQ(configs[0].impl, AttentionImpl::naive);
+  EXPECT_EQ(configs[1].impl, AttentionImpl::flash);
+  EXPECT_EQ(configs[1].seq, configs[0].seq);
+  EXPECT_EQ(configs[2].seq, 256);
+}
+
+TEST(AttentionSweep, RefusesWhatCannotRunNamingTheField) {
+  const auto field_of = [](AttentionConfig c) {
+    try {
+      check_runnable(c);
+    } catch (const ConfigError& e) {
+      return e.field();
+    }
+    return std::string("accepted");
+  };
+  AttentionConfig c = small(AttentionImpl::naive, 64);
+  EXPECT_EQ(field_of(c), "accepted");
+  c.seq = 0;
+  EXPECT_EQ(field_of(c), "seq");
+  c = small(AttentionImpl::naive, 64);
+  c.batch = 0;
+  EXPECT_EQ(field_of(c), "batch");
+  c = small(AttentionImpl::naive, 64);
+  c.measured_steps = 0;
+  EXPECT_EQ(field_of(c), "steps");
+  c = small(AttentionImpl::naive, 64);
+  c.device = "gpu0";
+  EXPECT_EQ(field_of(c), "device");
+  // The CUDA kernels' head dims are checked before anything runs, even without a GPU here.
+  c = small(AttentionImpl::flash, 64);
+  c.device = "cuda";
+  c.head_dim = 1000;
+  EXPECT_EQ(field_of(c), "d");
+  c.device = "cpu";  // the CPU reference takes any head dim
+  EXPECT_EQ(field_of(c), "accepted");
+  c = small(AttentionImpl::sdpa, 64);
+  EXPECT_EQ(field_of(c), compat::has_scaled_dot_product_attention() ? "accepted" : "impl");
+  EXPECT_THROW(parse_attention_impl("flash2"), ConfigError);
+}
+
+TEST(AttentionSweep, EveryImplementationRunsOnTheCpuAndIsCheckedAgainstNaive) {
+  std::vector<AttentionConfig> configs;
+  for (AttentionImpl impl : {AttentionImpl::naive, AttentionImpl::flash}) {
+    configs.push_back(small(impl, 70, true));
+    configs.push_back(small(impl, 70, false));
+  }
+  if (compat::has_scaled_dot_product_attention()) configs.push_back(small(AttentionImpl::sdpa, 70, true));
+  for (const auto& r : run_all(configs)) {
+    SCOPED_TRACE(describe(r.config));
+    ASSERT_EQ(r.status, RunStatus::ok) << r.message;
+    EXPECT_EQ(r.forward.count, 3);
+    EXPECT_EQ(r.backward.count, 3);
+    EXPECT_GT(r.forward.mean_ms, 0);
+    EXPECT_NEAR(r.forward_backward.mean_ms, r.forward.mean_ms + r.backward.mean_ms, 1e-9);
+    EXPECT_EQ(r.checked_seq, 70);
+    EXPECT_GE(r.max_abs_error, 0);
+    EXPECT_LE(r.max_abs_error, 1e-5);
+    EXPECT_GT(r.memory_before_backward_bytes, 0);
+    EXPECT_GE(r.peak_memory_bytes, r.memory_before_backward_bytes);
+  }
+}
+
+TEST(AttentionSweep, NaiveKeepsTheSquareOfTheSequenceForBackwardAndFlashDoesNot) {
+  const auto results = run_all({small(AttentionImpl::naive, 256), small(AttentionImpl::naive, 512),
+                                small(AttentionImpl::flash, 256), small(AttentionImpl::flash, 512)});
+  ASSERT_EQ(results.size(), size_t{4});
+  for (const auto& r : results) {
+    SCOPED_TRACE(describe(r.config));
+    ASSERT_EQ(r.status, RunStatus::ok) << r.message;
+    // Measured: what is allocated before the backward pass, less the inputs (Q, K, V, dO).
+    const AttentionMemory m = attention_memory(r.config);
+    const double kept = static_cast<double>(r.memory_before_backward_bytes - m.inputs_bytes);
+    EXPECT_NEAR(kept, static_cast<double>(m.saved_for_backward_bytes), 0.1 * m.saved_for_backward_bytes)
+        << m.saved_formula;
+  }
+  // Doubling the sequence: about 4x for naive (P is seq^2), 2x for flash.
+  const auto growth = [&](size_t a, size_t b) {
+    const double base = static_cast<double>(attention_memory(results[a].config).inputs_bytes);
+    return (results[b].memory_before_backward_bytes - 2 * base) / (results[a].memory_before_backward_bytes - base);
+  };
+  EXPECT_GT(growth(0, 1), 3.5);
+  EXPECT_LT(growth(2, 3), 2.5);
+}
+
+TEST(AttentionSweep, TableHasTheIssuesColumnsFirstAndMarksOutOfMemory) {
+  AttentionResult oom;
+  oom.config = small(AttentionImpl::naive, 65536);
+  oom.status = RunStatus::out_of_memory;
+  oom.message = "estimated 1.1 TiB";
+  const auto table = attention_schema().table({oom});
+  const auto header = csv_header(table.columns);
+  const std::vector<std::string> expected{"impl",     "batch",      "heads",      "d",          "seq",
+                                          "precision", "causal",    "status",     "fwd_ms",     "bwd_ms",
+                                          "fwd_bwd_ms", "fwd_tflops", "bwd_tflops", "mem_before_bwd_bytes",
+                                          "peak_bytes", "max_abs_err"};
+  ASSERT_GE(header.size(), expected.size());
+  EXPECT_EQ(std::vector<std::string>(header.begin(), header.begin() + 16), expected);
+  const auto row = csv_row(table.columns, table.rows[0]);
+  EXPECT_EQ(row[7], "OOM");
+  EXPECT_EQ(row[8], "");  // nothing measured
+}
+
+TEST(AttentionSweep, ACpuConfigurationThatClearlyCannotFitIsAnOutOfMemoryRowNotACrash) {
+  AttentionConfig c = small(AttentionImpl::naive, 1 << 22);  // P alone: 2 * 2^44 floats
+  const auto results = run_all({c});
+  ASSERT_EQ(results.size(), size_t{1});
+  EXPECT_EQ(results[0].status, RunStatus::out_of_memory);
+  EXPECT_NE(results[0].message.find("estimate"), std::string::npos) << results[0].message;
+}
+
+TEST(AttentionSweep, TheCheckShortensTheSequenceWhereNaiveFp32WouldNotFit) {
+  AttentionConfig c = small(AttentionImpl::flash, 1 << 20);
+  c.batch = 8;
+  const int64_t seq = checkable_seq(c, int64_t{64} << 30);
+  EXPECT_LT(seq, c.seq);
+  EXPECT_LE(static_cast<double>(seq) * seq * 8, double(int64_t{1} << 28));
+  EXPECT_EQ(checkable_seq(small(AttentionImpl::flash, 300), int64_t{64} << 30), 300);
+}
