@@ -54,7 +54,7 @@ std::vector<ModelConfig> parse_models(const OptionReader& options) {
 BenchOptions parse_bench_options(const std::vector<std::string>& args) {
   const OptionReader options("bench", args,
                              {"model", "d-model", "d-ff", "layers", "heads", "vocab", "context", "batch",
-                              "precision", "mode", "warmup", "steps", "device", "csv", "json", "seed",
+                              "precision", "mode", "attention", "warmup", "steps", "device", "csv", "json", "seed",
                               "peak-tflops", "profile", "memory-points", "memory-events"},
                              {"help", "quiet", "short-names"});
   BenchOptions result;
@@ -73,6 +73,10 @@ BenchOptions parse_bench_options(const std::vector<std::string>& args) {
   spec.modes.clear();
   for (const auto& item : split_list("mode", options.get("mode", "train"))) {
     spec.modes.push_back(parse_with("mode", item, parse_step_mode));
+  }
+  spec.attentions.clear();
+  for (const auto& item : split_list("attention", options.get("attention", "naive"))) {
+    spec.attentions.push_back(parse_with("attention", item, parse_attention_impl));
   }
   auto& base = spec.base;
   const int64_t warmup = parse_integer("warmup", options.get("warmup", "5"), 0);
@@ -198,6 +202,7 @@ std::string bench_usage() {
          "  --batch N[,N...]           batch size (default 4)\n"
          "  --precision P[,P...]       fp32, bf16 or fp16 autocast with fp32 master weights (default fp32)\n"
          "  --mode M[,M...]            forward, forward-backward or train (default train)\n"
+         "  --attention A[,A...]       naive (the reference's), sdpa (LibTorch 2.x) or flash (default naive)\n"
          "  --warmup N                 warm-up steps, not measured (default 5)\n"
          "  --steps N                  measured steps (default 10)\n"
          "  --device D                 cpu, cuda or cuda:N (default cpu)\n"

@@ -55,7 +55,7 @@ class Writer {
       return value ? write(*value) : json(nullptr);
     } else {
       json out = json::object();
-      auto member = [&](const char* key, const auto& field) { out[key] = write(field); };
+      auto member = [&](const char* key, const auto& field, auto... /*added_later*/) { out[key] = write(field); };
       visit_fields(member, value);
       return out;
     }
@@ -86,6 +86,7 @@ E parse_named(const std::string& text, const std::vector<E>& values, const std::
 inline void parse(const std::string& text, Precision& out) { out = parse_precision(text); }
 inline void parse(const std::string& text, StepMode& out) { out = parse_step_mode(text); }
 inline void parse(const std::string& text, RunStatus& out) { out = parse_run_status(text); }
+inline void parse(const std::string& text, AttentionImpl& out) { out = parse_attention_impl(text); }
 inline void parse(const std::string& text, profiling::KernelCategory& out) {
   out = parse_named(text, profiling::all_kernel_categories(), "kernel category");
 }
@@ -133,7 +134,12 @@ void read(const JsonAt& at, T& out) {
       out = std::make_shared<typename T::element_type>(std::move(value));
     }
   } else {
-    auto member = [&](const char* key, auto& field) { read(at.member(key), field); };
+    auto member = [&](const char* key, auto& field, auto... added_later) {
+      if constexpr (sizeof...(added_later) > 0) {
+        if (at.value().is_object() && !at.value().contains(key)) return;
+      }
+      read(at.member(key), field);
+    };
     visit_fields(member, out);
   }
 }

@@ -14,6 +14,10 @@ namespace stepscope::run_record_fields {
 template <class T>
 struct Of {};
 
+// A member newer than records already written: reading one without it keeps the default.
+struct AddedLater {};
+inline constexpr AddedLater kAddedLater{};
+
 template <class V, class S>
 void fields(V& v, S& s, Of<RunEnvironment>) {
   v("stepscope_version", s.stepscope_version);
@@ -32,6 +36,7 @@ void fields(V& v, S& s, Of<ModelConfig>) {
   v("layers", s.num_layers);
   v("heads", s.num_heads);
   v("rope_theta", s.rope_theta);
+  v("attention", s.attention, kAddedLater);
 }
 
 template <class V, class S>

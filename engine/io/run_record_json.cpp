@@ -38,18 +38,7 @@ RunRecordEntry read_entry(const JsonAt& at) {
   BenchResult& r = entry.result;
   read(at.member("config"), r.config);
   read(at.member("steps_ns"), r.steps);  // before the row: a phase's count is its steps'
-  const auto& schema = bench_schema();
-  const auto columns = schema.columns();
-  const JsonAt row = at.member("row");
-  const auto values = row_from_json(row, columns);
-  for (size_t c = 0; c < columns.size(); ++c) {
-    if (!schema.fields[c].set) continue;
-    try {
-      schema.fields[c].set(r, values[c]);
-    } catch (const std::invalid_argument& e) {  // ConfigError from parse_precision and the like
-      row.member(columns[c].key).fail(e.what());
-    }
-  }
+  read_stored_fields(at.member("row"), bench_schema(), r);
   read(at.member("kernel_profile"), r.kernel_profile);
   read(at.member("timeline"), entry.timeline);
   return entry;

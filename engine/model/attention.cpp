@@ -5,13 +5,14 @@
 
 #include <torch/torch.h>
 
+#include "attention/attend.h"
 #include "profiling/range_recorder.h"
 
 namespace stepscope {
 
-CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t num_heads,
+CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t num_heads, AttentionImpl impl,
                                                  const torch::TensorOptions& options)
-    : num_heads_(num_heads) {
+    : num_heads_(num_heads), impl_(impl) {
   q_proj = register_module("q_proj", Linear(d_model, d_model, options));
   k_proj = register_module("k_proj", Linear(d_model, d_model, options));
   v_proj = register_module("v_proj", Linear(d_model, d_model, options));
@@ -30,6 +31,12 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x, RotaryEmb
   const auto v = split_heads(v_proj(x));
 
   torch::Tensor scores, probabilities, mixed;
+  if (impl_ != AttentionImpl::naive) {
+    profiling::ScopedRange range(impl_ == AttentionImpl::flash ? "flash attention" : "sdpa");
+    // The fused calls take one type; under autocast V has it (rope may widen Q and K).
+    mixed = attend(impl_, q.to(v.scalar_type()), k.to(v.scalar_type()), v, /*causal=*/true);
+    return output_proj(mixed.transpose(1, 2).reshape({batch, seq, d_model}));
+  }
   {
     profiling::ScopedRange range("attention scores");
     scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(d_head));

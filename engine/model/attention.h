@@ -3,15 +3,17 @@
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
+#include "attention/attention_impl.h"
 #include "model/layers.h"
 
 namespace stepscope {
 
-// Causal multi-head self-attention as the reference computes it: the full score matrix,
-// masked with -inf above the diagonal, softmax, then the weighted sum of values.
+// Causal multi-head self-attention. Naive is the reference's: the full score matrix, masked
+// with -inf above the diagonal, softmax, then the weighted sum of values, each in its own
+// profiling range; sdpa and flash compute the same in one fused call.
 class CausalSelfAttentionImpl : public torch::nn::Module {
  public:
-  CausalSelfAttentionImpl(int64_t d_model, int64_t num_heads, const torch::TensorOptions& options);
+  CausalSelfAttentionImpl(int64_t d_model, int64_t num_heads, AttentionImpl impl, const torch::TensorOptions& options);
   // x: [batch, seq, d_model]; rope is shared by all layers; future_mask[i][j] is true
   // where key j comes after query i.
   torch::Tensor forward(const torch::Tensor& x, RotaryEmbedding& rope, const torch::Tensor& future_mask);
@@ -20,6 +22,7 @@ class CausalSelfAttentionImpl : public torch::nn::Module {
 
  private:
   int64_t num_heads_;
+  AttentionImpl impl_;
 };
 TORCH_MODULE(CausalSelfAttention);
 

@@ -1,6 +1,8 @@
 // Shape of a reference Transformer LM; plain data, no tensors.
 #pragma once
 
+#include "attention/attention_impl.h"
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -35,6 +37,7 @@ struct ModelConfig {
   int64_t num_layers = 12;
   int64_t num_heads = 12;
   double rope_theta = 10000.0;
+  AttentionImpl attention = AttentionImpl::naive;  // how the model computes attention, not its size
 
   int64_t d_head() const { return d_model / num_heads; }
 };

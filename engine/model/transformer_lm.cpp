@@ -7,7 +7,7 @@
 namespace stepscope {
 
 TransformerBlockImpl::TransformerBlockImpl(const ModelConfig& c, const torch::TensorOptions& options) {
-  attn = register_module("attn", CausalSelfAttention(c.d_model, c.num_heads, options));
+  attn = register_module("attn", CausalSelfAttention(c.d_model, c.num_heads, c.attention, options));
   ffn = register_module("ffn", SwiGLU(c.d_model, c.d_ff, options));
   ln1 = register_module("ln1", RMSNorm(c.d_model, options));
   ln2 = register_module("ln2", RMSNorm(c.d_model, options));

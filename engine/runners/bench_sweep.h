@@ -17,10 +17,11 @@ struct SweepSpec {
   std::vector<int64_t> batches{4};
   std::vector<Precision> precisions{Precision::fp32};
   std::vector<StepMode> modes{StepMode::train};
+  std::vector<AttentionImpl> attentions{AttentionImpl::naive};  // the seeds' torch_compile (b): naive against flash
 };
 
-// Every configuration, in the order models, contexts, batches, precisions, modes (the
-// last varies fastest). Each model's context length is set to the run's context.
+// Every configuration, in the order models, contexts, batches, precisions, modes, attentions
+// (the last varies fastest). Each model's context length is set to the run's context.
 // Throws ConfigError naming the first invalid configuration, before anything runs.
 std::vector<BenchConfig> expand(const SweepSpec& spec);
 

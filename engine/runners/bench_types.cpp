@@ -36,7 +36,8 @@ int device_ordinal(const std::string& device) {
 
 std::string describe(const BenchConfig& c) {
   return c.model.name + " ctx " + std::to_string(c.context) + " b " + std::to_string(c.batch) + " " +
-         to_string(c.precision) + " " + to_string(c.mode);
+         to_string(c.precision) + " " + to_string(c.mode) +
+         (c.model.attention == AttentionImpl::naive ? "" : " " + to_string(c.model.attention));
 }
 
 std::string to_string(RunStatus status) {

@@ -79,8 +79,21 @@ stepscope_cli_error_test(checkpoint_is_a_folder "is a folder, not a checkpoint f
 add_test(NAME cli_e2e.hopeless_configuration_is_oom COMMAND stepscope-cli bench --model 2.7B --context 2048
   --batch 64 --warmup 0 --steps 1 --quiet)
 set_tests_properties(cli_e2e.hopeless_configuration_is_oom PROPERTIES LABELS "cli;e2e" TIMEOUT 60
-  PASS_REGULAR_EXPRESSION "2.7B,2560,10240,32,32,10000,2048,64,fp32,train,cpu,.*,steady-clock,0,0,OOM,")
+  PASS_REGULAR_EXPRESSION "2.7B,2560,10240,32,32,10000,2048,64,fp32,train,naive,cpu,.*,steady-clock,0,0,OOM,")
 add_test(NAME cli_e2e.sigterm_keeps_the_rows
   COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:stepscope-cli> -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/e2e_interrupt
     -P ${CMAKE_CURRENT_LIST_DIR}/run_interrupts.cmake)
 set_tests_properties(cli_e2e.sigterm_keeps_the_rows PROPERTIES LABELS "cli;e2e" TIMEOUT 120)
+# Attention: the sweep through the real binary, each implementation checked against naive fp32;
+# the model-level comparison (the seeds' torch_compile (b)) in one bench sweep.
+add_test(NAME cli_e2e.attention_sweep COMMAND stepscope-cli attention --impl naive,flash --batch 2 --d 16 --seq 40
+  --causal --warmup 1 --steps 2 --quiet)
+set_tests_properties(cli_e2e.attention_sweep PROPERTIES LABELS "cli;e2e" TIMEOUT 120
+  PASS_REGULAR_EXPRESSION "naive,2,1,16,40,fp32,yes,ok,.*flash,2,1,16,40,fp32,yes,ok,")
+add_test(NAME cli_e2e.bench_naive_against_flash_attention COMMAND stepscope-cli bench --model tiny --context 32
+  --batch 2 --attention naive,flash --mode train --warmup 1 --steps 2 --quiet)
+set_tests_properties(cli_e2e.bench_naive_against_flash_attention PROPERTIES LABELS "cli;e2e" TIMEOUT 120
+  PASS_REGULAR_EXPRESSION "fp32,train,naive,cpu,.*fp32,train,flash,cpu,[^\n]*,ok,")
+stepscope_cli_error_test(attention_unknown_impl "--impl: unknown attention implementation 'flash3'" attention --impl flash3)
+stepscope_cli_error_test(attention_check_needs_inputs "--q is required" attention check --out x)
+stepscope_cli_error_test(bench_unknown_attention "--attention: unknown attention implementation 'fast'" bench --attention fast)

@@ -82,6 +82,9 @@ schema::Schema<Row> make_bench_schema() {
                [](Row& r, const Value& v) { r.config.precision = parse_precision(text(v)); }});
   f.push_back({identity("mode", "Mode"), [](const Row& r) { return Value(to_string(r.config.mode)); },
                [](Row& r, const Value& v) { r.config.mode = parse_step_mode(text(v)); }});
+  // Not read back from tables: files older than this column have none, and the run record's
+  // configuration holds it.
+  f.push_back({identity("attention", "Attention"), [](const Row& r) { return Value(to_string(r.config.model.attention)); }});
   f.push_back(text_field(detail("device", "Device", ColumnKind::text), [](Row& r) -> std::string& { return r.config.device; }));
   f.push_back(text_field(detail("device_name", "Device name", ColumnKind::text), [](Row& r) -> std::string& { return r.device_name; }));
   f.push_back(text_field(detail("timer", "Timer", ColumnKind::text, "cuda-events or steady-clock"), [](Row& r) -> std::string& { return r.timer; }));

@@ -1,0 +1,138 @@
+// Host launcher of the flash-attention backward: zero the workspace, D = rowsum(dO * O), the
+// key-parallel main kernel (dK, dV, and dQ into the fp32 accumulator), then dQ's conversion.
+#include "kernels/cuda/flash_attention_cuda.h"
+#include "kernels/cuda/flash_backward_helpers.cuh"
+#include "kernels/cuda/flash_backward_mma.cuh"
+#include "kernels/cuda/flash_backward_simt.cuh"
+#include "kernels/cuda/flash_launch_utils.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace stepscope::kernels {
+
+namespace {
+
+using flash::BackwardParams;
+
+// Grid-strided helper kernels need no more blocks than keep the GPU busy.
+unsigned helper_blocks(int64_t work_items) {
+  constexpr int64_t kMaxBlocks = 8192;
+  const int64_t blocks = (work_items + flash::kHelperThreads - 1) / flash::kHelperThreads;
+  return static_cast<unsigned>(std::max<int64_t>(1, std::min(blocks, kMaxBlocks)));
+}
+
+template <typename T>
+void launch_helpers_before(const BackwardParams& params, cudaStream_t stream) {
+  const int64_t threads = params.rows * flash::kWarpSize;
+  flash::launch_kernel(flash::flash_backward_rowsum_kernel<T>, helper_blocks(threads),
+                       flash::kHelperThreads, 0, stream, params, "flash_backward_rowsum_kernel");
+}
+
+template <typename T>
+void launch_helpers_after(const BackwardParams& params, cudaStream_t stream) {
+  flash::launch_kernel(flash::flash_backward_dq_kernel<T>,
+                       helper_blocks(params.rows * params.head_dim), flash::kHelperThreads, 0,
+                       stream, params, "flash_backward_dq_kernel");
+}
+
+template <int kHeadDim>
+void launch_backward_f32(BackwardParams params, const AttentionShape& shape, cudaStream_t stream) {
+  using Tr = flash::SimtBackwardTraits<kHeadDim>;
+  params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
+  flash::check_device_supported(Tr::kSmemBytes);
+  launch_helpers_before<float>(params, stream);
+  const auto blocks = static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads);
+  flash::launch_kernel(flash::flash_backward_simt_kernel<kHeadDim>, blocks, Tr::kThreads,
+                       Tr::kSmemBytes, stream, params, "flash_backward_simt_kernel (fp32)");
+  launch_helpers_after<float>(params, stream);
+}
+
+template <typename T, int kHeadDim>
+void launch_backward_mma(BackwardParams params, const AttentionShape& shape, cudaStream_t stream) {
+  using Tr = flash::MmaBackwardTraits<kHeadDim>;
+  params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
+  flash::check_device_supported(Tr::kSmemBytes);
+  launch_helpers_before<T>(params, stream);
+  const auto blocks = static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads);
+  flash::launch_kernel(flash::flash_backward_mma_kernel<T, kHeadDim>, blocks, Tr::kThreads,
+                       Tr::kSmemBytes, stream, params, "flash_backward_mma_kernel");
+  launch_helpers_after<T>(params, stream);
+}
+
+template <int kHeadDim>
+void dispatch_type(ElementType type, const BackwardParams& params, const AttentionShape& shape,
+                   cudaStream_t stream) {
+  switch (type) {
+    case ElementType::f32: return launch_backward_f32<kHeadDim>(params, shape, stream);
+    case ElementType::f16: return launch_backward_mma<__half, kHeadDim>(params, shape, stream);
+    case ElementType::bf16:
+      return launch_backward_mma<__nv_bfloat16, kHeadDim>(params, shape, stream);
+  }
+  throw std::runtime_error("flash attention: unknown element type");
+}
+
+}  // namespace
+
+void flash_backward_cuda(const FlashBackwardArgs& args, cudaStream_t stream) {
+  const AttentionShape& shape = args.shape;
+  flash::throw_if_shape_unsupported(shape);
+  if (!std::isfinite(args.softmax_scale)) {
+    throw std::runtime_error("flash attention: softmax_scale must be finite");
+  }
+  flash::check_view("q", args.q, args.q_strides, shape, shape.seq_q);
+  flash::check_view("k", args.k, args.k_strides, shape, shape.seq_k);
+  flash::check_view("v", args.v, args.v_strides, shape, shape.seq_k);
+  flash::check_view("o", args.o, args.o_strides, shape, shape.seq_q);
+  flash::check_view("d_o", args.d_o, args.d_o_strides, shape, shape.seq_q);
+  flash::check_view("dq", args.dq, args.dq_strides, shape, shape.seq_q);
+  flash::check_view("dk", args.dk, args.dk_strides, shape, shape.seq_k);
+  flash::check_view("dv", args.dv, args.dv_strides, shape, shape.seq_k);
+  if (args.lse == nullptr) throw std::runtime_error("flash attention: lse is null");
+  if (args.workspace == nullptr) throw std::runtime_error("flash attention: workspace is null");
+
+  const std::size_t bytes = flash::element_bytes(args.type);
+  BackwardParams params;
+  params.q = flash::make_view(args.q, args.q_strides);
+  params.k = flash::make_view(args.k, args.k_strides);
+  params.v = flash::make_view(args.v, args.v_strides);
+  params.o = flash::make_view(args.o, args.o_strides);
+  params.d_o = flash::make_view(args.d_o, args.d_o_strides);
+  params.dq = flash::make_view(args.dq, args.dq_strides);
+  params.dk = flash::make_view(args.dk, args.dk_strides);
+  params.dv = flash::make_view(args.dv, args.dv_strides);
+  params.lse = args.lse;
+  params.heads = static_cast<int>(shape.heads);
+  params.seq_q = static_cast<int>(shape.seq_q);
+  params.seq_k = static_cast<int>(shape.seq_k);
+  params.head_dim = static_cast<int>(shape.head_dim);
+  params.rows = shape.batch * shape.heads * shape.seq_q;
+  params.dq_accum = args.workspace;
+  params.d_rowsum = args.workspace + params.rows * shape.head_dim;
+  params.causal = shape.causal;
+  // Only the main kernel's tile copies use 16-byte accesses: Q, K, V, dO in, dK, dV out.
+  params.vector_loads = flash::allows_vector_access(args.q, args.q_strides, bytes) &&
+                        flash::allows_vector_access(args.k, args.k_strides, bytes) &&
+                        flash::allows_vector_access(args.v, args.v_strides, bytes) &&
+                        flash::allows_vector_access(args.d_o, args.d_o_strides, bytes) &&
+                        flash::allows_vector_access(args.dk, args.dk_strides, bytes) &&
+                        flash::allows_vector_access(args.dv, args.dv_strides, bytes);
+  params.scale = args.softmax_scale;
+  params.scale_log2 = args.softmax_scale * static_cast<float>(M_LOG2E);
+
+  // The dQ accumulator must start at zero; D is fully written by the rowsum kernel.
+  const auto workspace_bytes =
+      static_cast<std::size_t>(flash_backward_workspace_floats(shape)) * sizeof(float);
+  flash::check_cuda(cudaMemsetAsync(args.workspace, 0, workspace_bytes, stream),
+                    "cudaMemsetAsync of the backward workspace");
+
+  switch (flash::padded_head_dim(params.head_dim)) {
+    case 32: return dispatch_type<32>(args.type, params, shape, stream);
+    case 64: return dispatch_type<64>(args.type, params, shape, stream);
+    case 96: return dispatch_type<96>(args.type, params, shape, stream);
+    default: return dispatch_type<128>(args.type, params, shape, stream);
+  }
+}
+
+}  // namespace stepscope::kernels

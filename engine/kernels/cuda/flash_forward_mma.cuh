@@ -1,0 +1,197 @@
+// FlashAttention-2 forward on tensor cores (fp16/bf16 inputs, fp32 accumulation), Algorithm 1
+// of Dao (2023): one CTA per (query tile, batch*head); each warp keeps 16 query rows' O, row
+// max and row sum in registers while K/V tiles stream through shared memory.
+#pragma once
+
+#include "kernels/cuda/flash_device_math.cuh"
+#include "kernels/cuda/flash_kernel_params.h"
+#include "kernels/cuda/flash_kernel_traits.h"
+#include "kernels/cuda/flash_tile_io.cuh"
+
+#include <cmath>
+
+namespace stepscope::kernels::flash {
+
+template <typename T, int kHeadDim>
+__global__ void __launch_bounds__(MmaForwardTraits<kHeadDim>::kThreads,
+                                  MmaForwardTraits<kHeadDim>::kMinBlocksPerSm)
+    flash_forward_mma_kernel(const ForwardParams p) {
+  using Tr = MmaForwardTraits<kHeadDim>;
+  using E = MmaElement<T>;
+  constexpr int kBlockM = Tr::kBlockM;
+  constexpr int kBlockN = Tr::kBlockN;
+  constexpr int kStride = Tr::kSmemStride;
+  constexpr int kScoreTiles = kBlockN / 8;  // n8 tiles of S per warp
+  constexpr int kOutTiles = kHeadDim / 8;   // n8 tiles of O per warp
+
+  extern __shared__ __align__(16) unsigned char smem_bytes[];
+  T* s_q = reinterpret_cast<T*>(smem_bytes);
+  T* s_k = s_q + Tr::kQElems;          // two buffers
+  T* s_v = s_k + 2 * Tr::kKvElems;     // two buffers
+
+  const int tid = threadIdx.x;
+  const int warp = tid / kWarpSize;
+  const int lane = tid % kWarpSize;
+  const int g = lane / 4;
+  const int t = lane % 4;
+
+  // Query tiles vary fastest so neighbouring CTAs share K/V in L2; with causal masking the
+  // longest tiles (last rows) start first so short ones fill the tail of the grid.
+  const int bh = static_cast<int>(blockIdx.x / p.row_tiles);
+  int tile = static_cast<int>(blockIdx.x % p.row_tiles);
+  if (p.causal) tile = p.row_tiles - 1 - tile;
+  const int batch = bh / p.heads;
+  const int head = bh % p.heads;
+  const int m0 = tile * kBlockM;
+
+  const T* q = p.q.head<const T>(batch, head);
+  const T* k = p.k.head<const T>(batch, head);
+  const T* v = p.v.head<const T>(batch, head);
+
+  const int key_end = p.causal ? min(p.seq_k, m0 + kBlockM) : p.seq_k;
+  const int key_tiles = (key_end + kBlockN - 1) / kBlockN;
+
+  load_tile_async<T, kBlockM, kHeadDim, kStride, Tr::kThreads>(
+      s_q, q, p.q.row_stride, m0, p.seq_q, p.head_dim, p.vector_loads, tid);
+  load_tile_async<T, kBlockN, kHeadDim, kStride, Tr::kThreads>(
+      s_k, k, p.k.row_stride, 0, p.seq_k, p.head_dim, p.vector_loads, tid);
+  load_tile_async<T, kBlockN, kHeadDim, kStride, Tr::kThreads>(
+      s_v, v, p.v.row_stride, 0, p.seq_k, p.head_dim, p.vector_loads, tid);
+  cp_async_commit();
+
+  float o_acc[kOutTiles][4];
+#pragma unroll
+  for (int n = 0; n < kOutTiles; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) o_acc[n][e] = 0.f;
+  // Row statistics (max in log2 units of scale * score) for rows g and g+8 of this warp's 16;
+  // the running sum stays per thread (each thread's share of its row) until the end.
+  float row_max[2] = {-INFINITY, -INFINITY};
+  float row_sum[2] = {0.f, 0.f};
+
+  const int warp_row0 = warp * 16;
+  const T* q_rows = s_q + (warp_row0 + a_operand_row(lane)) * kStride + a_operand_col(lane);
+
+  for (int j = 0; j < key_tiles; ++j) {
+    cp_async_wait_all();
+    __syncthreads();  // tile j is visible, and every warp is done with tile j-1's buffer
+    if (j + 1 < key_tiles) {
+      const int buf = (j + 1) & 1;
+      load_tile_async<T, kBlockN, kHeadDim, kStride, Tr::kThreads>(
+          s_k + buf * Tr::kKvElems, k, p.k.row_stride, (j + 1) * kBlockN, p.seq_k, p.head_dim,
+          p.vector_loads, tid);
+      load_tile_async<T, kBlockN, kHeadDim, kStride, Tr::kThreads>(
+          s_v + buf * Tr::kKvElems, v, p.v.row_stride, (j + 1) * kBlockN, p.seq_k, p.head_dim,
+          p.vector_loads, tid);
+      cp_async_commit();
+    }
+    const T* k_tile = s_k + (j & 1) * Tr::kKvElems;
+    const T* v_tile = s_v + (j & 1) * Tr::kKvElems;
+    const int n0 = j * kBlockN;
+
+    // S = Q K^T for this warp's 16 rows x kBlockN keys.
+    float s[kScoreTiles][4];
+#pragma unroll
+    for (int n = 0; n < kScoreTiles; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) s[n][e] = 0.f;
+#pragma unroll
+    for (int kk = 0; kk < kHeadDim / 16; ++kk) {
+      uint32_t a[4];
+      ldmatrix_x4(a, q_rows + kk * 16);
+#pragma unroll
+      for (int np = 0; np < kBlockN / 16; ++np) {
+        uint32_t b[4];
+        ldmatrix_x4(b, k_tile + (np * 16 + bt_operand_row(lane)) * kStride + kk * 16 +
+                           bt_operand_col(lane));
+        E::mma(s[2 * np], a, b[0], b[1]);
+        E::mma(s[2 * np + 1], a, b[2], b[3]);
+      }
+    }
+
+    // Scale into log2 units first, then mask: keys past seq_k and (causal) keys after the
+    // query get -inf, so exp2 gives exactly 0 whatever the sign of the scale.
+    const bool needs_mask = n0 + kBlockN > p.seq_k || (p.causal && n0 + kBlockN - 1 > m0);
+#pragma unroll
+    for (int n = 0; n < kScoreTiles; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        s[n][e] *= p.scale_log2;
+        if (needs_mask) {
+          const int key = n0 + n * 8 + 2 * t + (e & 1);
+          const int row = m0 + warp_row0 + g + (e >> 1) * 8;
+          if (key >= p.seq_k || (p.causal && key > row)) s[n][e] = -INFINITY;
+        }
+      }
+
+    // Online softmax: rescale what O and the row sum hold by 2^(old max - new max).
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float tile_max = -INFINITY;
+#pragma unroll
+      for (int n = 0; n < kScoreTiles; ++n)
+        tile_max = fmaxf(tile_max, fmaxf(s[n][2 * r], s[n][2 * r + 1]));
+      const float new_max = fmaxf(row_max[r], quad_max(tile_max));
+      // A row with no visible key yet keeps max -inf; 2^(-inf - 0) = 0 keeps it NaN-free.
+      const float base = new_max == -INFINITY ? 0.f : new_max;
+      const float rescale = exp2f(row_max[r] - base);
+      row_max[r] = new_max;
+      float sum = 0.f;
+#pragma unroll
+      for (int n = 0; n < kScoreTiles; ++n)
+#pragma unroll
+        for (int e = 2 * r; e < 2 * r + 2; ++e) {
+          s[n][e] = exp2f(s[n][e] - base);
+          sum += s[n][e];
+        }
+      row_sum[r] = row_sum[r] * rescale + sum;
+#pragma unroll
+      for (int n = 0; n < kOutTiles; ++n) {
+        o_acc[n][2 * r] *= rescale;
+        o_acc[n][2 * r + 1] *= rescale;
+      }
+    }
+
+    // O += P V, P straight from the score registers.
+#pragma unroll
+    for (int ks = 0; ks < kBlockN / 16; ++ks) {
+      const uint32_t a[4] = {E::pack(s[2 * ks][0], s[2 * ks][1]),
+                             E::pack(s[2 * ks][2], s[2 * ks][3]),
+                             E::pack(s[2 * ks + 1][0], s[2 * ks + 1][1]),
+                             E::pack(s[2 * ks + 1][2], s[2 * ks + 1][3])};
+#pragma unroll
+      for (int dp = 0; dp < kHeadDim / 16; ++dp) {
+        uint32_t b[4];
+        ldmatrix_x4_trans(b, v_tile + (ks * 16 + a_operand_row(lane)) * kStride + dp * 16 +
+                                 a_operand_col(lane));
+        E::mma(o_acc[2 * dp], a, b[0], b[1]);
+        E::mma(o_acc[2 * dp + 1], a, b[2], b[3]);
+      }
+    }
+  }
+
+  // Normalise, write lse, and stage O through this warp's own Q rows (only this warp reads
+  // them) for 16-byte stores.
+  T* o_stage = s_q + warp_row0 * kStride;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const float sum = quad_sum(row_sum[r]);
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+    const int local = g + r * 8;
+#pragma unroll
+    for (int n = 0; n < kOutTiles; ++n) {
+      *reinterpret_cast<uint32_t*>(o_stage + local * kStride + n * 8 + 2 * t) =
+          E::pack(o_acc[n][2 * r] * inv, o_acc[n][2 * r + 1] * inv);
+    }
+    const int row = m0 + warp_row0 + local;
+    if (t == 0 && row < p.seq_q) {
+      p.lse[static_cast<int64_t>(bh) * p.seq_q + row] =
+          sum > 0.f ? row_max[r] * static_cast<float>(M_LN2) + logf(sum) : -INFINITY;
+    }
+  }
+  __syncwarp();
+  store_warp_rows<T, kHeadDim, kStride>(p.o.head<T>(batch, head), p.o.row_stride, s_q, warp_row0,
+                                        m0, p.seq_q, p.head_dim, p.vector_loads, lane);
+}
+
+}  // namespace stepscope::kernels::flash

@@ -1,0 +1,108 @@
+// Host-side helpers shared by the forward and backward launchers: argument validation,
+// building kernel views, and CUDA calls that throw std::runtime_error naming what failed.
+#pragma once
+
+#include "kernels/cuda/flash_kernel_params.h"
+#include "kernels/flash_attention_args.h"
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace stepscope::kernels::flash {
+
+inline void check_cuda(cudaError_t status, const std::string& what) {
+  if (status != cudaSuccess) {
+    throw std::runtime_error("flash attention: " + what + " failed: " +
+                             cudaGetErrorString(status));
+  }
+}
+
+inline void throw_if_shape_unsupported(const AttentionShape& shape) {
+  const std::string problem = flash_shape_problem(shape);
+  if (!problem.empty()) throw std::runtime_error(problem);
+}
+
+inline std::size_t element_bytes(ElementType type) {
+  return type == ElementType::f32 ? 4 : 2;
+}
+
+// Checks one (batch, heads, rows, head_dim) view: present, non-negative strides, and a
+// largest element offset that fits in int64 (the kernels' address arithmetic).
+inline void check_view(const char* name, const void* data, const Strides& strides,
+                       const AttentionShape& shape, int64_t rows) {
+  if (data == nullptr) throw std::runtime_error(std::string("flash attention: ") + name + " is null");
+  if (strides.batch < 0 || strides.head < 0 || strides.row < 0) {
+    throw std::runtime_error(std::string("flash attention: ") + name +
+                             " has a negative stride, which the flash kernels do not take");
+  }
+  int64_t last = shape.head_dim - 1;
+  int64_t term = 0;
+  const bool fits = !__builtin_mul_overflow(shape.batch - 1, strides.batch, &term) &&
+                    !__builtin_add_overflow(last, term, &last) &&
+                    !__builtin_mul_overflow(shape.heads - 1, strides.head, &term) &&
+                    !__builtin_add_overflow(last, term, &last) &&
+                    !__builtin_mul_overflow(rows - 1, strides.row, &term) &&
+                    !__builtin_add_overflow(last, term, &last) &&
+                    last <= INT64_MAX / 8;
+  if (!fits) {
+    throw std::runtime_error(std::string("flash attention: ") + name +
+                             "'s strides address elements beyond 64-bit offsets");
+  }
+}
+
+// Whether a view allows 16-byte accesses: aligned base and strides that are whole 16 bytes.
+inline bool allows_vector_access(const void* data, const Strides& strides, std::size_t bytes) {
+  const int64_t per_vector = static_cast<int64_t>(16 / bytes);
+  return reinterpret_cast<std::uintptr_t>(data) % 16 == 0 && strides.batch % per_vector == 0 &&
+         strides.head % per_vector == 0 && strides.row % per_vector == 0;
+}
+
+inline TensorView make_view(const void* data, const Strides& strides) {
+  TensorView view;
+  view.data = const_cast<void*>(data);  // inputs are only read through their views
+  view.batch_stride = strides.batch;
+  view.head_stride = strides.head;
+  view.row_stride = strides.row;
+  return view;
+}
+
+// The kernels use mma.sync/ldmatrix/cp.async (sm_80+); refuse older devices up front.
+inline void check_device_supported(std::size_t largest_smem) {
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  int major = 0;
+  check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
+             "cudaDeviceGetAttribute(compute capability)");
+  if (major < 8) {
+    throw std::runtime_error("flash attention: the flash kernels need compute capability 8.0 "
+                             "or newer (device has " + std::to_string(major) + ".x)");
+  }
+  int optin = 0;
+  check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+             "cudaDeviceGetAttribute(max shared memory per block)");
+  if (static_cast<std::size_t>(optin) < largest_smem) {
+    throw std::runtime_error("flash attention: kernel needs " + std::to_string(largest_smem) +
+                             " bytes of shared memory per block, device allows " +
+                             std::to_string(optin));
+  }
+}
+
+// Launches `kernel` with `smem` dynamic shared memory, raising the per-kernel limit first when
+// above the default 48 KB, and checks the launch.
+template <typename Params>
+void launch_kernel(void (*kernel)(Params), unsigned blocks, unsigned threads, std::size_t smem,
+                   cudaStream_t stream, const Params& params, const char* name) {
+  if (smem > 48 * 1024) {
+    check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(smem)),
+               std::string("cudaFuncSetAttribute(max dynamic shared memory) for ") + name);
+  }
+  kernel<<<blocks, threads, smem, stream>>>(params);
+  check_cuda(cudaGetLastError(), std::string("launch of ") + name);
+}
+
+}  // namespace stepscope::kernels::flash

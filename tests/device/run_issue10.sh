@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# One device call for attention: the FlashAttention-2 kernels' own check (every type, head dim
+# and odd shape against a double-precision CPU reference) and compute-sanitizer; the CUDA
+# build with the GPU tests; the sweep against LibTorch's SDPA and naive attention in one call.
+# Usage (GPU machine, repository root, .deps-debs carried): tests/device/run_issue10.sh
+set -uo pipefail
+OUT=${OUT:-/tmp/stepscope-device}
+mkdir -p "$OUT/a"
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+source "$(dirname "$0")/common.sh"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
+
+# The project build in the background while the kernels' own check runs.
+mkdir -p build/deps && for d in .deps-debs/*.deb; do dpkg -x "$d" build/deps; done
+(cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTEPSCOPE_DEPS_PREFIX="$PWD/build/deps/usr" \
+   -DSTEPSCOPE_CUDA_ARCHITECTURES=90 \
+   >"$OUT/configure.log" 2>&1 &&
+ cmake --build build --target stepscope-cli stepscope_gpu_tests >"$OUT/build.log" 2>&1; echo $? >"$OUT/build.rc") &
+build_pid=$!
+
+log "kernel check"
+tests/kernels/build_check.sh /tmp/kcheck >"$OUT/kcheck_build.log" 2>&1 || tail -20 "$OUT/kcheck_build.log"
+/tmp/kcheck/flash_kernel_check >"$OUT/kcheck.log" 2>&1
+echo "kernel check exit $?" | tee -a "$OUT/summary.txt"
+tail -4 "$OUT/kcheck.log" | tee -a "$OUT/summary.txt"
+for tool in memcheck racecheck; do
+  compute-sanitizer --tool $tool --error-exitcode 3 /tmp/kcheck/flash_kernel_check --small >"$OUT/sanitizer_$tool.log" 2>&1
+  echo "compute-sanitizer $tool exit $?: $(grep -a -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer_$tool.log" | tail -1)" |
+    tee -a "$OUT/summary.txt"
+done
+
+wait $build_pid
+log "build exit $(cat "$OUT/build.rc")"
+if [ "$(cat "$OUT/build.rc")" != 0 ]; then grep -a -B2 -A12 "error" "$OUT/build.log" | head -80; exit 1; fi
+build/bin/stepscope_gpu_tests --gtest_filter='FlashAttentionCuda*' >"$OUT/gpu_tests.log" 2>&1
+grep -a -E "OK \]|FAILED|PASSED|Failure|error" "$OUT/gpu_tests.log" | head -30 | tee -a "$OUT/summary.txt"
+
+log "leaderboard shape: b 1, 16 heads, seq 16384, d 64, causal bf16"
+$cli attention --impl sdpa,flash,naive --batch 1 --heads 16 --d 64 --seq 16384 --precision bf16 --causal \
+  --warmup 5 --steps 20 --device cuda --quiet --csv "$OUT/a/leaderboard.csv" --json "$OUT/a/leaderboard.json"
+echo "exit $?" | tee -a "$OUT/summary.txt"
+log "causal bf16, 16 heads, d 64 and 128, seq 128..8192"
+$cli attention --impl sdpa,flash --batch 1 --heads 16 --d 64,128 --seq 128,512,1024,4096,8192 --precision bf16 \
+  --causal --warmup 5 --steps 20 --device cuda --quiet --csv "$OUT/a/sdpa_vs_flash.csv"
+echo "exit $?" | tee -a "$OUT/summary.txt"
+log "the seeds' pytorch_attention sweep: batch 8, no heads, fp32"
+timeout 120 $cli attention --impl naive,flash --batch 8 --d 16,32,64,128 --seq 256,1024,4096,8192,16384 \
+  --warmup 2 --steps 10 --device cuda --quiet --csv "$OUT/a/pytorch_attention.csv"
+echo "exit $?" | tee -a "$OUT/summary.txt"
+python3 - "$OUT/a" <<'PY' | tee -a "$OUT/summary.txt"
+import csv, sys, os
+for name in ("leaderboard.csv", "sdpa_vs_flash.csv", "pytorch_attention.csv"):
+    path = os.path.join(sys.argv[1], name)
+    if not os.path.exists(path): continue
+    print("--", name)
+    for r in csv.DictReader(open(path)):
+        f = lambda k: r[k] if r[k] else "-"
+        print(f"{r['impl']:6} d{r['d']:>4} s{r['seq']:>6} {r['precision']} {r['status']:4} fwd {f('fwd_ms'):.8} bwd {f('bwd_ms'):.8} "
+              f"e2e {f('fwd_bwd_ms'):.8} fwdTF {f('fwd_tflops'):.6} bwdTF {f('bwd_tflops'):.6} "
+              f"mem {f('mem_before_bwd_bytes')} err {f('max_abs_err'):.8} @{f('checked_seq')}")
+PY
+log "done"

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds tests/kernels/flash_kernel_check (the flash kernels' standalone self-check) with nvcc
+# for sm_80 and sm_90. Run from the repository root:
+#   tests/kernels/build_check.sh OUTPUT_DIR     then   OUTPUT_DIR/flash_kernel_check [--small|--bench]
+set -euo pipefail
+
+if [[ $# -ne 1 ]]; then
+  echo "usage: $0 OUTPUT_DIR" >&2
+  exit 2
+fi
+out="$1"
+mkdir -p "$out"
+nvcc="${NVCC:-nvcc}"
+if ! command -v "$nvcc" >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  nvcc=/usr/local/cuda/bin/nvcc
+fi
+
+flags=(-O3 -std=c++17 -lineinfo -Xcompiler -Wall -Iengine
+       -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90)
+sources=(engine/kernels/flash_attention_args.cpp
+         engine/kernels/cuda/flash_forward.cu
+         engine/kernels/cuda/flash_backward.cu
+         tests/kernels/attention_reference_cpu.cpp
+         tests/kernels/flash_kernel_check.cu)
+
+# Compile the units in parallel (the two kernel files dominate), then link.
+pids=()
+objects=()
+for src in "${sources[@]}"; do
+  obj="$out/$(basename "${src%.*}").o"
+  objects+=("$obj")
+  "$nvcc" "${flags[@]}" -c "$src" -o "$obj" &
+  pids+=($!)
+done
+status=0
+for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+if [[ $status -ne 0 ]]; then
+  echo "build_check.sh: compilation failed" >&2
+  exit 1
+fi
+"$nvcc" "${flags[@]}" "${objects[@]}" -o "$out/flash_kernel_check"
+echo "built $out/flash_kernel_check"

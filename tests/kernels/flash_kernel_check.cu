@@ -1,0 +1,462 @@
+// Self-check of the flash-attention CUDA kernels against the double-precision CPU reference.
+//
+//   flash_kernel_check           every type x causal x supported head dim x shape; exit 1 on
+//                                any failure
+//   flash_kernel_check --small   one small case per type (for compute-sanitizer)
+//   flash_kernel_check --bench   forward/backward timings of the bf16 causal benchmark shapes
+#include "attention_reference_cpu.h"
+#include "kernels/cuda/flash_attention_cuda.h"
+#include "kernels/flash_attention_args.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace stepscope::kernels;
+namespace ref = stepscope::kernels::testing;
+
+void check_cuda(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) {
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+  }
+}
+
+const char* type_name(ElementType type) {
+  return type == ElementType::f32 ? "f32" : type == ElementType::f16 ? "f16" : "bf16";
+}
+
+size_t element_bytes(ElementType type) { return type == ElementType::f32 ? 4 : 2; }
+
+// Tolerances on max |gpu - reference| / max |reference|. fp32 runs exact fp32 FFMA, so only
+// summation order differs (~1e-6). fp16/bf16 inputs are rounded before the reference sees them,
+// so what remains is the kernels' own rounding: P (and dS in the backward) rounded to the type
+// before the second product, and the outputs rounded to the type: a few units of 2^-11 (fp16)
+// or 2^-8 (bf16) relative to the largest value, more for gradients, which sum many rounded
+// terms and use the rounded O for rowsum(dO * O). lse stays in fp32 in every path, with
+// scores from exact products of the rounded inputs accumulated in fp32.
+struct Tolerance {
+  double output;
+  double lse;
+  double gradient;
+};
+
+Tolerance tolerance_for(ElementType type) {
+  switch (type) {
+    case ElementType::f32: return {1e-5, 1e-5, 1e-4};
+    case ElementType::f16: return {2e-3, 1e-4, 1e-2};
+    case ElementType::bf16: return {1.6e-2, 1e-4, 5e-2};
+  }
+  return {0, 0, 0};
+}
+
+float round_to(ElementType type, float x) {
+  switch (type) {
+    case ElementType::f32: return x;
+    case ElementType::f16: return __half2float(__float2half_rn(x));
+    case ElementType::bf16: return __bfloat162float(__float2bfloat16_rn(x));
+  }
+  return x;
+}
+
+std::vector<unsigned char> encode(ElementType type, const std::vector<float>& values) {
+  std::vector<unsigned char> bytes(values.size() * element_bytes(type));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (type == ElementType::f32) {
+      std::memcpy(&bytes[i * 4], &values[i], 4);
+    } else if (type == ElementType::f16) {
+      const __half h = __float2half_rn(values[i]);
+      std::memcpy(&bytes[i * 2], &h, 2);
+    } else {
+      const __nv_bfloat16 h = __float2bfloat16_rn(values[i]);
+      std::memcpy(&bytes[i * 2], &h, 2);
+    }
+  }
+  return bytes;
+}
+
+std::vector<float> decode(ElementType type, const std::vector<unsigned char>& bytes) {
+  std::vector<float> values(bytes.size() / element_bytes(type));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (type == ElementType::f32) {
+      std::memcpy(&values[i], &bytes[i * 4], 4);
+    } else if (type == ElementType::f16) {
+      __half h;
+      std::memcpy(&h, &bytes[i * 2], 2);
+      values[i] = __half2float(h);
+    } else {
+      __nv_bfloat16 h;
+      std::memcpy(&h, &bytes[i * 2], 2);
+      values[i] = __bfloat162float(h);
+    }
+  }
+  return values;
+}
+
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(size_t bytes) : bytes_(bytes) {
+    check_cuda(cudaMalloc(&ptr_, std::max<size_t>(bytes, 16)), "cudaMalloc");
+    // All-ones bytes are NaN in fp32, fp16 and bf16: anything the kernels fail to write shows.
+    check_cuda(cudaMemset(ptr_, 0xff, std::max<size_t>(bytes, 16)), "cudaMemset");
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { cudaFree(ptr_); }
+  void* get() const { return ptr_; }
+  void upload(const std::vector<unsigned char>& bytes) {
+    check_cuda(cudaMemcpy(ptr_, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), "upload");
+  }
+  std::vector<unsigned char> download() const {
+    std::vector<unsigned char> bytes(bytes_);
+    check_cuda(cudaMemcpy(bytes.data(), ptr_, bytes_, cudaMemcpyDeviceToHost), "download");
+    return bytes;
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+enum class Layout { contiguous, interleaved, padded_rows };
+
+const char* layout_name(Layout layout) {
+  return layout == Layout::contiguous    ? "contiguous"
+         : layout == Layout::interleaved ? "interleaved(b,s,h,d)"
+                                         : "padded-rows(misaligned)";
+}
+
+// contiguous: (b, h, s, d). interleaved: (b, s, h, d) memory seen as (b, h, s, d).
+// padded_rows: rows d+4 elements apart, which breaks 16-byte alignment for 2-byte types.
+Strides make_strides(const AttentionShape& shape, int64_t seq, Layout layout) {
+  const int64_t d = shape.head_dim;
+  Strides s;
+  switch (layout) {
+    case Layout::contiguous:
+      s.row = d;
+      s.head = seq * d;
+      s.batch = shape.heads * seq * d;
+      break;
+    case Layout::interleaved:
+      s.row = shape.heads * d;
+      s.head = d;
+      s.batch = seq * shape.heads * d;
+      break;
+    case Layout::padded_rows:
+      s.row = d + 4;
+      s.head = seq * s.row;
+      s.batch = shape.heads * s.head;
+      break;
+  }
+  return s;
+}
+
+int64_t view_elements(const AttentionShape& shape, int64_t seq, const Strides& s) {
+  return (shape.batch - 1) * s.batch + (shape.heads - 1) * s.head + (seq - 1) * s.row +
+         shape.head_dim;
+}
+
+struct Comparison {
+  double max_abs = 0;
+  double ref_max = 0;
+  bool has_nan = false;
+  double floor = 0;  // smallest denominator (see lse below)
+  double relative() const {
+    if (has_nan) return INFINITY;
+    const double scale = std::max(ref_max, floor);
+    return scale > 0 ? max_abs / scale : max_abs;
+  }
+};
+
+void compare_view(Comparison& c, const AttentionShape& shape, int64_t seq, const Strides& s,
+                  const std::vector<float>& gpu, const std::vector<float>& want) {
+  for (int64_t b = 0; b < shape.batch; ++b)
+    for (int64_t h = 0; h < shape.heads; ++h)
+      for (int64_t i = 0; i < seq; ++i)
+        for (int64_t col = 0; col < shape.head_dim; ++col) {
+          const int64_t at = b * s.batch + h * s.head + i * s.row + col;
+          if (!std::isfinite(gpu[at])) c.has_nan = true;
+          c.max_abs = std::max(c.max_abs, std::fabs(static_cast<double>(gpu[at]) - want[at]));
+          c.ref_max = std::max(c.ref_max, std::fabs(static_cast<double>(want[at])));
+        }
+}
+
+struct Case {
+  ElementType type;
+  AttentionShape shape;
+  Layout layout;
+};
+
+std::vector<float> random_values(std::mt19937& rng, int64_t count, ElementType type) {
+  std::normal_distribution<float> normal(0.f, 1.f);
+  std::vector<float> values(static_cast<size_t>(count));
+  for (float& x : values) x = round_to(type, normal(rng));
+  return values;
+}
+
+// Runs one case; prints its line; returns whether it passed.
+bool run_case(const Case& c, uint32_t seed) {
+  const AttentionShape& shape = c.shape;
+  const ElementType type = c.type;
+  const Strides qs = make_strides(shape, shape.seq_q, c.layout);
+  const Strides ks = make_strides(shape, shape.seq_k, c.layout);
+  const int64_t q_elems = view_elements(shape, shape.seq_q, qs);
+  const int64_t k_elems = view_elements(shape, shape.seq_k, ks);
+  const size_t eb = element_bytes(type);
+  const float scale = 1.f / std::sqrt(static_cast<float>(shape.head_dim));
+
+  std::mt19937 rng(seed);
+  const std::vector<float> q = random_values(rng, q_elems, type);
+  const std::vector<float> k = random_values(rng, k_elems, type);
+  const std::vector<float> v = random_values(rng, k_elems, type);
+  const std::vector<float> d_o = random_values(rng, q_elems, type);
+
+  char label[160];
+  std::snprintf(label, sizeof label, "%-4s %-6s d=%-3lld b=%lld h=%lld sq=%-3lld sk=%-3lld %s",
+                type_name(type), shape.causal ? "causal" : "full",
+                static_cast<long long>(shape.head_dim), static_cast<long long>(shape.batch),
+                static_cast<long long>(shape.heads), static_cast<long long>(shape.seq_q),
+                static_cast<long long>(shape.seq_k), layout_name(c.layout));
+
+  const int64_t lse_count = shape.batch * shape.heads * shape.seq_q;
+  std::vector<float> o_gpu, lse_gpu, dq_gpu, dk_gpu, dv_gpu;
+  try {
+    DeviceBuffer dq_buf(q_elems * eb), dk_buf(k_elems * eb), dv_buf(k_elems * eb);
+    DeviceBuffer q_buf(q_elems * eb), k_buf(k_elems * eb), v_buf(k_elems * eb);
+    DeviceBuffer o_buf(q_elems * eb), do_buf(q_elems * eb);
+    DeviceBuffer lse_buf(lse_count * 4);
+    DeviceBuffer workspace(flash_backward_workspace_floats(shape) * 4);
+    q_buf.upload(encode(type, q));
+    k_buf.upload(encode(type, k));
+    v_buf.upload(encode(type, v));
+    do_buf.upload(encode(type, d_o));
+
+    FlashForwardArgs fwd;
+    fwd.shape = shape;
+    fwd.type = type;
+    fwd.softmax_scale = scale;
+    fwd.q = q_buf.get();
+    fwd.k = k_buf.get();
+    fwd.v = v_buf.get();
+    fwd.o = o_buf.get();
+    fwd.lse = static_cast<float*>(lse_buf.get());
+    fwd.q_strides = qs;
+    fwd.k_strides = ks;
+    fwd.v_strides = ks;
+    fwd.o_strides = qs;
+    flash_forward_cuda(fwd, nullptr);
+
+    FlashBackwardArgs bwd;
+    bwd.shape = shape;
+    bwd.type = type;
+    bwd.softmax_scale = scale;
+    bwd.q = q_buf.get();
+    bwd.k = k_buf.get();
+    bwd.v = v_buf.get();
+    bwd.o = o_buf.get();
+    bwd.d_o = do_buf.get();
+    bwd.lse = static_cast<const float*>(lse_buf.get());
+    bwd.dq = dq_buf.get();
+    bwd.dk = dk_buf.get();
+    bwd.dv = dv_buf.get();
+    bwd.workspace = static_cast<float*>(workspace.get());
+    bwd.q_strides = bwd.o_strides = bwd.d_o_strides = bwd.dq_strides = qs;
+    bwd.k_strides = bwd.v_strides = bwd.dk_strides = bwd.dv_strides = ks;
+    flash_backward_cuda(bwd, nullptr);
+    check_cuda(cudaDeviceSynchronize(), "kernels");
+
+    o_gpu = decode(type, o_buf.download());
+    dq_gpu = decode(type, dq_buf.download());
+    dk_gpu = decode(type, dk_buf.download());
+    dv_gpu = decode(type, dv_buf.download());
+    lse_gpu = decode(ElementType::f32, lse_buf.download());
+  } catch (const std::exception& error) {
+    std::printf("%s | ERROR %s\n", label, error.what());
+    return false;
+  }
+
+  std::vector<float> o_ref(q_elems, 0.f), lse_ref(lse_count), dq_ref(q_elems, 0.f),
+      dk_ref(k_elems, 0.f), dv_ref(k_elems, 0.f);
+  ref::attention_forward_reference(shape, scale, {q.data(), qs}, {k.data(), ks}, {v.data(), ks},
+                                   {o_ref.data(), qs}, lse_ref.data());
+  ref::attention_backward_reference(shape, scale, {q.data(), qs}, {k.data(), ks}, {v.data(), ks},
+                                    {d_o.data(), qs}, {dq_ref.data(), qs}, {dk_ref.data(), ks},
+                                    {dv_ref.data(), ks});
+
+  Comparison o_cmp, lse_cmp, dq_cmp, dk_cmp, dv_cmp;
+  // lse only enters the backward as exp(s - lse), so its absolute error is what matters; with
+  // seq_k = 1 it is a single, possibly near-zero score, whose relative error means nothing.
+  lse_cmp.floor = 1.0;
+  compare_view(o_cmp, shape, shape.seq_q, qs, o_gpu, o_ref);
+  AttentionShape lse_shape = shape;
+  lse_shape.head_dim = 1;
+  compare_view(lse_cmp, lse_shape, shape.seq_q,
+               {shape.heads * shape.seq_q, shape.seq_q, 1}, lse_gpu, lse_ref);
+  compare_view(dq_cmp, shape, shape.seq_q, qs, dq_gpu, dq_ref);
+  compare_view(dk_cmp, shape, shape.seq_k, ks, dk_gpu, dk_ref);
+  compare_view(dv_cmp, shape, shape.seq_k, ks, dv_gpu, dv_ref);
+
+  const Tolerance tol = tolerance_for(type);
+  const bool pass = o_cmp.relative() <= tol.output && lse_cmp.relative() <= tol.lse &&
+                    dq_cmp.relative() <= tol.gradient && dk_cmp.relative() <= tol.gradient &&
+                    dv_cmp.relative() <= tol.gradient;
+  std::printf("%s | O %.1e (%.1e) lse %.1e (%.1e) dQ %.1e (%.1e) dK %.1e (%.1e) dV %.1e (%.1e) %s\n",
+              label, o_cmp.max_abs, o_cmp.relative(), lse_cmp.max_abs, lse_cmp.relative(),
+              dq_cmp.max_abs, dq_cmp.relative(), dk_cmp.max_abs, dk_cmp.relative(),
+              dv_cmp.max_abs, dv_cmp.relative(), pass ? "ok" : "FAIL");
+  return pass;
+}
+
+AttentionShape make_shape(int64_t batch, int64_t heads, int64_t seq_q, int64_t seq_k,
+                          int64_t head_dim, bool causal) {
+  AttentionShape s;
+  s.batch = batch;
+  s.heads = heads;
+  s.seq_q = seq_q;
+  s.seq_k = seq_k;
+  s.head_dim = head_dim;
+  s.causal = causal;
+  return s;
+}
+
+std::vector<Case> all_cases() {
+  struct Dims {
+    int64_t batch, heads, seq_q, seq_k;
+    Layout layout;
+  };
+  const Dims dims[] = {
+      {1, 1, 1, 1, Layout::contiguous},      {1, 1, 17, 17, Layout::contiguous},
+      {1, 1, 100, 100, Layout::contiguous},  {1, 1, 257, 257, Layout::contiguous},
+      {1, 1, 37, 300, Layout::contiguous},   {1, 1, 300, 37, Layout::contiguous},
+      {2, 3, 65, 80, Layout::contiguous},    {2, 3, 50, 70, Layout::interleaved},
+      {1, 2, 45, 33, Layout::padded_rows},
+  };
+  std::vector<Case> cases;
+  for (ElementType type : {ElementType::f32, ElementType::f16, ElementType::bf16})
+    for (bool causal : {false, true})
+      for (int64_t d : flash_supported_head_dims())
+        for (const Dims& x : dims)
+          cases.push_back({type, make_shape(x.batch, x.heads, x.seq_q, x.seq_k, d, causal), x.layout});
+  return cases;
+}
+
+std::vector<Case> small_cases() {
+  std::vector<Case> cases;
+  for (ElementType type : {ElementType::f32, ElementType::f16, ElementType::bf16})
+    cases.push_back({type, make_shape(1, 2, 70, 90, 64, true), Layout::contiguous});
+  return cases;
+}
+
+int run_checks(const std::vector<Case>& cases) {
+  int failures = 0;
+  uint32_t seed = 12345;
+  for (const Case& c : cases) failures += run_case(c, seed++) ? 0 : 1;
+  std::printf("%zu cases, %d failed\n", cases.size(), failures);
+  return failures == 0 ? 0 : 1;
+}
+
+// Times forward and backward of one bf16 shape: 3 warm-up runs, then 20 timed repetitions.
+void bench(int64_t heads, int64_t seq, int64_t head_dim, bool causal) {
+  const AttentionShape shape = make_shape(1, heads, seq, seq, head_dim, causal);
+  const Strides s = make_strides(shape, seq, Layout::contiguous);
+  const int64_t elems = view_elements(shape, seq, s);
+  std::vector<float> host(static_cast<size_t>(elems));
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.f, 1.f);
+  for (float& x : host) x = normal(rng);
+  const std::vector<unsigned char> bytes = encode(ElementType::bf16, host);
+  DeviceBuffer q(elems * 2), k(elems * 2), v(elems * 2), o(elems * 2), d_o(elems * 2);
+  DeviceBuffer dq(elems * 2), dk(elems * 2), dv(elems * 2), lse(heads * seq * 4);
+  DeviceBuffer workspace(flash_backward_workspace_floats(shape) * 4);
+  for (DeviceBuffer* b : {&q, &k, &v, &d_o}) b->upload(bytes);
+
+  FlashForwardArgs fwd;
+  fwd.shape = shape;
+  fwd.type = ElementType::bf16;
+  fwd.softmax_scale = 1.f / std::sqrt(static_cast<float>(head_dim));
+  fwd.q = q.get();
+  fwd.k = k.get();
+  fwd.v = v.get();
+  fwd.o = o.get();
+  fwd.lse = static_cast<float*>(lse.get());
+  fwd.q_strides = fwd.k_strides = fwd.v_strides = fwd.o_strides = s;
+  FlashBackwardArgs bwd;
+  bwd.shape = shape;
+  bwd.type = ElementType::bf16;
+  bwd.softmax_scale = fwd.softmax_scale;
+  bwd.q = q.get();
+  bwd.k = k.get();
+  bwd.v = v.get();
+  bwd.o = o.get();
+  bwd.d_o = d_o.get();
+  bwd.lse = fwd.lse;
+  bwd.dq = dq.get();
+  bwd.dk = dk.get();
+  bwd.dv = dv.get();
+  bwd.workspace = static_cast<float*>(workspace.get());
+  bwd.q_strides = bwd.k_strides = bwd.v_strides = bwd.o_strides = bwd.d_o_strides = s;
+  bwd.dq_strides = bwd.dk_strides = bwd.dv_strides = s;
+
+  cudaEvent_t start, stop;
+  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
+  auto time_ms = [&](auto&& run) {
+    for (int i = 0; i < 3; ++i) run();
+    check_cuda(cudaEventRecord(start), "cudaEventRecord");
+    constexpr int kReps = 20;
+    for (int i = 0; i < kReps; ++i) run();
+    check_cuda(cudaEventRecord(stop), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0;
+    check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    return static_cast<double>(ms) / kReps;
+  };
+  const double fwd_ms = time_ms([&] { flash_forward_cuda(fwd, nullptr); });
+  const double bwd_ms = time_ms([&] { flash_backward_cuda(bwd, nullptr); });
+  check_cuda(cudaDeviceSynchronize(), "kernels");
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+
+  const double fwd_flops = 4.0 * heads * static_cast<double>(seq) * seq * head_dim * (causal ? 0.5 : 1.0);
+  const double bwd_flops = 2.5 * fwd_flops;
+  std::printf("bf16 %s b=1 h=%lld s=%lld d=%lld | forward %.3f ms %.1f TFLOP/s | backward %.3f ms "
+              "%.1f TFLOP/s\n",
+              causal ? "causal" : "full", static_cast<long long>(heads),
+              static_cast<long long>(seq), static_cast<long long>(head_dim), fwd_ms,
+              fwd_flops / fwd_ms * 1e-9, bwd_ms, bwd_flops / bwd_ms * 1e-9);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  try {
+    if (mode == "--bench") {
+      bench(16, 16384, 64, true);
+      bench(16, 4096, 128, true);
+      bench(16, 4096, 128, false);
+      return 0;
+    }
+    if (mode == "--small") return run_checks(small_cases());
+    if (!mode.empty()) {
+      std::fprintf(stderr, "usage: %s [--small | --bench]\n", argv[0]);
+      return 2;
+    }
+    return run_checks(all_cases());
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "flash_kernel_check: %s\n", error.what());
+    return 1;
+  }
+}
