@@ -32,6 +32,20 @@ kernels::AttentionShape shape_of(const at::Tensor& q, const at::Tensor& k, bool 
   return {q.size(0), q.size(1), q.size(2), k.size(2), q.size(3), causal};
 }
 
+// What the forward and backward arguments share: shape, type, scale and the inputs.
+template <class Args>
+void set_inputs(Args& args, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal) {
+  args.shape = shape_of(q, k, causal);
+  args.type = element_type(q);
+  args.softmax_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(q.size(3))));
+  args.q = q.data_ptr();
+  args.k = k.data_ptr();
+  args.v = v.data_ptr();
+  args.q_strides = strides_of(q);
+  args.k_strides = strides_of(k);
+  args.v_strides = strides_of(v);
+}
+
 at::Tensor like_input(const at::Tensor& four, const at::Tensor& original) {
   return original.dim() == 3 ? four.squeeze(1) : four;
 }
@@ -45,17 +59,9 @@ FlashForwardResult flash_forward_gpu(const at::Tensor& q_in, const at::Tensor& k
   auto o = torch::empty(q.sizes(), q.options());
   auto lse = torch::empty({q.size(0), q.size(1), q.size(2)}, q.options().dtype(torch::kFloat32));
   kernels::FlashForwardArgs args;
-  args.shape = shape_of(q, k, causal);
-  args.type = element_type(q);
-  args.softmax_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(q.size(3))));
-  args.q = q.data_ptr();
-  args.k = k.data_ptr();
-  args.v = v.data_ptr();
+  set_inputs(args, q, k, v, causal);
   args.o = o.data_ptr();
   args.lse = lse.data_ptr<float>();
-  args.q_strides = strides_of(q);
-  args.k_strides = strides_of(k);
-  args.v_strides = strides_of(v);
   args.o_strides = strides_of(o);
   kernels::flash_forward_cuda(args, c10::cuda::getCurrentCUDAStream().stream());
   return {like_input(o, q_in), q_in.dim() == 3 ? lse.squeeze(1) : lse};
@@ -73,12 +79,7 @@ FlashGradients flash_backward_gpu(const at::Tensor& q_in, const at::Tensor& k_in
   const auto shape = shape_of(q, k, causal);
   auto workspace = torch::empty({kernels::flash_backward_workspace_floats(shape)}, q.options().dtype(torch::kFloat32));
   kernels::FlashBackwardArgs args;
-  args.shape = shape;
-  args.type = element_type(q);
-  args.softmax_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(q.size(3))));
-  args.q = q.data_ptr();
-  args.k = k.data_ptr();
-  args.v = v.data_ptr();
+  set_inputs(args, q, k, v, causal);
   args.o = o.data_ptr();
   args.d_o = d_o.data_ptr();
   args.lse = lse.data_ptr<float>();
@@ -86,9 +87,6 @@ FlashGradients flash_backward_gpu(const at::Tensor& q_in, const at::Tensor& k_in
   args.dk = dk.data_ptr();
   args.dv = dv.data_ptr();
   args.workspace = workspace.data_ptr<float>();
-  args.q_strides = strides_of(q);
-  args.k_strides = strides_of(k);
-  args.v_strides = strides_of(v);
   args.o_strides = strides_of(o);
   args.d_o_strides = strides_of(d_o);
   args.dq_strides = strides_of(dq);
