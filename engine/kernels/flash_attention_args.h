@@ -15,6 +15,11 @@ namespace stepscope::kernels {
 
 enum class ElementType { f32, f16, bf16 };
 
+// Which kernels run. `fastest` takes Hopper's wgmma kernels on an sm_90 GPU where the type and
+// layout allow them, else the portable sm_80 kernels; `portable` always takes the sm_80 ones, so
+// checks and benchmarks can compare the two paths on one GPU.
+enum class KernelPath { fastest, portable };
+
 struct AttentionShape {
   int64_t batch = 1;
   int64_t heads = 1;
@@ -35,6 +40,7 @@ struct Strides {
 struct FlashForwardArgs {
   AttentionShape shape;
   ElementType type = ElementType::bf16;
+  KernelPath path = KernelPath::fastest;
   float softmax_scale = 0;  // usually 1/sqrt(head_dim)
   const void* q = nullptr;
   const void* k = nullptr;
@@ -49,6 +55,7 @@ struct FlashForwardArgs {
 struct FlashBackwardArgs {
   AttentionShape shape;
   ElementType type = ElementType::bf16;
+  KernelPath path = KernelPath::fastest;
   float softmax_scale = 0;
   const void* q = nullptr;
   const void* k = nullptr;

@@ -13,7 +13,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 # The project build in the background while the kernels' own check runs.
 mkdir -p build/deps && for d in .deps-debs/*.deb; do dpkg -x "$d" build/deps; done
 (cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTEPSCOPE_DEPS_PREFIX="$PWD/build/deps/usr" \
-   -DSTEPSCOPE_CUDA_ARCHITECTURES=90 \
+   -DSTEPSCOPE_CUDA_ARCHITECTURES=90a \
    >"$OUT/configure.log" 2>&1 &&
  cmake --build build --target stepscope-cli stepscope_gpu_tests >"$OUT/build.log" 2>&1; echo $? >"$OUT/build.rc") &
 build_pid=$!

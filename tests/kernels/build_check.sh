@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds tests/kernels/flash_kernel_check (the flash kernels' standalone self-check) with nvcc
-# for sm_80 and sm_90. Run from the repository root:
+# for sm_80 and sm_90a (Hopper's wgmma kernels need the "a" target). Run from the repository root:
 #   tests/kernels/build_check.sh OUTPUT_DIR     then   OUTPUT_DIR/flash_kernel_check [--small|--bench]
 set -euo pipefail
 
@@ -16,7 +16,7 @@ if ! command -v "$nvcc" >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
 fi
 
 flags=(-O3 -std=c++17 -lineinfo -Xcompiler -Wall -Iengine
-       -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90)
+       -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a)
 sources=(engine/kernels/flash_attention_args.cpp
          engine/kernels/cuda/flash_forward.cu
          engine/kernels/cuda/flash_backward.cu

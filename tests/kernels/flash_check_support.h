@@ -29,6 +29,20 @@ const char* type_name(ElementType type) {
   return type == ElementType::f32 ? "f32" : type == ElementType::f16 ? "f16" : "bf16";
 }
 
+const char* path_name(KernelPath path) {
+  return path == KernelPath::fastest ? "fastest" : "portable";
+}
+
+// Both paths on a Hopper GPU (where `fastest` differs), else the one path there is.
+std::vector<KernelPath> kernel_paths() {
+  int device = 0, major = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
+             "cudaDeviceGetAttribute");
+  if (major == 9) return {KernelPath::fastest, KernelPath::portable};
+  return {KernelPath::portable};
+}
+
 size_t element_bytes(ElementType type) { return type == ElementType::f32 ? 4 : 2; }
 
 // Tolerances on max |gpu - reference| / max |reference|. fp32 runs exact fp32 FFMA, so only

@@ -4,6 +4,7 @@
 //                                any failure
 //   flash_kernel_check --small   one small case per type (for compute-sanitizer)
 //   flash_kernel_check --bench   forward/backward timings of the bf16 causal benchmark shapes
+//   flash_kernel_check --filter TEXT   the cases whose line contains TEXT (e.g. "fastest bf16")
 #include "attention_reference_cpu.h"
 #include "flash_check_support.h"
 #include "kernels/cuda/flash_attention_cuda.h"
@@ -60,6 +61,7 @@ struct Case {
   ElementType type;
   AttentionShape shape;
   Layout layout;
+  KernelPath path = KernelPath::fastest;
 };
 
 std::vector<float> random_values(std::mt19937& rng, int64_t count, ElementType type) {
@@ -67,6 +69,17 @@ std::vector<float> random_values(std::mt19937& rng, int64_t count, ElementType t
   std::vector<float> values(static_cast<size_t>(count));
   for (float& x : values) x = round_to(type, normal(rng));
   return values;
+}
+
+std::string case_label(const Case& c) {
+  const AttentionShape& shape = c.shape;
+  char label[160];
+  std::snprintf(label, sizeof label, "%-8s %-4s %-6s d=%-3lld b=%lld h=%lld sq=%-3lld sk=%-3lld %s",
+                path_name(c.path), type_name(c.type), shape.causal ? "causal" : "full",
+                static_cast<long long>(shape.head_dim), static_cast<long long>(shape.batch),
+                static_cast<long long>(shape.heads), static_cast<long long>(shape.seq_q),
+                static_cast<long long>(shape.seq_k), layout_name(c.layout));
+  return label;
 }
 
 // Runs one case; prints its line; returns whether it passed.
@@ -86,12 +99,7 @@ bool run_case(const Case& c, uint32_t seed) {
   const std::vector<float> v = random_values(rng, k_elems, type);
   const std::vector<float> d_o = random_values(rng, q_elems, type);
 
-  char label[160];
-  std::snprintf(label, sizeof label, "%-4s %-6s d=%-3lld b=%lld h=%lld sq=%-3lld sk=%-3lld %s",
-                type_name(type), shape.causal ? "causal" : "full",
-                static_cast<long long>(shape.head_dim), static_cast<long long>(shape.batch),
-                static_cast<long long>(shape.heads), static_cast<long long>(shape.seq_q),
-                static_cast<long long>(shape.seq_k), layout_name(c.layout));
+  const std::string label = case_label(c);
 
   const int64_t lse_count = shape.batch * shape.heads * shape.seq_q;
   std::vector<float> o_gpu, lse_gpu, dq_gpu, dk_gpu, dv_gpu;
@@ -109,6 +117,7 @@ bool run_case(const Case& c, uint32_t seed) {
     FlashForwardArgs fwd;
     fwd.shape = shape;
     fwd.type = type;
+    fwd.path = c.path;
     fwd.softmax_scale = scale;
     fwd.q = q_buf.get();
     fwd.k = k_buf.get();
@@ -124,6 +133,7 @@ bool run_case(const Case& c, uint32_t seed) {
     FlashBackwardArgs bwd;
     bwd.shape = shape;
     bwd.type = type;
+    bwd.path = c.path;
     bwd.softmax_scale = scale;
     bwd.q = q_buf.get();
     bwd.k = k_buf.get();
@@ -146,7 +156,7 @@ bool run_case(const Case& c, uint32_t seed) {
     dv_gpu = decode(type, dv_buf.download());
     lse_gpu = decode(ElementType::f32, lse_buf.download());
   } catch (const std::exception& error) {
-    std::printf("%s | ERROR %s\n", label, error.what());
+    std::printf("%s | ERROR %s\n", label.c_str(), error.what());
     return false;
   }
 
@@ -176,7 +186,7 @@ bool run_case(const Case& c, uint32_t seed) {
                     dq_cmp.relative() <= tol.gradient && dk_cmp.relative() <= tol.gradient &&
                     dv_cmp.relative() <= tol.gradient;
   std::printf("%s | O %.1e (%.1e) lse %.1e (%.1e) dQ %.1e (%.1e) dK %.1e (%.1e) dV %.1e (%.1e) %s\n",
-              label, o_cmp.max_abs, o_cmp.relative(), lse_cmp.max_abs, lse_cmp.relative(),
+              label.c_str(), o_cmp.max_abs, o_cmp.relative(), lse_cmp.max_abs, lse_cmp.relative(),
               dq_cmp.max_abs, dq_cmp.relative(), dk_cmp.max_abs, dk_cmp.relative(),
               dv_cmp.max_abs, dv_cmp.relative(), pass ? "ok" : "FAIL");
   return pass;
@@ -207,31 +217,40 @@ std::vector<Case> all_cases() {
       {1, 2, 45, 33, Layout::padded_rows},
   };
   std::vector<Case> cases;
-  for (ElementType type : {ElementType::f32, ElementType::f16, ElementType::bf16})
-    for (bool causal : {false, true})
-      for (int64_t d : flash_supported_head_dims())
-        for (const Dims& x : dims)
-          cases.push_back({type, make_shape(x.batch, x.heads, x.seq_q, x.seq_k, d, causal), x.layout});
+  for (KernelPath path : kernel_paths())
+    for (ElementType type : {ElementType::f32, ElementType::f16, ElementType::bf16})
+      for (bool causal : {false, true})
+        for (int64_t d : flash_supported_head_dims())
+          for (const Dims& x : dims)
+            cases.push_back({type, make_shape(x.batch, x.heads, x.seq_q, x.seq_k, d, causal),
+                             x.layout, path});
   return cases;
 }
 
 std::vector<Case> small_cases() {
   std::vector<Case> cases;
-  for (ElementType type : {ElementType::f32, ElementType::f16, ElementType::bf16})
-    cases.push_back({type, make_shape(1, 2, 70, 90, 64, true), Layout::contiguous});
+  for (KernelPath path : kernel_paths())
+    for (ElementType type : {ElementType::f32, ElementType::f16, ElementType::bf16})
+      cases.push_back({type, make_shape(1, 2, 70, 90, 64, true), Layout::contiguous, path});
   return cases;
 }
 
-int run_checks(const std::vector<Case>& cases) {
-  int failures = 0;
+// Runs the cases whose label contains `filter` (all when it is empty).
+int run_checks(const std::vector<Case>& cases, const std::string& filter = "") {
+  int failures = 0, ran = 0;
   uint32_t seed = 12345;
-  for (const Case& c : cases) failures += run_case(c, seed++) ? 0 : 1;
-  std::printf("%zu cases, %d failed\n", cases.size(), failures);
+  for (const Case& c : cases) {
+    ++seed;
+    if (!filter.empty() && case_label(c).find(filter) == std::string::npos) continue;
+    ++ran;
+    failures += run_case(c, seed) ? 0 : 1;
+  }
+  std::printf("%d cases, %d failed\n", ran, failures);
   return failures == 0 ? 0 : 1;
 }
 
 // Times forward and backward of one bf16 shape: 3 warm-up runs, then 20 timed repetitions.
-void bench(int64_t heads, int64_t seq, int64_t head_dim, bool causal) {
+void bench(KernelPath path, int64_t heads, int64_t seq, int64_t head_dim, bool causal) {
   const AttentionShape shape = make_shape(1, heads, seq, seq, head_dim, causal);
   const Strides s = make_strides(shape, seq, Layout::contiguous);
   const int64_t elems = view_elements(shape, seq, s);
@@ -248,6 +267,7 @@ void bench(int64_t heads, int64_t seq, int64_t head_dim, bool causal) {
   FlashForwardArgs fwd;
   fwd.shape = shape;
   fwd.type = ElementType::bf16;
+  fwd.path = path;
   fwd.softmax_scale = 1.f / std::sqrt(static_cast<float>(head_dim));
   fwd.q = q.get();
   fwd.k = k.get();
@@ -258,6 +278,7 @@ void bench(int64_t heads, int64_t seq, int64_t head_dim, bool causal) {
   FlashBackwardArgs bwd;
   bwd.shape = shape;
   bwd.type = ElementType::bf16;
+  bwd.path = path;
   bwd.softmax_scale = fwd.softmax_scale;
   bwd.q = q.get();
   bwd.k = k.get();
@@ -294,9 +315,9 @@ void bench(int64_t heads, int64_t seq, int64_t head_dim, bool causal) {
 
   const double fwd_flops = 4.0 * heads * static_cast<double>(seq) * seq * head_dim * (causal ? 0.5 : 1.0);
   const double bwd_flops = 2.5 * fwd_flops;
-  std::printf("bf16 %s b=1 h=%lld s=%lld d=%lld | forward %.3f ms %.1f TFLOP/s | backward %.3f ms "
-              "%.1f TFLOP/s\n",
-              causal ? "causal" : "full", static_cast<long long>(heads),
+  std::printf("%-8s bf16 %s b=1 h=%lld s=%lld d=%lld | forward %.3f ms %.1f TFLOP/s | backward "
+              "%.3f ms %.1f TFLOP/s\n",
+              path_name(path), causal ? "causal" : "full", static_cast<long long>(heads),
               static_cast<long long>(seq), static_cast<long long>(head_dim), fwd_ms,
               fwd_flops / fwd_ms * 1e-9, bwd_ms, bwd_flops / bwd_ms * 1e-9);
 }
@@ -307,14 +328,18 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   try {
     if (mode == "--bench") {
-      bench(16, 16384, 64, true);
-      bench(16, 4096, 128, true);
-      bench(16, 4096, 128, false);
+      for (KernelPath path : kernel_paths()) {
+        bench(path, 16, 16384, 64, true);
+        bench(path, 16, 4096, 128, true);
+        bench(path, 16, 4096, 128, false);
+        bench(path, 16, 1024, 64, true);
+      }
       return 0;
     }
     if (mode == "--small") return run_checks(small_cases());
+    if (mode == "--filter" && argc > 2) return run_checks(all_cases(), argv[2]);
     if (!mode.empty()) {
-      std::fprintf(stderr, "usage: %s [--small | --bench]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--small | --bench | --filter TEXT]\n", argv[0]);
       return 2;
     }
     return run_checks(all_cases());
