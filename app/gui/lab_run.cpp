@@ -3,13 +3,45 @@
 #include <QDateTime>
 #include <QMetaObject>
 
+#include <mutex>
+#include <optional>
+#include <utility>
+
 #include "compat/torch_compat.h"
 #include "runners/device_backend.h"
 
 namespace stepscope::gui {
 
+// Called on the worker: keeps only the latest progress and table, for the GUI thread's timer.
+class LabRun::Sink final : public ProgressSink {
+ public:
+  void on_progress(const Progress& progress) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    progress_ = progress;
+  }
+  void set_table(const schema::Table& table) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    table_ = table;
+  }
+  std::optional<Progress> take_progress() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(progress_, std::nullopt);
+  }
+  std::optional<schema::Table> take_table() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(table_, std::nullopt);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::optional<Progress> progress_;
+  std::optional<schema::Table> table_;
+};
+
 LabRun::LabRun(history::RunHistory& history, QObject* parent) : QObject(parent), history_(history) {
   qRegisterMetaType<schema::Table>();
+  throttle_.setInterval(100);
+  connect(&throttle_, &QTimer::timeout, this, &LabRun::publish_latest);
 }
 
 LabRun::~LabRun() {
@@ -17,16 +49,29 @@ LabRun::~LabRun() {
   if (worker_.joinable()) worker_.join();
 }
 
+void LabRun::publish_latest() {
+  if (!sink_) return;
+  if (const auto p = sink_->take_progress()) {
+    QString text = QStringLiteral("%1/%2 %3: %4").arg(p->config_index + 1).arg(p->config_count)
+                       .arg(QString::fromStdString(p->config_label), QString::fromStdString(to_string(p->phase)));
+    if (is_stepping(p->phase)) text += QStringLiteral(" %1/%2").arg(p->step).arg(p->steps_in_phase);
+    emit progress(text);
+  }
+  if (const auto table = sink_->take_table()) emit table_changed(*table);
+}
+
 void LabRun::start(const QString& label, Experiment experiment) {
   if (is_running()) return;
   cancel_.reset();
+  sink_ = std::make_unique<Sink>();
+  throttle_.start();
   const RunEnvironment environment{STEPSCOPE_VERSION, runtime_versions(), "stepscope (desktop)",
                                    QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString()};
   worker_ = std::thread([this, label, environment, experiment = std::move(experiment)] {
     precision::LabOutcome outcome;
     QString error;
     try {
-      outcome = experiment(nullptr, &cancel_);
+      outcome = experiment(sink_.get(), &cancel_, [this](const schema::Table& table) { sink_->set_table(table); });
     } catch (const std::exception& e) {
       error = QString::fromStdString(compat::error_message(e));
     }
@@ -34,6 +79,8 @@ void LabRun::start(const QString& label, Experiment experiment) {
         this,
         [this, label, environment, outcome, error] {
           if (worker_.joinable()) worker_.join();
+          throttle_.stop();
+          publish_latest();  // what was left; `finished` then brings the whole table
           if (!error.isEmpty()) {
             emit finished(outcome.table, false, error);
             return;

@@ -1,11 +1,14 @@
-// Runs one table-producing experiment (the precision lab's) on a worker thread and keeps it in
-// the history as a run with its table; the GUI thread never waits on it.
+// Runs one table-producing experiment (the precision lab's, the attention sweep) on a worker
+// thread and keeps it in the history as a run with its table; the GUI thread never waits on it.
+// Progress and the table so far reach the GUI thread while it runs, at most ten times a second.
 #pragma once
 
 #include <QObject>
 #include <QString>
+#include <QTimer>
 
 #include <functional>
+#include <memory>
 #include <thread>
 
 #include "experiments/precision/precision_lab.h"
@@ -17,7 +20,9 @@ class LabRun : public QObject {
   Q_OBJECT
 
  public:
-  using Experiment = std::function<precision::LabOutcome(ProgressSink*, const CancelFlag*)>;
+  // Hands the table as measured so far to the GUI (from the worker thread).
+  using TablePublisher = std::function<void(const schema::Table&)>;
+  using Experiment = std::function<precision::LabOutcome(ProgressSink*, const CancelFlag*, const TablePublisher&)>;
 
   explicit LabRun(history::RunHistory& history, QObject* parent = nullptr);
   ~LabRun() override;  // cancels a run in progress and waits for it
@@ -31,13 +36,21 @@ class LabRun : public QObject {
   // The experiment's table (also on failure: what it measured), its status and message;
   // `error` when it could not run at all.
   void finished(const stepscope::schema::Table& table, bool ok, const QString& message);
+  // Where the run is: "3/24 flash b 8 h 1 d 64 seq 4096 fp32: measuring 40/100".
+  void progress(const QString& text);
+  void table_changed(const stepscope::schema::Table& table);
   void history_changed();
   // The table could not be kept in the history; it is shown all the same.
   void history_problem(const QString& message);
 
  private:
+  class Sink;
+  void publish_latest();
+
   history::RunHistory& history_;
   std::thread worker_;
+  std::unique_ptr<Sink> sink_;
+  QTimer throttle_;
   CancelFlag cancel_;
 };
 

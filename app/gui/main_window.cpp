@@ -22,11 +22,10 @@
 #include "charts/chart_export.h"
 #include "gui/compare_dialog.h"
 #include "gui/history_dock.h"
-#include "gui/precision_tab.h"
+#include "gui/lab_tabs.h"
 #include "export/table_export.h"
 #include "runners/device_backend.h"
 #include "widgets/result_views.h"
-#include "widgets/precision_view.h"
 #include "widgets/run_panel.h"
 
 namespace stepscope::gui {
@@ -126,18 +125,10 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
     progress_label_->setText(tr("History off: %1").arg(history_error_));
   }
 
-  // The Precision tab runs its own experiments (after the status bar and history dock exist).
-  for (auto* view : views_) {
-    auto* precision = dynamic_cast<views::PrecisionView*>(view);
-    if (!precision) continue;
-    precision->set_devices(devices);
-    auto* tab = new PrecisionTab(history_, precision, this);
-    connect(tab, &PrecisionTab::status, progress_label_, &QLabel::setText);
-    connect(tab, &PrecisionTab::history_changed, history_dock_, &HistoryDock::refresh);
-    connect(tab, &PrecisionTab::history_problem, this, [this](const QString& message) {
-      statusBar()->showMessage(message, 10000);
-    });
-  }
+  // The Attention and Precision tabs run their own experiments (after the status bar and history dock exist).
+  attach_lab_tabs(views_, devices, history_, this,
+                  {[this](const QString& text) { progress_label_->setText(text); }, [this] { history_dock_->refresh(); },
+                   [this](const QString& message) { statusBar()->showMessage(message, 10000); }});
   build_menus();
   connect(panel_, &views::RunPanel::run_requested, this, [this](const BenchConfig& c) { run({c}); });
   connect(panel_, &views::RunPanel::cancel_requested, &session_, &RunSession::cancel);

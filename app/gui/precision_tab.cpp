@@ -8,7 +8,9 @@ PrecisionTab::PrecisionTab(history::RunHistory& history, views::PrecisionView* v
     : QObject(parent), view_(view), lab_(history) {
   connect(view, &views::PrecisionView::accumulation_requested, this, [this] {
     start(tr("precision accumulate"),
-          [](ProgressSink* sink, const CancelFlag* cancel) { return precision::run_accumulation(sink, cancel); });
+          [](ProgressSink* sink, const CancelFlag* cancel, const LabRun::TablePublisher&) {
+            return precision::run_accumulation(sink, cancel);
+          });
   });
   connect(view, &views::PrecisionView::autocast_requested, this,
           [this](const QString& model, const QString& precision, const QString& device) {
@@ -23,7 +25,7 @@ PrecisionTab::PrecisionTab(history::RunHistory& history, views::PrecisionView* v
               return;
             }
             start(QString::fromStdString(precision::describe(request)),
-                  [request](ProgressSink* sink, const CancelFlag* cancel) {
+                  [request](ProgressSink* sink, const CancelFlag* cancel, const LabRun::TablePublisher&) {
                     return precision::run_autocast(request, sink, cancel);
                   });
           });

@@ -46,4 +46,18 @@ struct Schema {
   }
 };
 
+// Row `index` of `table` written back through the fields that can write (matched by key); a
+// column the table lacks leaves its member at the Row's default. Throws what a setter throws
+// (ConfigError for text it does not know).
+template <class Row>
+Row read_row(const Schema<Row>& schema, const Table& table, size_t index) {
+  Row row{};
+  for (const auto& f : schema.fields) {
+    if (!f.set) continue;
+    const int c = table.column_index(f.column.key);
+    if (c >= 0 && static_cast<size_t>(c) < table.rows.at(index).size()) f.set(row, table.rows[index][static_cast<size_t>(c)]);
+  }
+  return row;
+}
+
 }  // namespace stepscope::schema

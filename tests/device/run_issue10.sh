@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# One device call for attention: the FlashAttention-2 kernels' own check (every type, head dim
-# and odd shape against a double-precision CPU reference) and compute-sanitizer; the CUDA
-# build with the GPU tests; the sweep against LibTorch's SDPA and naive attention in one call.
+# One device call for attention: the flash kernels' own check (every type, head dim and odd
+# shape against a double-precision CPU reference, on the Hopper and the portable path) and
+# compute-sanitizer; the CUDA build with the GPU tests; the sweeps against LibTorch's SDPA and
+# naive attention in one call: the leaderboard shape, short to long causal bf16, the seeds'
+# pytorch_attention table and their flash_benchmarking table.
 # Usage (GPU machine, repository root, .deps-debs carried): tests/device/run_issue10.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/stepscope-device}
@@ -22,7 +24,10 @@ log "kernel check"
 tests/kernels/build_check.sh /tmp/kcheck >"$OUT/kcheck_build.log" 2>&1 || tail -20 "$OUT/kcheck_build.log"
 /tmp/kcheck/flash_kernel_check >"$OUT/kcheck.log" 2>&1
 echo "kernel check exit $?" | tee -a "$OUT/summary.txt"
-tail -4 "$OUT/kcheck.log" | tee -a "$OUT/summary.txt"
+grep -a -E "FAIL|ERROR" "$OUT/kcheck.log" | head -20 | tee -a "$OUT/summary.txt"
+tail -1 "$OUT/kcheck.log" | tee -a "$OUT/summary.txt"
+/tmp/kcheck/flash_kernel_check --bench 2>&1 | tee "$OUT/kbench.log" | tee -a "$OUT/summary.txt"
+cuobjdump --dump-sass /tmp/kcheck/flash_kernel_check 2>/dev/null | grep -c HGMMA | sed 's/^/HGMMA instructions: /' | tee -a "$OUT/summary.txt"
 for tool in memcheck racecheck; do
   compute-sanitizer --tool $tool --error-exitcode 3 /tmp/kcheck/flash_kernel_check --small >"$OUT/sanitizer_$tool.log" 2>&1
   echo "compute-sanitizer $tool exit $?: $(grep -a -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer_$tool.log" | tail -1)" |
@@ -32,7 +37,7 @@ done
 wait $build_pid
 log "build exit $(cat "$OUT/build.rc")"
 if [ "$(cat "$OUT/build.rc")" != 0 ]; then grep -a -B2 -A12 "error" "$OUT/build.log" | head -80; exit 1; fi
-build/bin/stepscope_gpu_tests --gtest_filter='FlashAttentionCuda*' >"$OUT/gpu_tests.log" 2>&1
+build/bin/stepscope_gpu_tests --gtest_filter='FlashAttention*' >"$OUT/gpu_tests.log" 2>&1
 grep -a -E "OK \]|FAILED|PASSED|Failure|error" "$OUT/gpu_tests.log" | head -30 | tee -a "$OUT/summary.txt"
 
 log "leaderboard shape: b 1, 16 heads, seq 16384, d 64, causal bf16"
@@ -46,6 +51,11 @@ echo "exit $?" | tee -a "$OUT/summary.txt"
 log "the seeds' pytorch_attention sweep: batch 8, no heads, fp32"
 timeout 120 $cli attention --impl naive,flash --batch 8 --d 16,32,64,128 --seq 256,1024,4096,8192,16384 \
   --warmup 2 --steps 10 --device cuda --quiet --csv "$OUT/a/pytorch_attention.csv"
+echo "exit $?" | tee -a "$OUT/summary.txt"
+log "the seeds' flash_benchmarking table: batch 1, causal, seq 128..65536, d 16..128, bf16 and fp32"
+timeout 300 $cli attention --impl flash,sdpa,naive --batch 1 --d 16,32,64,128 \
+  --seq 128,256,512,1024,2048,4096,8192,16384,32768,65536 --precision bf16,fp32 --causal \
+  --warmup 3 --steps 10 --device cuda --quiet --csv "$OUT/a/flash_benchmarking.csv"
 echo "exit $?" | tee -a "$OUT/summary.txt"
 python3 - "$OUT/a" <<'PY' | tee -a "$OUT/summary.txt"
 import csv, sys, os

@@ -123,13 +123,12 @@ TEST(AttentionSweep, NaiveKeepsTheSquareOfTheSequenceForBackwardAndFlashDoesNot)
     ASSERT_EQ(r.status, RunStatus::ok) << r.message;
     // Measured: what is allocated before the backward pass, less the inputs (Q, K, V, dO).
     const AttentionMemory m = attention_memory(r.config);
-    const double kept = static_cast<double>(r.memory_before_backward_bytes - m.inputs_bytes);
-    EXPECT_NEAR(kept, static_cast<double>(m.saved_for_backward_bytes), 0.1 * m.saved_for_backward_bytes)
-        << m.saved_formula;
+    const double kept = static_cast<double>(r.memory_before_backward_bytes - m.inputs.bytes);
+    EXPECT_NEAR(kept, static_cast<double>(m.saved.bytes), 0.1 * m.saved.bytes) << m.saved.formula;
   }
   // Doubling the sequence: about 4x for naive (P is seq^2), 2x for flash.
   const auto growth = [&](size_t a, size_t b) {
-    const double base = static_cast<double>(attention_memory(results[a].config).inputs_bytes);
+    const double base = static_cast<double>(attention_memory(results[a].config).inputs.bytes);
     return (results[b].memory_before_backward_bytes - 2 * base) / (results[a].memory_before_backward_bytes - base);
   };
   EXPECT_GT(growth(0, 1), 3.5);

@@ -1,4 +1,5 @@
 // The run panel: validation at the fields, the estimate, run and cancel.
+#include <QComboBox>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSignalSpy>
@@ -66,6 +67,22 @@ class RunPanelTest : public QObject {
     c.device = "cpu";
     panel.set_config(c);
     QVERIFY(panel.fits_device());  // CPU memory is not known: no warning
+  }
+
+  void theModelsAttentionIsAFieldAndSurvivesARoundTrip() {
+    RunPanel panel;
+    QCOMPARE(panel.config()->model.attention, AttentionImpl::naive);
+    BenchConfig c = *panel.config();
+    c.model.attention = AttentionImpl::flash;
+    panel.set_config(c);
+    QCOMPARE(panel.config()->model.attention, AttentionImpl::flash);
+    auto* box = panel.findChild<QComboBox*>("attentionBox");
+    QVERIFY(box);
+    QCOMPARE(box->currentText(), QStringLiteral("flash (Stepscope's FlashAttention-2)"));
+    box->setCurrentIndex(box->findData(static_cast<int>(AttentionImpl::sdpa)));
+    QCOMPARE(panel.config()->model.attention, AttentionImpl::sdpa);
+    panel.set_running(true);
+    QVERIFY(!box->isEnabled());
   }
 
   void runEmitsTheConfigurationAndCancelWhileRunning() {

@@ -132,7 +132,7 @@ class SweepChartTest : public QObject {
     auto* line = view.chart()->series().value(0);
     QCOMPARE(line->attachedAxes().size(), qsizetype{2});
     QVERIFY(line->attachedAxes().contains(log_axis));
-    QCOMPARE(view.chart()->axes().size(), qsizetype{3});  // both time axes stay; one is hidden
+    QCOMPARE(view.chart()->axes().size(), qsizetype{4});  // both time and both x axes stay; one of each is hidden
     QVERIFY(!view.grab().isNull());
     view.setLogScale(false);
     QVERIFY(qobject_cast<QValueAxis*>(visible_time_axis()));
@@ -146,7 +146,7 @@ class SweepChartTest : public QObject {
     for (int i = 0; i < 4; ++i) {
       view.setResults(context_sweep(), SweepAxis::context);
       QCOMPARE(view.chart()->series().size(), qsizetype{2});
-      QCOMPARE(view.chart()->axes().size(), qsizetype{3});
+      QCOMPARE(view.chart()->axes().size(), qsizetype{4});
       QVERIFY(previous.isNull());
       previous = view.chart()->series().value(0);
       QVERIFY(!view.grab().isNull());

@@ -28,6 +28,8 @@ struct SweepFailure {
 struct SweepChartData {
   SweepAxis axis = SweepAxis::context;
   QString x_title;  // "parameters (millions)" or "context length (tokens)"
+  QString y_title;  // empty: mean step time (ms)
+  bool log_x = false;  // lengths that double each step read better on a base-2 axis
   std::vector<SweepLine> lines;
   std::vector<SweepFailure> failures;
   double x_min = 0, x_max = 0;  // over lines and failures

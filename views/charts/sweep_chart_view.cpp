@@ -19,12 +19,17 @@ namespace {
 const QString kTimeTitle = QStringLiteral("mean step time (ms)");
 }  // namespace
 
-SweepChartView::SweepChartView(QWidget* parent) : QChartView(new QChart, parent) {
+SweepChartView::SweepChartView(const QString& title, QWidget* parent) : QChartView(new QChart, parent) {
   setRenderHint(QPainter::Antialiasing);
   QChart& c = *chart();
-  style_chart(c, tr("Step time across the sweep"));
+  style_chart(c, title);
   x_axis_ = new NiceValueAxis(QString(), 6);
   c.addAxis(x_axis_, Qt::AlignBottom);
+  log_x_axis_ = new QLogValueAxis;
+  style_axis(*log_x_axis_, QString());
+  log_x_axis_->setBase(2);
+  log_x_axis_->setLabelFormat(QStringLiteral("%g"));
+  c.addAxis(log_x_axis_, Qt::AlignBottom);
   linear_time_axis_ = new NiceValueAxis(kTimeTitle, 6);
   c.addAxis(linear_time_axis_, Qt::AlignLeft);
   log_time_axis_ = new QLogValueAxis;
@@ -38,7 +43,7 @@ SweepChartView::SweepChartView(QWidget* parent) : QChartView(new QChart, parent)
   c.legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);  // a line per configuration
   overlay_ = new ChartOverlayItem(c, ChartOverlayItem::kAboveSeries,
                                   [this](QPainter& p, const QRectF& plot) { paintFailures(p, plot); });
-  showTimeAxis();
+  showAxes();
   setMinimumSize(480, 300);
   setData({});
 }
@@ -49,17 +54,23 @@ void SweepChartView::setLogScale(bool on) {
   setData(std::move(data_));  // series are re-attached to the other axis
 }
 
-void SweepChartView::showTimeAxis() {
-  // Both axes stay in the chart; the hidden one takes no room and no series.
+void SweepChartView::showAxes() {
+  // Both axes of a pair stay in the chart; the hidden one takes no room and no series.
   linear_time_axis_->setVisible(!log_scale_);
   log_time_axis_->setVisible(log_scale_);
+  x_axis_->setVisible(!data_.log_x);
+  log_x_axis_->setVisible(data_.log_x);
 }
 
 void SweepChartView::setData(SweepChartData data) {
   data_ = std::move(data);
   chart()->removeAllSeries();  // deletes them
-  showTimeAxis();
+  showAxes();
   QAbstractAxis* time_axis = log_scale_ ? static_cast<QAbstractAxis*>(log_time_axis_) : linear_time_axis_;
+  QAbstractAxis* x_axis = data_.log_x ? static_cast<QAbstractAxis*>(log_x_axis_) : x_axis_;
+  const QString y_title = data_.y_title.isEmpty() ? kTimeTitle : data_.y_title;
+  linear_time_axis_->setTitleText(y_title);
+  log_time_axis_->setTitleText(y_title + tr(", log scale"));
   for (size_t i = 0; i < data_.lines.size(); ++i) {
     auto* series = new QLineSeries;
     series->setName(data_.lines[i].name);
@@ -67,10 +78,16 @@ void SweepChartView::setData(SweepChartData data) {
     series->setPointsVisible(true);
     series->replace(data_.lines[i].points);
     chart()->addSeries(series);
-    series->attachAxis(x_axis_);
+    series->attachAxis(x_axis);
     series->attachAxis(time_axis);
   }
   x_axis_->setTitleText(data_.x_title);
+  log_x_axis_->setTitleText(data_.x_title + tr(", log scale"));
+  if (data_.x_min > 0) {  // whole powers of two either side
+    const double low = std::pow(2.0, std::floor(std::log2(data_.x_min)));
+    const double high = std::pow(2.0, std::ceil(std::log2(data_.x_max)));
+    log_x_axis_->setRange(low, std::max(high, low * 2));
+  }
   // A little room either side, so end points and failure marks are not on the frame.
   const double span = data_.x_max > data_.x_min ? data_.x_max - data_.x_min : std::max(std::abs(data_.x_max), 1.0);
   x_axis_->setNiceRange(std::max(0.0, data_.x_min - span * 0.05), data_.x_max + span * 0.05);
@@ -86,14 +103,16 @@ void SweepChartView::setData(SweepChartData data) {
 
 void SweepChartView::paintFailures(QPainter& painter, const QRectF& plot) const {
   if (data_.lines.empty()) return paint_plot_note(painter, plot, tr("No sweep results"));
-  const PlotMapping map{plot, x_axis_->min(), x_axis_->max(), 0, 1};
+  const PlotMapping linear{plot, x_axis_->min(), x_axis_->max(), 0, 1};
+  const PlotMapping logarithmic{plot, std::log2(log_x_axis_->min()), std::log2(log_x_axis_->max()), 0, 1};
+  const auto x_at = [&](double x) { return data_.log_x ? logarithmic.x(std::log2(x)) : linear.x(x); };
   const QFont font = annotation_font();
   painter.setFont(font);
   const QFontMetricsF metrics(font);
   // Marks stack upwards from the x axis where several configurations fail at one x.
   std::vector<std::pair<double, int>> used;  // x, marks there so far
   for (const auto& failure : data_.failures) {
-    const double x = map.x(failure.x);
+    const double x = x_at(failure.x);
     auto slot = std::find_if(used.begin(), used.end(), [x](const auto& u) { return std::abs(u.first - x) < 1; });
     if (slot == used.end()) slot = used.insert(used.end(), {x, 0});
     const double y = plot.bottom() - 6 - metrics.height() * slot->second++;

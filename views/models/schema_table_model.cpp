@@ -1,5 +1,7 @@
 #include "models/schema_table_model.h"
 
+#include "charts/chart_colors.h"
+
 #include <utility>
 
 #include "models/roles.h"
@@ -44,11 +46,21 @@ int SchemaTableModel::rowCount(const QModelIndex& parent) const {
 }
 
 QVariant SchemaTableModel::data(const QModelIndex& index, int role) const {
+  if (role == Qt::ForegroundRole) return status_color(index);
   if (role != CsvTextRole) return TableModel::data(index, role);
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
   const auto column = static_cast<size_t>(index.column());
   return QString::fromStdString(schema::csv_text(table_.rows[static_cast<size_t>(index.row())][column],
                                                  table_.columns[column].csv));
+}
+
+// A status other than ok (OOM, failed, cancelled) reads in the colour of the charts' failure marks.
+QVariant SchemaTableModel::status_color(const QModelIndex& index) const {
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
+  const auto column = static_cast<size_t>(index.column());
+  if (table_.columns[column].key != "status") return {};
+  const std::string& status = schema::text_of(table_.rows[static_cast<size_t>(index.row())][column]);
+  return status.empty() || status == "ok" ? QVariant() : QVariant(failure_color());
 }
 
 void SchemaTableModel::set_rows(std::vector<std::vector<schema::Value>> rows) {
@@ -67,6 +79,7 @@ void SchemaTableModel::set_table(const schema::Table& table) {
     for (int c : source) aligned.push_back(c >= 0 ? row[static_cast<size_t>(c)] : schema::Value{});
     rows.push_back(std::move(aligned));
   }
+  table_.schema = table.schema;
   set_rows(std::move(rows));
 }
 

@@ -38,6 +38,8 @@ class SchemaTableModel : public TableModel {
   Cell cell(int row, int column) const override;
 
  private:
+  QVariant status_color(const QModelIndex& index) const;
+
   schema::Table table_;
 };
 

@@ -1,5 +1,6 @@
 #include "widgets/result_views.h"
 
+#include "widgets/attention_view.h"
 #include "widgets/benchmark_view.h"
 #include "widgets/kernels_view.h"
 #include "widgets/memory_view.h"
@@ -13,6 +14,7 @@ std::vector<std::pair<QString, ResultView*>> make_result_views() {
           {QObject::tr("Kernels"), new KernelsView},
           {QObject::tr("Memory"), new MemoryView},
           {QObject::tr("Sweep"), new SweepView},
+          {QObject::tr("Attention"), new AttentionView},
           {QObject::tr("Precision"), new PrecisionView}};
 }
 

@@ -67,6 +67,12 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   precision_->addItem(tr("fp32"), static_cast<int>(Precision::fp32));
   precision_->addItem(tr("bf16 mixed (autocast)"), static_cast<int>(Precision::bf16));
   precision_->addItem(tr("fp16 mixed (autocast, loss scaling)"), static_cast<int>(Precision::fp16));
+  attention_ = new QComboBox;
+  attention_->setObjectName("attentionBox");
+  attention_->addItem(tr("naive"), static_cast<int>(AttentionImpl::naive));
+  attention_->addItem(tr("sdpa (LibTorch 2.x)"), static_cast<int>(AttentionImpl::sdpa));
+  attention_->addItem(tr("flash (Stepscope's FlashAttention-2)"), static_cast<int>(AttentionImpl::flash));
+  attention_->setToolTip(tr("How the model computes attention: naive keeps the context x context probabilities"));
   mode_ = new QComboBox;
   mode_->addItem(tr("forward"), static_cast<int>(StepMode::forward));
   mode_->addItem(tr("forward + backward"), static_cast<int>(StepMode::forward_backward));
@@ -94,6 +100,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   model_form->addRow(tr("Layers"), layers_);
   model_form->addRow(tr("Heads"), heads_);
   model_form->addRow(tr("Vocabulary"), vocab_);
+  model_form->addRow(tr("Attention"), attention_);
   auto* run_box = new QGroupBox(tr("Step"));
   auto* run_form = new QFormLayout(run_box);
   run_form->addRow(tr("Context"), context_);
@@ -124,7 +131,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   for (QSpinBox* box : {d_model_, d_ff_, layers_, heads_, vocab_, context_, batch_, warmup_, steps_}) {
     connect(box, &QSpinBox::valueChanged, this, [this] { refresh(); });
   }
-  for (QComboBox* box : {precision_, mode_, device_}) {
+  for (QComboBox* box : {precision_, mode_, device_, attention_}) {
     connect(box, &QComboBox::currentIndexChanged, this, [this] { refresh(); });
   }
   for (QCheckBox* box : {profile_kernels_, profile_memory_}) {
@@ -174,6 +181,7 @@ void RunPanel::set_config(const BenchConfig& c) {
   }
   precision_->setCurrentIndex(precision_->findData(static_cast<int>(c.precision)));
   mode_->setCurrentIndex(mode_->findData(static_cast<int>(c.mode)));
+  attention_->setCurrentIndex(attention_->findData(static_cast<int>(c.model.attention)));
   // "cuda" is the first GPU, as the engine reads it.
   const std::string device_id = c.device == "cuda" ? "cuda:0" : c.device;
   const int device = device_->findData(QString::fromStdString(device_id));
@@ -193,6 +201,7 @@ std::optional<BenchConfig> RunPanel::config(QString* error, std::string* field) 
   c.model.num_layers = layers_->value();
   c.model.num_heads = heads_->value();
   c.model.vocab_size = vocab_->value();
+  c.model.attention = static_cast<AttentionImpl>(attention_->currentData().toInt());
   c.context = context_->value();
   c.model = with_context(c.model, c.context);  // as the CLI does
   c.batch = batch_->value();
@@ -280,7 +289,7 @@ void RunPanel::on_run_clicked() {
 
 void RunPanel::set_running(bool running) {
   running_ = running;
-  for (QWidget* w : std::initializer_list<QWidget*>{preset_, context_, batch_, warmup_, steps_, precision_, mode_,
+  for (QWidget* w : std::initializer_list<QWidget*>{preset_, attention_, context_, batch_, warmup_, steps_, precision_, mode_,
                                                      device_, profile_kernels_, profile_memory_}) {
     w->setEnabled(!running);
   }

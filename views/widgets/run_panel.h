@@ -59,7 +59,7 @@ class RunPanel : public QWidget {
   QComboBox* preset_;
   QSpinBox *d_model_, *d_ff_, *layers_, *heads_, *vocab_;
   QSpinBox *context_, *batch_, *warmup_, *steps_;
-  QComboBox *precision_, *mode_, *device_;
+  QComboBox *precision_, *mode_, *device_, *attention_;
   QCheckBox *profile_kernels_, *profile_memory_;
   QLabel *estimate_, *error_;
   QPushButton* run_;

@@ -69,7 +69,7 @@ void AttentionCase::prepare(DeviceBackend& backend, profiling::AllocationRecorde
   backend_ = &backend;
   result_.device_name = backend.name();
   result_.timer = backend.timer_name();
-  refuse_if_clearly_too_large(attention_memory(c).peak_bytes, backend.available_memory_bytes(), c.device,
+  refuse_if_clearly_too_large(attention_memory(c).peak_bytes(), backend.available_memory_bytes(), c.device,
                               "inputs, what the forward pass keeps, gradients and the backward's buffers");
   torch::manual_seed(c.seed);
   const auto options = torch::TensorOptions().dtype(dtype_of(c.precision)).device(backend.device());

@@ -17,18 +17,29 @@ bool measured(const Row& r) { return r.status == RunStatus::ok || (r.status == R
 schema::Schema<Row> make_attention_schema() {
   schema::Schema<Row> s{"attention", {}};
   auto& f = s.fields;
-  const auto identity = [&](const char* key, const char* label, ColumnKind kind, std::function<Value(const Row&)> get) {
-    f.push_back({Column{key, label, kind, ColumnRole::identity}, std::move(get)});
+  // Identity and status read back too (schema::read_row), so a stored table gives its configurations.
+  const auto identity = [&](const char* key, const char* label, ColumnKind kind, std::function<Value(const Row&)> get,
+                            std::function<void(Row&, const Value&)> set) {
+    f.push_back({Column{key, label, kind, ColumnRole::identity}, std::move(get), std::move(set)});
   };
-  identity("impl", "Impl", ColumnKind::text, [](const Row& r) { return Value(to_string(r.config.impl)); });
-  identity("batch", "Batch", ColumnKind::integer, [](const Row& r) { return Value(r.config.batch); });
-  identity("heads", "Heads", ColumnKind::integer, [](const Row& r) { return Value(r.config.heads); });
-  identity("d", "d", ColumnKind::integer, [](const Row& r) { return Value(r.config.head_dim); });
-  identity("seq", "Seq", ColumnKind::integer, [](const Row& r) { return Value(r.config.seq); });
-  identity("precision", "Precision", ColumnKind::text, [](const Row& r) { return Value(to_string(r.config.precision)); });
-  identity("causal", "Causal", ColumnKind::text, [](const Row& r) { return Value(std::string(r.config.causal ? "yes" : "no")); });
+  const auto integer = [](const Value& v) { return std::holds_alternative<int64_t>(v) ? std::get<int64_t>(v) : 0; };
+  identity("impl", "Impl", ColumnKind::text, [](const Row& r) { return Value(to_string(r.config.impl)); },
+           [](Row& r, const Value& v) { r.config.impl = parse_attention_impl(schema::text_of(v)); });
+  identity("batch", "Batch", ColumnKind::integer, [](const Row& r) { return Value(r.config.batch); },
+           [integer](Row& r, const Value& v) { r.config.batch = integer(v); });
+  identity("heads", "Heads", ColumnKind::integer, [](const Row& r) { return Value(r.config.heads); },
+           [integer](Row& r, const Value& v) { r.config.heads = integer(v); });
+  identity("d", "d", ColumnKind::integer, [](const Row& r) { return Value(r.config.head_dim); },
+           [integer](Row& r, const Value& v) { r.config.head_dim = integer(v); });
+  identity("seq", "Seq", ColumnKind::integer, [](const Row& r) { return Value(r.config.seq); },
+           [integer](Row& r, const Value& v) { r.config.seq = integer(v); });
+  identity("precision", "Precision", ColumnKind::text, [](const Row& r) { return Value(to_string(r.config.precision)); },
+           [](Row& r, const Value& v) { r.config.precision = parse_precision(schema::text_of(v)); });
+  identity("causal", "Causal", ColumnKind::text, [](const Row& r) { return Value(std::string(r.config.causal ? "yes" : "no")); },
+           [](Row& r, const Value& v) { r.config.causal = schema::text_of(v) == "yes"; });
   f.push_back({Column{"status", "Status", ColumnKind::text, ColumnRole::measure, "ok, OOM, failed or cancelled"},
-               [](const Row& r) { return Value(to_string(r.status)); }});
+               [](const Row& r) { return Value(to_string(r.status)); },
+               [](Row& r, const Value& v) { r.status = parse_run_status(schema::text_of(v)); }});
   f.push_back({Column{"fwd_ms", "Forward", ColumnKind::milliseconds, ColumnRole::measure,
                       "Mean of the measured forward passes", "fwd_std_ms"},
                [](const Row& r) { return value_if(measured(r), r.forward.mean_ms); }});

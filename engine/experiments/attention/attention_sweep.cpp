@@ -6,25 +6,6 @@
 
 namespace stepscope {
 
-std::vector<AttentionConfig> expand(const AttentionSweepSpec& spec) {
-  std::vector<AttentionConfig> out;
-  for (Precision precision : spec.precisions) {
-    for (int64_t d : spec.head_dims) {
-      for (int64_t seq : spec.seqs) {
-        for (AttentionImpl impl : spec.impls) {
-          AttentionConfig c = spec.base;
-          c.impl = impl;
-          c.head_dim = d;
-          c.seq = seq;
-          c.precision = precision;
-          out.push_back(c);
-        }
-      }
-    }
-  }
-  return out;
-}
-
 void check_runnable(const AttentionConfig& c) {
   validate(c);
   check_attention_impl(c.impl, c.device, c.head_dim, c.seq, c.seq);

@@ -1,0 +1,34 @@
+#include "gui/lab_tabs.h"
+
+#include "gui/attention_tab.h"
+#include "gui/precision_tab.h"
+#include "widgets/attention_view.h"
+#include "widgets/precision_view.h"
+
+namespace stepscope::gui {
+
+namespace {
+
+template <class Tab>
+void report(Tab* tab, const LabTabCallbacks& callbacks) {
+  QObject::connect(tab, &Tab::status, tab, callbacks.status);
+  QObject::connect(tab, &Tab::history_changed, tab, callbacks.history_changed);
+  QObject::connect(tab, &Tab::history_problem, tab, callbacks.history_problem);
+}
+
+}  // namespace
+
+void attach_lab_tabs(const std::vector<views::ResultView*>& views, const std::vector<views::DeviceChoice>& devices,
+                     history::RunHistory& history, QObject* parent, const LabTabCallbacks& callbacks) {
+  for (auto* view : views) {
+    if (auto* precision = dynamic_cast<views::PrecisionView*>(view)) {
+      precision->set_devices(devices);
+      report(new PrecisionTab(history, precision, parent), callbacks);
+    } else if (auto* attention = dynamic_cast<views::AttentionView*>(view)) {
+      attention->form()->set_devices(devices);
+      report(new AttentionTab(history, attention, parent), callbacks);
+    }
+  }
+}
+
+}  // namespace stepscope::gui

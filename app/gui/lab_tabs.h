@@ -1,0 +1,27 @@
+// The result tabs that run experiments of their own (Attention, Precision): found among the
+// window's views and given their drivers, which report through the callbacks.
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include <functional>
+#include <vector>
+
+#include "history/run_history.h"
+#include "widgets/result_view.h"
+#include "widgets/run_panel.h"
+
+namespace stepscope::gui {
+
+struct LabTabCallbacks {
+  std::function<void(const QString&)> status;           // progress and outcomes, for the status bar
+  std::function<void()> history_changed;                // a run was kept
+  std::function<void(const QString&)> history_problem;  // a run could not be kept
+};
+
+// The drivers are children of `parent`.
+void attach_lab_tabs(const std::vector<views::ResultView*>& views, const std::vector<views::DeviceChoice>& devices,
+                     history::RunHistory& history, QObject* parent, const LabTabCallbacks& callbacks);
+
+}  // namespace stepscope::gui

@@ -1,0 +1,36 @@
+// The seeds' questions on attention's memory, answered from a sweep's table: which is the
+// smallest configuration that ran out of memory, the accounting of what it needed (each term
+// with its formula), and how what is kept for the backward grows with the sequence length.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attention/attention_types.h"
+#include "schema/table.h"
+
+namespace stepscope {
+
+// The table's rows as results: configuration, status and the measures the reading needs.
+// Rows of another schema, or that cannot be read, are left out.
+std::vector<AttentionResult> attention_rows(const schema::Table& table);
+
+// The out-of-memory configuration with the smallest estimated peak; none when nothing ran out.
+std::optional<AttentionConfig> smallest_out_of_memory(const std::vector<AttentionResult>& rows);
+
+// How the measured memory kept for the backward (memory before the backward, less the inputs)
+// grows with the sequence length for one implementation: the exponent k of s^k between its two
+// longest measured lengths at one head dim and precision. None with fewer than two such rows.
+struct MemoryGrowth {
+  AttentionImpl impl = AttentionImpl::naive;
+  AttentionConfig from, to;
+  double exponent = 0;
+};
+std::vector<MemoryGrowth> memory_growth(const std::vector<AttentionResult>& rows);
+
+// Plain-language text: the smallest OOM configuration and its accounting, then the growth of
+// what is saved for the backward. Empty for a table with no rows.
+std::string attention_memory_reading(const schema::Table& table);
+
+}  // namespace stepscope

@@ -1,0 +1,24 @@
+// What an attention sweep covers: the cartesian product of implementations, head dims, sequence
+// lengths and precisions around one base configuration. Plain types (no LibTorch), so the app's
+// form can build and check a sweep before the engine runs it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "attention/attention_types.h"
+
+namespace stepscope {
+
+struct AttentionSweepSpec {
+  AttentionConfig base;  // batch, heads, causal, steps, device, seed
+  std::vector<AttentionImpl> impls{AttentionImpl::naive, AttentionImpl::flash};
+  std::vector<int64_t> head_dims{16, 32, 64, 128};
+  std::vector<int64_t> seqs{256, 1024, 4096, 8192, 16384};
+  std::vector<Precision> precisions{Precision::fp32};
+};
+
+// Sequence lengths outermost and implementations innermost, so rows to compare sit together.
+std::vector<AttentionConfig> expand(const AttentionSweepSpec& spec);
+
+}  // namespace stepscope

@@ -1,0 +1,128 @@
+#include "charts/attention_chart_data.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+
+#include "experiments/attention/attention_reading.h"
+
+namespace stepscope::views {
+
+namespace {
+
+// What stays fixed along a line.
+struct LineKey {
+  std::string impl, precision;
+  int64_t head_dim = 0, batch = 0, heads = 0;
+  bool causal = false;
+  auto tied() const { return std::tie(impl, head_dim, precision, causal, batch, heads); }
+  bool operator<(const LineKey& o) const { return tied() < o.tied(); }
+};
+
+LineKey key_of(const AttentionConfig& c) {
+  return {to_string(c.impl), to_string(c.precision), c.head_dim, c.batch, c.heads, c.causal};
+}
+
+QString name_of(const LineKey& key, const std::map<LineKey, size_t>& lines) {
+  auto varies = [&](auto member) {
+    return std::any_of(lines.begin(), lines.end(), [&](const auto& other) { return other.first.*member != key.*member; });
+  };
+  QString name = QString::fromStdString(key.impl);
+  if (varies(&LineKey::head_dim)) name += QStringLiteral(" d%1").arg(key.head_dim);
+  if (varies(&LineKey::precision)) name += QStringLiteral(" ") + QString::fromStdString(key.precision);
+  if (varies(&LineKey::causal)) name += key.causal ? QStringLiteral(" causal") : QStringLiteral(" full");
+  if (varies(&LineKey::batch)) name += QStringLiteral(" b%1").arg(key.batch);
+  if (varies(&LineKey::heads)) name += QStringLiteral(" h%1").arg(key.heads);
+  return name;
+}
+
+double measure_of(const schema::Table& table, size_t row, AttentionMeasure measure) {
+  const int c = table.column_index(measure == AttentionMeasure::forward_backward_time ? "fwd_bwd_ms" : "mem_before_bwd_bytes");
+  if (c < 0) return -1;
+  const auto value = schema::number_of(table.rows[row][static_cast<size_t>(c)]);
+  if (!value) return -1;
+  return measure == AttentionMeasure::forward_backward_time ? *value : *value / (1024.0 * 1024.0);
+}
+
+bool passes(const AttentionConfig& c, const AttentionChartFilter& filter) {
+  return (filter.head_dim <= 0 || c.head_dim == filter.head_dim) &&
+         (filter.precision.isEmpty() || QString::fromStdString(to_string(c.precision)) == filter.precision);
+}
+
+}  // namespace
+
+SweepChartData build_attention_chart_data(const schema::Table& table, AttentionMeasure measure,
+                                          const AttentionChartFilter& filter) {
+  SweepChartData data;
+  data.log_x = true;
+  data.x_title = QStringLiteral("sequence length");
+  data.y_title = measure == AttentionMeasure::forward_backward_time ? QStringLiteral("forward + backward (ms)")
+                                                                    : QStringLiteral("memory before backward (MiB)");
+  // attention_rows skips unreadable rows, so keep the table's row index beside each.
+  const auto rows = attention_rows(table);
+  if (rows.size() != table.rows.size()) return data;  // a table this build cannot read whole
+  std::map<LineKey, size_t> all;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!passes(rows[i].config, filter)) continue;
+    all.emplace(key_of(rows[i].config), all.size());
+  }
+  std::map<LineKey, size_t> index;
+  for (const auto& [key, i] : all) {
+    if (i < kMostSweepLines) index.emplace(key, i);
+  }
+  data.hidden_lines = all.size() - index.size();
+  data.lines.resize(index.size());
+  for (const auto& [key, i] : index) data.lines[i].name = name_of(key, index);
+
+  double x_min = std::numeric_limits<double>::max(), x_max = 0;
+  double y_min = std::numeric_limits<double>::max(), y_max = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const AttentionResult& r = rows[i];
+    if (!passes(r.config, filter)) continue;
+    const auto line = index.find(key_of(r.config));
+    if (line == index.end()) continue;
+    const double x = static_cast<double>(r.config.seq);
+    x_min = std::min(x_min, x);
+    x_max = std::max(x_max, x);
+    const double y = measure_of(table, i, measure);
+    if (r.status == RunStatus::ok && y > 0) {
+      data.lines[line->second].points.append({x, y});
+      y_min = std::min(y_min, y);
+      y_max = std::max(y_max, y);
+    } else if (r.status != RunStatus::ok) {
+      data.failures.push_back({data.lines[line->second].name, x, QString::fromStdString(to_string(r.status))});
+    }
+  }
+  for (auto& line : data.lines) {
+    std::sort(line.points.begin(), line.points.end(), [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
+  }
+  if (x_max > 0) {
+    data.x_min = x_min;
+    data.x_max = x_max;
+  }
+  if (y_max > 0) {
+    data.y_min = y_min;
+    data.y_max = y_max;
+  }
+  return data;
+}
+
+std::vector<int64_t> attention_head_dims(const schema::Table& table) {
+  std::vector<int64_t> out;
+  for (const auto& r : attention_rows(table)) {
+    if (std::find(out.begin(), out.end(), r.config.head_dim) == out.end()) out.push_back(r.config.head_dim);
+  }
+  return out;
+}
+
+std::vector<QString> attention_precisions(const schema::Table& table) {
+  std::vector<QString> out;
+  for (const auto& r : attention_rows(table)) {
+    const QString p = QString::fromStdString(to_string(r.config.precision));
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  }
+  return out;
+}
+
+}  // namespace stepscope::views
