@@ -224,6 +224,14 @@ std::vector<Case> all_cases() {
           for (const Dims& x : dims)
             cases.push_back({type, make_shape(x.batch, x.heads, x.seq_q, x.seq_k, d, causal),
                              x.layout, path});
+  // Long enough (> 4 K/V tiles of 192 keys, > 5 query tiles) for the Hopper kernels' mbarrier
+  // pipelines to wrap around their stages; only the two tile widths, to keep the CPU
+  // reference's time down.
+  for (KernelPath path : kernel_paths())
+    for (ElementType type : {ElementType::f32, ElementType::f16, ElementType::bf16})
+      for (bool causal : {false, true})
+        for (int64_t d : {64, 128})
+          cases.push_back({type, make_shape(1, 1, 700, 1000, d, causal), Layout::contiguous, path});
   return cases;
 }
 

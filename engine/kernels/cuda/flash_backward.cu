@@ -4,7 +4,9 @@
 #include "kernels/cuda/flash_backward_helpers.cuh"
 #include "kernels/cuda/flash_backward_mma.cuh"
 #include "kernels/cuda/flash_backward_simt.cuh"
+#include "kernels/cuda/flash_backward_sm90.cuh"
 #include "kernels/cuda/flash_launch_utils.h"
+#include "kernels/cuda/sm90_backward_tensor_map.h"
 
 #include <algorithm>
 #include <cmath>
@@ -59,6 +61,69 @@ void launch_backward_mma(BackwardParams params, const AttentionShape& shape, cud
   flash::launch_kernel(flash::flash_backward_mma_kernel<T, kHeadDim>, blocks, Tr::kThreads,
                        Tr::kSmemBytes, stream, params, "flash_backward_mma_kernel");
   launch_helpers_after<T>(params, stream);
+}
+
+// Hopper main kernel (wgmma, TMA); the helpers around it are the portable ones.
+template <typename T, int kHeadDim>
+void launch_backward_sm90(BackwardParams params, const FlashBackwardArgs& args,
+                          cudaStream_t stream) {
+  using Tr = flash::Sm90BackwardTraits<kHeadDim>;
+  const AttentionShape& shape = args.shape;
+  params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
+  flash::check_device_supported(Tr::kSmemBytes);
+  flash::Sm90BackwardParams sp;
+  sp.p = params;
+  using flash::sm90bwd::make_tensor_map;
+  sp.q = make_tensor_map(args.type, args.q, args.q_strides, shape, shape.seq_q, 64, Tr::kBlockM,
+                         CU_TENSOR_MAP_SWIZZLE_128B);
+  sp.d_o = make_tensor_map(args.type, args.d_o, args.d_o_strides, shape, shape.seq_q, 64,
+                           Tr::kBlockM, CU_TENSOR_MAP_SWIZZLE_128B);
+  sp.k = make_tensor_map(args.type, args.k, args.k_strides, shape, shape.seq_k, Tr::kKBlockCols,
+                         Tr::kBlockN,
+                         Tr::kKSwizzleBytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                                  : CU_TENSOR_MAP_SWIZZLE_128B);
+  sp.v = make_tensor_map(args.type, args.v, args.v_strides, shape, shape.seq_k, 64, Tr::kBlockN,
+                         CU_TENSOR_MAP_SWIZZLE_128B);
+  sp.dq_accum = flash::sm90bwd::make_dq_accum_map(params.dq_accum, shape.head_dim, shape.seq_q,
+                                                  shape.batch * shape.heads, Tr::kBlockM);
+  launch_helpers_before<T>(params, stream);
+  const auto blocks = static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads);
+  flash::launch_kernel(flash::flash_backward_sm90_kernel<T, kHeadDim>, blocks, Tr::kThreads,
+                       Tr::kSmemBytes, stream, sp, "flash_backward_sm90_kernel");
+  launch_helpers_after<T>(params, stream);
+}
+
+bool is_sm90_device() {
+  int device = 0, major = 0, minor = 0;
+  flash::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  flash::check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
+                    "cudaDeviceGetAttribute(compute capability major)");
+  flash::check_cuda(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device),
+                    "cudaDeviceGetAttribute(compute capability minor)");
+  return major == 9 && minor == 0;
+}
+
+// The Hopper kernel takes fp16/bf16 on a cc 9.0 device when TMA can read Q, K, V and dO and
+// dK, dV take aligned 4-byte stores; anything else runs the portable kernel.
+bool sm90_backward_applies(const FlashBackwardArgs& args) {
+  if (args.path != KernelPath::fastest || args.type == ElementType::f32) return false;
+  const AttentionShape& s = args.shape;
+  using flash::sm90bwd::tma_view_allowed;
+  return tma_view_allowed(args.q, args.q_strides, s, s.seq_q) &&
+         tma_view_allowed(args.d_o, args.d_o_strides, s, s.seq_q) &&
+         tma_view_allowed(args.k, args.k_strides, s, s.seq_k) &&
+         tma_view_allowed(args.v, args.v_strides, s, s.seq_k) &&
+         flash::allows_vector_access(args.dk, args.dk_strides, 2) &&
+         flash::allows_vector_access(args.dv, args.dv_strides, 2) && is_sm90_device();
+}
+
+template <typename T>
+void dispatch_sm90(const BackwardParams& params, const FlashBackwardArgs& args,
+                   cudaStream_t stream) {
+  if (flash::padded_head_dim(params.head_dim) <= 64) {
+    return launch_backward_sm90<T, 64>(params, args, stream);
+  }
+  return launch_backward_sm90<T, 128>(params, args, stream);
 }
 
 template <int kHeadDim>
@@ -127,6 +192,10 @@ void flash_backward_cuda(const FlashBackwardArgs& args, cudaStream_t stream) {
   flash::check_cuda(cudaMemsetAsync(args.workspace, 0, workspace_bytes, stream),
                     "cudaMemsetAsync of the backward workspace");
 
+  if (sm90_backward_applies(args)) {
+    if (args.type == ElementType::f16) return dispatch_sm90<__half>(params, args, stream);
+    return dispatch_sm90<__nv_bfloat16>(params, args, stream);
+  }
   switch (flash::padded_head_dim(params.head_dim)) {
     case 32: return dispatch_type<32>(args.type, params, shape, stream);
     case 64: return dispatch_type<64>(args.type, params, shape, stream);

@@ -1,10 +1,15 @@
 // Host launcher of the flash-attention forward: validates the arguments, picks the kernel for
 // the element type and padded head dim, and launches one CTA per (query tile, batch*head).
+// On compute capability 9.0 with KernelPath::fastest, 16-bit types and TMA-addressable views
+// take the Hopper kernel (flash_forward_sm90.cuh); everything else the portable sm_80 ones.
 #include "kernels/cuda/flash_attention_cuda.h"
 #include "kernels/cuda/flash_forward_mma.cuh"
 #include "kernels/cuda/flash_forward_simt.cuh"
+#include "kernels/cuda/flash_forward_sm90.cuh"
 #include "kernels/cuda/flash_launch_utils.h"
+#include "kernels/cuda/sm90_tensor_map.h"
 
+#include <atomic>
 #include <cmath>
 #include <stdexcept>
 
@@ -46,6 +51,96 @@ void dispatch_type(ElementType type, const ForwardParams& params, const Attentio
   throw std::runtime_error("flash attention: unknown element type");
 }
 
+// Whether the current device is compute capability 9.0 (the sm_90a code's target), queried
+// once per device.
+bool current_device_is_sm90() {
+  int device = 0;
+  flash::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  constexpr int kCachedDevices = 64;
+  static std::atomic<int> cached[kCachedDevices];  // 0 unknown, 1 no, 2 yes
+  if (device >= 0 && device < kCachedDevices) {
+    const int known = cached[device].load(std::memory_order_relaxed);
+    if (known != 0) return known == 2;
+  }
+  int major = 0, minor = 0;
+  flash::check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
+                    "cudaDeviceGetAttribute(compute capability major)");
+  flash::check_cuda(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device),
+                    "cudaDeviceGetAttribute(compute capability minor)");
+  const bool sm90 = major == 9 && minor == 0;
+  if (device >= 0 && device < kCachedDevices) {
+    cached[device].store(sm90 ? 2 : 1, std::memory_order_relaxed);
+  }
+  return sm90;
+}
+
+bool sm90_forward_applies(const FlashForwardArgs& args) {
+  const AttentionShape& shape = args.shape;
+  return args.path == KernelPath::fastest && args.type != ElementType::f32 &&
+         args.softmax_scale > 0.f &&
+         flash::tma_view_ok(args.q, args.q_strides, shape, shape.seq_q) &&
+         flash::tma_view_ok(args.k, args.k_strides, shape, shape.seq_k) &&
+         flash::tma_view_ok(args.v, args.v_strides, shape, shape.seq_k) &&
+         flash::tma_view_ok(args.o, args.o_strides, shape, shape.seq_q) &&
+         current_device_is_sm90();
+}
+
+template <typename T, int kHeadDim>
+void launch_forward_sm90(const FlashForwardArgs& args, cudaStream_t stream) {
+  using Tr = flash::Sm90ForwardTraits<kHeadDim>;
+  const AttentionShape& shape = args.shape;
+  flash::Sm90ForwardParams params;
+  params.q_map = flash::make_attention_tensor_map(args.type, args.q, args.q_strides, shape,
+                                                  shape.seq_q, Tr::kBlockM);
+  params.k_map = flash::make_attention_tensor_map(args.type, args.k, args.k_strides, shape,
+                                                  shape.seq_k, Tr::kBlockN);
+  params.v_map = flash::make_attention_tensor_map(args.type, args.v, args.v_strides, shape,
+                                                  shape.seq_k, Tr::kBlockN);
+  params.o_map = flash::make_attention_tensor_map(args.type, args.o, args.o_strides, shape,
+                                                  shape.seq_q, 64);
+  params.lse = args.lse;
+  params.heads = static_cast<int>(shape.heads);
+  params.seq_q = static_cast<int>(shape.seq_q);
+  params.seq_k = static_cast<int>(shape.seq_k);
+  params.row_tiles = static_cast<int>((shape.seq_q + Tr::kBlockM - 1) / Tr::kBlockM);
+  params.causal = shape.causal;
+  params.scale = args.softmax_scale;
+  params.scale_log2 = args.softmax_scale * static_cast<float>(M_LOG2E);
+  flash::check_device_supported(Tr::kSmemBytes);
+  const auto blocks = static_cast<unsigned>(params.row_tiles * shape.batch * shape.heads);
+  flash::launch_kernel(flash::flash_forward_sm90_kernel<T, kHeadDim>, blocks, Tr::kThreads,
+                       Tr::kSmemBytes, stream, params, "flash_forward_sm90_kernel");
+}
+
+// Whether the Hopper kernel's image for this device came from the sm_90a pass (a build without
+// sm_90a would run PTX of another target, whose kernel body is empty). Every cc 9.0 device
+// loads the same image, so one answer per instantiation.
+template <typename T, int kHeadDim>
+bool sm90_kernel_compiled() {
+  static const bool compiled = [] {
+    cudaFuncAttributes attributes{};
+    flash::check_cuda(cudaFuncGetAttributes(&attributes,
+                                            flash::flash_forward_sm90_kernel<T, kHeadDim>),
+                      "cudaFuncGetAttributes(flash_forward_sm90_kernel)");
+    return attributes.ptxVersion == 90 && attributes.binaryVersion == 90;
+  }();
+  return compiled;
+}
+
+// Launches the Hopper kernel for the padded head dim; false (nothing launched) when this build
+// carries no sm_90a code for it.
+template <typename T>
+bool dispatch_sm90(const FlashForwardArgs& args, cudaStream_t stream) {
+  if (flash::sm90_padded_head_dim(static_cast<int>(args.shape.head_dim)) == 64) {
+    if (!sm90_kernel_compiled<T, 64>()) return false;
+    launch_forward_sm90<T, 64>(args, stream);
+    return true;
+  }
+  if (!sm90_kernel_compiled<T, 128>()) return false;
+  launch_forward_sm90<T, 128>(args, stream);
+  return true;
+}
+
 }  // namespace
 
 void flash_forward_cuda(const FlashForwardArgs& args, cudaStream_t stream) {
@@ -59,6 +154,12 @@ void flash_forward_cuda(const FlashForwardArgs& args, cudaStream_t stream) {
   flash::check_view("v", args.v, args.v_strides, shape, shape.seq_k);
   flash::check_view("o", args.o, args.o_strides, shape, shape.seq_q);
   if (args.lse == nullptr) throw std::runtime_error("flash attention: lse is null");
+  if (sm90_forward_applies(args)) {
+    const bool launched = args.type == ElementType::bf16
+                              ? dispatch_sm90<__nv_bfloat16>(args, stream)
+                              : dispatch_sm90<__half>(args, stream);
+    if (launched) return;
+  }
 
   const std::size_t bytes = flash::element_bytes(args.type);
   ForwardParams params;
