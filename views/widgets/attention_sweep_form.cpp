@@ -11,24 +11,16 @@
 
 #include <algorithm>
 
+#include "widgets/form_fields.h"
+
 namespace stepscope::views {
 
 namespace {
 
-QSpinBox* spin(int low, int high, int value, const QString& tip) {
-  auto* box = new QSpinBox;
-  box->setRange(low, high);
-  box->setValue(value);
-  box->setToolTip(tip);
-  box->setProperty("help", tip);
-  return box;
-}
-
 QLineEdit* list_field(const QString& text, const QString& tip) {
   auto* field = new QLineEdit(text);
   field->setMinimumWidth(field->fontMetrics().horizontalAdvance(QStringLiteral("256,1024,4096,16384")) + 16);
-  field->setToolTip(tip);
-  field->setProperty("help", tip);
+  set_help(field, tip);
   return field;
 }
 
@@ -72,14 +64,14 @@ AttentionSweepForm::AttentionSweepForm(QWidget* parent) : QWidget(parent) {
     precisions_.push_back(box);
     precision_row->addWidget(box);
   }
-  batch_ = spin(1, 1 << 20, 8, tr("Batch size (the seeds use 8)"));
-  heads_ = spin(1, 4096, 1, tr("Heads; 1 is the seeds' (batch, seq, d) inputs with no head dimension"));
+  batch_ = help_spin(1, 1 << 20, 8, tr("Batch size (the seeds use 8)"));
+  heads_ = help_spin(1, 4096, 1, tr("Heads; 1 is the seeds' (batch, seq, d) inputs with no head dimension"));
   head_dims_ = list_field(QStringLiteral("16,32,64,128"), tr("Head dims, a comma list"));
   seqs_ = list_field(QStringLiteral("256,1024,4096"), tr("Sequence lengths, a comma list (the seeds: 256 to 16384)"));
   causal_ = new QCheckBox(tr("causal"));
   causal_->setToolTip(tr("Top-left causal mask: query i sees keys 0..i"));
-  warmup_ = spin(0, 100000, 2, tr("Warm-up passes, not measured"));
-  steps_ = spin(1, 100000, 10, tr("Measured forward and backward passes (the seeds use 100)"));
+  warmup_ = help_spin(0, 100000, 2, tr("Warm-up passes, not measured"));
+  steps_ = help_spin(1, 100000, 10, tr("Measured forward and backward passes (the seeds use 100)"));
   device_ = new QComboBox;
   run_ = new QPushButton(tr("Run"));
   run_->setObjectName("attentionRunButton");
@@ -203,13 +195,7 @@ void AttentionSweepForm::refresh() {
   error_->setText(s ? QString() : error);
   error_->setVisible(!s.has_value());
   const auto wrong = s ? std::vector<QWidget*>() : fields_for(key);
-  for (QWidget* field : all_fields()) {
-    const bool invalid = std::find(wrong.begin(), wrong.end(), field) != wrong.end();
-    if (field->property("invalid").toBool() == invalid) continue;
-    field->setProperty("invalid", invalid);
-    field->setStyleSheet(invalid ? QStringLiteral("border: 1px solid #b00020;") : QString());
-    field->setToolTip(invalid ? error : field->property("help").toString());
-  }
+  flag_fields(all_fields(), wrong, error);
   run_->setEnabled(running_ || s.has_value());
 }
 

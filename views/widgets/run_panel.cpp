@@ -14,22 +14,13 @@
 
 #include "model/flops.h"
 #include "model/memory_estimate.h"
+#include "widgets/form_fields.h"
 
 namespace stepscope::views {
 
 namespace {
 
 constexpr const char* kCustom = "custom";
-
-QSpinBox* spin(int low, int high, int value, const QString& tip) {
-  auto* box = new QSpinBox;
-  box->setRange(low, high);
-  box->setValue(value);
-  box->setToolTip(tip);
-  box->setProperty("help", tip);  // restored when the field is valid again
-  box->setAccelerated(true);
-  return box;
-}
 
 // GiB for what a GPU holds, MiB for the tiny models.
 QString size_text(int64_t bytes) {
@@ -54,15 +45,15 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   for (const auto& name : model_preset_names()) preset_->addItem(QString::fromStdString(name));
   preset_->addItem(kCustom);
   preset_->setToolTip(tr("The handout's five sizes, the tiny CPU presets, or a custom shape"));
-  d_model_ = spin(1, 65536, 768, tr("Model width (d_model); a multiple of the number of heads"));
-  d_ff_ = spin(1, 262144, 3072, tr("Feed-forward width (d_ff)"));
-  layers_ = spin(1, 1024, 12, tr("Transformer blocks"));
-  heads_ = spin(1, 1024, 12, tr("Attention heads"));
-  vocab_ = spin(2, 1000000, 10000, tr("Vocabulary size"));
-  context_ = spin(1, 1 << 20, 256, tr("Tokens per sequence"));
-  batch_ = spin(1, 1 << 16, 4, tr("Sequences per step"));
-  warmup_ = spin(0, 100000, 5, tr("Steps run before measuring (compilation, caches, autotuning)"));
-  steps_ = spin(1, 1000000, 10, tr("Steps measured"));
+  d_model_ = help_spin(1, 65536, 768, tr("Model width (d_model); a multiple of the number of heads"));
+  d_ff_ = help_spin(1, 262144, 3072, tr("Feed-forward width (d_ff)"));
+  layers_ = help_spin(1, 1024, 12, tr("Transformer blocks"));
+  heads_ = help_spin(1, 1024, 12, tr("Attention heads"));
+  vocab_ = help_spin(2, 1000000, 10000, tr("Vocabulary size"));
+  context_ = help_spin(1, 1 << 20, 256, tr("Tokens per sequence"));
+  batch_ = help_spin(1, 1 << 16, 4, tr("Sequences per step"));
+  warmup_ = help_spin(0, 100000, 5, tr("Steps run before measuring (compilation, caches, autotuning)"));
+  steps_ = help_spin(1, 1000000, 10, tr("Steps measured"));
   precision_ = new QComboBox;
   precision_->addItem(tr("fp32"), static_cast<int>(Precision::fp32));
   precision_->addItem(tr("bf16 mixed (autocast)"), static_cast<int>(Precision::bf16));
@@ -247,14 +238,8 @@ void RunPanel::refresh() {
   error_->setVisible(!c.has_value());
   // The field at fault gets a red frame and the message as its tooltip.
   const auto wrong = c ? std::vector<QWidget*>() : fields_for(key);
-  for (QWidget* field : std::initializer_list<QWidget*>{d_model_, d_ff_, layers_, heads_, vocab_, context_, batch_,
-                                                         warmup_, steps_, device_, precision_, mode_}) {
-    const bool invalid = std::find(wrong.begin(), wrong.end(), field) != wrong.end();
-    if (field->property("invalid").toBool() == invalid) continue;
-    field->setProperty("invalid", invalid);
-    field->setStyleSheet(invalid ? QStringLiteral("border: 1px solid #b00020;") : QString());
-    field->setToolTip(invalid ? error : field->property("help").toString());
-  }
+  flag_fields({d_model_, d_ff_, layers_, heads_, vocab_, context_, batch_, warmup_, steps_, device_, precision_, mode_},
+              wrong, error);
   fits_ = true;
   if (c) {
     const MemoryEstimate e = estimate_memory(*c);

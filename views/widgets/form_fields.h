@@ -1,0 +1,22 @@
+// What the app's forms share: fields that keep their help text, and the red frame with the
+// reason on the fields a configuration error names (restoring the help once they are valid).
+#pragma once
+
+#include <QString>
+
+#include <vector>
+
+class QSpinBox;
+class QWidget;
+
+namespace stepscope::views {
+
+// A spin box with its range, value and help tooltip.
+QSpinBox* help_spin(int low, int high, int value, const QString& tip);
+// Gives `widget` its help tooltip, kept for when an error's tooltip goes again.
+void set_help(QWidget* widget, const QString& tip);
+// Frames the `wrong` fields in red with `error` as their tooltip; the rest of `fields` get
+// their help back.
+void flag_fields(const std::vector<QWidget*>& fields, const std::vector<QWidget*>& wrong, const QString& error);
+
+}  // namespace stepscope::views
