@@ -6,7 +6,8 @@
 #include "kernels/cuda/flash_backward_simt.cuh"
 #include "kernels/cuda/flash_backward_sm90.cuh"
 #include "kernels/cuda/flash_launch_utils.h"
-#include "kernels/cuda/sm90_backward_tensor_map.h"
+#include "kernels/cuda/sm90_dispatch.h"
+#include "kernels/cuda/sm90_tensor_map.h"
 
 #include <algorithm>
 #include <cmath>
@@ -73,19 +74,19 @@ void launch_backward_sm90(BackwardParams params, const FlashBackwardArgs& args,
   flash::check_device_supported(Tr::kSmemBytes);
   flash::Sm90BackwardParams sp;
   sp.p = params;
-  using flash::sm90bwd::make_tensor_map;
-  sp.q = make_tensor_map(args.type, args.q, args.q_strides, shape, shape.seq_q, 64, Tr::kBlockM,
-                         CU_TENSOR_MAP_SWIZZLE_128B);
-  sp.d_o = make_tensor_map(args.type, args.d_o, args.d_o_strides, shape, shape.seq_q, 64,
-                           Tr::kBlockM, CU_TENSOR_MAP_SWIZZLE_128B);
-  sp.k = make_tensor_map(args.type, args.k, args.k_strides, shape, shape.seq_k, Tr::kKBlockCols,
-                         Tr::kBlockN,
-                         Tr::kKSwizzleBytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
-                                                  : CU_TENSOR_MAP_SWIZZLE_128B);
-  sp.v = make_tensor_map(args.type, args.v, args.v_strides, shape, shape.seq_k, 64, Tr::kBlockN,
-                         CU_TENSOR_MAP_SWIZZLE_128B);
-  sp.dq_accum = flash::sm90bwd::make_dq_accum_map(params.dq_accum, shape.head_dim, shape.seq_q,
-                                                  shape.batch * shape.heads, Tr::kBlockM);
+  using flash::make_attention_tensor_map;
+  constexpr CUtensorMapSwizzle kKSwizzle =
+      Tr::kKSwizzleBytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B;
+  sp.q = make_attention_tensor_map(args.type, args.q, args.q_strides, shape, shape.seq_q,
+                                   {64, Tr::kBlockM, CU_TENSOR_MAP_SWIZZLE_128B});
+  sp.d_o = make_attention_tensor_map(args.type, args.d_o, args.d_o_strides, shape, shape.seq_q,
+                                     {64, Tr::kBlockM, CU_TENSOR_MAP_SWIZZLE_128B});
+  sp.k = make_attention_tensor_map(args.type, args.k, args.k_strides, shape, shape.seq_k,
+                                   {Tr::kKBlockCols, Tr::kBlockN, kKSwizzle});
+  sp.v = make_attention_tensor_map(args.type, args.v, args.v_strides, shape, shape.seq_k,
+                                   {64, Tr::kBlockN, CU_TENSOR_MAP_SWIZZLE_128B});
+  sp.dq_accum = flash::make_dq_accum_map(params.dq_accum, shape.head_dim, shape.seq_q,
+                                         shape.batch * shape.heads, Tr::kBlockM);
   launch_helpers_before<T>(params, stream);
   const auto blocks = static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads);
   flash::launch_kernel(flash::flash_backward_sm90_kernel<T, kHeadDim>, blocks, Tr::kThreads,
@@ -93,28 +94,19 @@ void launch_backward_sm90(BackwardParams params, const FlashBackwardArgs& args,
   launch_helpers_after<T>(params, stream);
 }
 
-bool is_sm90_device() {
-  int device = 0, major = 0, minor = 0;
-  flash::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  flash::check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
-                    "cudaDeviceGetAttribute(compute capability major)");
-  flash::check_cuda(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device),
-                    "cudaDeviceGetAttribute(compute capability minor)");
-  return major == 9 && minor == 0;
-}
-
 // The Hopper kernel takes fp16/bf16 on a cc 9.0 device when TMA can read Q, K, V and dO and
 // dK, dV take aligned 4-byte stores; anything else runs the portable kernel.
 bool sm90_backward_applies(const FlashBackwardArgs& args) {
   if (args.path != KernelPath::fastest || args.type == ElementType::f32) return false;
   const AttentionShape& s = args.shape;
-  using flash::sm90bwd::tma_view_allowed;
-  return tma_view_allowed(args.q, args.q_strides, s, s.seq_q) &&
-         tma_view_allowed(args.d_o, args.d_o_strides, s, s.seq_q) &&
-         tma_view_allowed(args.k, args.k_strides, s, s.seq_k) &&
-         tma_view_allowed(args.v, args.v_strides, s, s.seq_k) &&
+  using flash::tma_view_ok;
+  return tma_view_ok(args.type, args.q, args.q_strides, s, s.seq_q) &&
+         tma_view_ok(args.type, args.d_o, args.d_o_strides, s, s.seq_q) &&
+         tma_view_ok(args.type, args.k, args.k_strides, s, s.seq_k) &&
+         tma_view_ok(args.type, args.v, args.v_strides, s, s.seq_k) &&
          flash::allows_vector_access(args.dk, args.dk_strides, 2) &&
-         flash::allows_vector_access(args.dv, args.dv_strides, 2) && is_sm90_device();
+         flash::allows_vector_access(args.dv, args.dv_strides, 2) &&
+         flash::current_device_is_sm90();
 }
 
 template <typename T>

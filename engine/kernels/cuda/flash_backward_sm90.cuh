@@ -16,18 +16,18 @@
 #include "kernels/cuda/flash_backward_sm90_traits.h"
 #include "kernels/cuda/flash_device_math.cuh"
 #include "kernels/cuda/flash_kernel_params.h"
-#include "kernels/cuda/sm90_backward_primitives.cuh"
+#include "kernels/cuda/sm90_async_copy.cuh"
+#include "kernels/cuda/sm90_wgmma.cuh"
 
 #include <cuda.h>
 
 #include <cmath>
 #include <cstdint>
-#include <type_traits>
 
 namespace stepscope::kernels::flash {
 
 struct Sm90BackwardParams {
-  CUtensorMap q, k, v, d_o;  // (head_dim, seq, heads, batch) views, see sm90_backward_tensor_map.h
+  CUtensorMap q, k, v, d_o;  // (head_dim, seq, heads, batch) views, see sm90_tensor_map.h
   CUtensorMap dq_accum;      // fp32 (head_dim, seq_q, batch*heads), reduced into
   BackwardParams p;
 };
@@ -36,18 +36,17 @@ template <typename T, int kHeadDim>
 __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
     flash_backward_sm90_kernel(const __grid_constant__ Sm90BackwardParams args) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using namespace sm90bwd;
+  using namespace sm90;
   using Tr = Sm90BackwardTraits<kHeadDim>;
   using E = MmaElement<T>;
-  constexpr bool kHalf = std::is_same_v<T, __half>;
   constexpr int kBlockM = Tr::kBlockM;
   constexpr int kBlockN = Tr::kBlockN;
   const BackwardParams& p = args.p;
 
   extern __shared__ unsigned char smem_raw[];
-  const uint32_t raw_addr = smem_addr(smem_raw);
+  const uint32_t raw_addr = smem_u32(smem_raw);
   unsigned char* smem = smem_raw + ((1024 - (raw_addr & 1023)) & 1023);
-  const uint32_t base = smem_addr(smem);
+  const uint32_t base = smem_u32(smem);
   float* s_lse = reinterpret_cast<float*>(smem + Tr::kOffLse);
   float* s_d = reinterpret_cast<float*>(smem + Tr::kOffD);
   float* s_dq = reinterpret_cast<float*>(smem + Tr::kOffDq);
@@ -74,7 +73,7 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
       mbarrier_init(&empty[s], Tr::kConsumerThreads / 32);   // one arrival per consumer warp
     }
     mbarrier_init(kv_bar, 1);
-    fence_mbarrier_init();
+    fence_barrier_init();
   }
   __syncthreads();
 
@@ -85,8 +84,8 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
     const int lane = threadIdx.x % 32;
     if (warp != 0) return;
     if (lane == 0) {
-      prefetch_tensor_map(&args.q);
-      prefetch_tensor_map(&args.d_o);
+      tma_prefetch_map(&args.q);
+      tma_prefetch_map(&args.d_o);
       mbarrier_arrive_expect_tx(kv_bar, 2 * Tr::kKBytes);
 #pragma unroll
       for (int b = 0; b < Tr::kKBlocks; ++b)
@@ -101,7 +100,7 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
     for (int it = 0; it < m_steps; ++it) {
       const int s = it % Tr::kStages;
       const int m0 = m_begin + it * kBlockM;
-      if (it >= Tr::kStages) mbarrier_wait(&empty[s], ((it / Tr::kStages) - 1) & 1);
+      if (it >= Tr::kStages) mbarrier_wait_asm_loop(&empty[s], ((it / Tr::kStages) - 1) & 1);
       if (lane == 0) {
         mbarrier_expect_tx(&full[s], 2 * Tr::kQBytes);
 #pragma unroll
@@ -144,7 +143,7 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
 #pragma unroll
   for (int i = 0; i < kHeadDim / 2; ++i) dv[i] = dk[i] = 0.f;
 
-  mbarrier_wait(kv_bar, 0);
+  mbarrier_wait_asm_loop(kv_bar, 0);
   const bool key_tail = n0 + kBlockN > p.seq_k;
 
   for (int it = 0; it < m_steps; ++it) {
@@ -152,7 +151,7 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
     const int m0 = m_begin + it * kBlockM;
     const uint32_t q_base = base + Tr::kOffQ + s * Tr::kQBytes;
     const uint32_t do_base = base + Tr::kOffDo + s * Tr::kQBytes;
-    mbarrier_wait(&full[s], (it / Tr::kStages) & 1);
+    mbarrier_wait_asm_loop(&full[s], (it / Tr::kStages) & 1);
 
     // S^T = K Q^T and dP^T = V dO^T: 64 keys x 64 queries each, K-dim = head dim.
     float st[32];
@@ -170,7 +169,7 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
       }
       const uint64_t b = make_smem_desc(q_base + (k / 4) * Tr::kQBlockBytes + (k % 4) * 32, 16, 1024,
                                         kSwizzle128);
-      wgmma_ss<64, kHalf, 0, 0>(st, a, b, k > 0);
+      Wgmma<64>::template ss<T, 0, 0>(st, a, b, k > 0);
     }
     wgmma_commit();
 #pragma unroll
@@ -179,7 +178,7 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
                                         16, 1024, kSwizzle128);
       const uint64_t b = make_smem_desc(do_base + (k / 4) * Tr::kQBlockBytes + (k % 4) * 32, 16, 1024,
                                         kSwizzle128);
-      wgmma_ss<64, kHalf, 0, 0>(dpt, a, b, k > 0);
+      Wgmma<64>::template ss<T, 0, 0>(dpt, a, b, k > 0);
     }
     wgmma_commit();
 
@@ -187,7 +186,7 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
     const float* lse_tile = s_lse + s * kBlockM;
     const float* d_tile = s_d + s * kBlockM;
     wgmma_wait<1>();
-    fence_regs(st);
+    fence_operand(st);
     const bool needs_mask = key_tail || (p.causal && n0 + kBlockN - 1 > m0);
     const int key0 = n0 + key_row0 + g;
 #pragma unroll
@@ -209,7 +208,7 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
       for (int r = 0; r < 4; ++r) pa[kk][r] = E::pack(st[8 * kk + 2 * r], st[8 * kk + 2 * r + 1]);
 
     wgmma_wait<0>();
-    fence_regs(dpt);
+    fence_operand(dpt);
     uint32_t dsa[4][4];
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
@@ -228,12 +227,12 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
       const uint64_t b = make_smem_desc(do_base + kk * 2048, Tr::kQBlockBytes, 1024, kSwizzle128);
-      wgmma_rs<kHeadDim, kHalf, 1>(dv, pa[kk], b, 1);
+      Wgmma<kHeadDim>::template rs<T, 1>(dv, pa[kk], b, true);
     }
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
       const uint64_t b = make_smem_desc(q_base + kk * 2048, Tr::kQBlockBytes, 1024, kSwizzle128);
-      wgmma_rs<kHeadDim, kHalf, 1>(dk, dsa[kk], b, 1);
+      Wgmma<kHeadDim>::template rs<T, 1>(dk, dsa[kk], b, true);
     }
     wgmma_commit();
 
@@ -248,8 +247,8 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
         const uint32_t addr = ds_base + row * 128 + ((chunk ^ g) * 16) + t * 4;
         asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(dsa[kk][r]) : "memory");
       }
-    fence_proxy_async_smem();
-    if (wtid == 0) bulk_wait_read_all();  // this consumer's last dQ reduce has read its staging
+    fence_proxy_async();
+    if (wtid == 0) bulk_wait_read<0>();  // this consumer's last dQ reduce has read its staging
     named_barrier_sync(1, Tr::kConsumerThreads);
 
     // dQ[:, wg half] = dS K: M = 64 queries (dS^T read MN-major), N = kHeadDim / 2,
@@ -265,15 +264,15 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
       } else {
         b = make_smem_desc(k_base + wg * Tr::kKBlockBytes + kk * 1024, 8192, 512, kSwizzle64);
       }
-      wgmma_ss<Tr::kDqCols, kHalf, 1, 1>(dq, a, b, kk > 0);
+      Wgmma<Tr::kDqCols>::template ss<T, 1, 1>(dq, a, b, kk > 0);
     }
     wgmma_commit();
     wgmma_wait<0>();
-    fence_regs(dq);
-    fence_regs(dv);
-    fence_regs(dk);
-    fence_regs(pa[0]);
-    fence_regs(dsa[0]);
+    fence_operand(dq);
+    fence_operand(dv);
+    fence_operand(dk);
+    fence_operand(pa[0]);
+    fence_operand(dsa[0]);
     if (lane == 0) mbarrier_arrive(&empty[s]);  // Q, dO, lse, D of this stage are free
 
     // Stage this consumer's dQ columns as 32-column fp32 boxes (64 rows x 128 bytes, 128-byte
@@ -292,7 +291,7 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
                      "f"(dq[4 * j + 2 * h + 1])
                      : "memory");
       }
-    fence_proxy_async_smem();
+    fence_proxy_async();
     named_barrier_sync(2 + wg, 128);
     if (wtid == 0) {
 #pragma unroll
@@ -322,7 +321,7 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
             E::pack(dv[4 * j + 2 * h], dv[4 * j + 2 * h + 1]);
       }
     }
-  if (wtid == 0) bulk_wait_all();
+  if (wtid == 0) bulk_wait<0>();
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 

@@ -7,9 +7,9 @@
 #include "kernels/cuda/flash_forward_simt.cuh"
 #include "kernels/cuda/flash_forward_sm90.cuh"
 #include "kernels/cuda/flash_launch_utils.h"
+#include "kernels/cuda/sm90_dispatch.h"
 #include "kernels/cuda/sm90_tensor_map.h"
 
-#include <atomic>
 #include <cmath>
 #include <stdexcept>
 
@@ -51,38 +51,15 @@ void dispatch_type(ElementType type, const ForwardParams& params, const Attentio
   throw std::runtime_error("flash attention: unknown element type");
 }
 
-// Whether the current device is compute capability 9.0 (the sm_90a code's target), queried
-// once per device.
-bool current_device_is_sm90() {
-  int device = 0;
-  flash::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  constexpr int kCachedDevices = 64;
-  static std::atomic<int> cached[kCachedDevices];  // 0 unknown, 1 no, 2 yes
-  if (device >= 0 && device < kCachedDevices) {
-    const int known = cached[device].load(std::memory_order_relaxed);
-    if (known != 0) return known == 2;
-  }
-  int major = 0, minor = 0;
-  flash::check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
-                    "cudaDeviceGetAttribute(compute capability major)");
-  flash::check_cuda(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device),
-                    "cudaDeviceGetAttribute(compute capability minor)");
-  const bool sm90 = major == 9 && minor == 0;
-  if (device >= 0 && device < kCachedDevices) {
-    cached[device].store(sm90 ? 2 : 1, std::memory_order_relaxed);
-  }
-  return sm90;
-}
-
 bool sm90_forward_applies(const FlashForwardArgs& args) {
   const AttentionShape& shape = args.shape;
   return args.path == KernelPath::fastest && args.type != ElementType::f32 &&
-         args.softmax_scale > 0.f &&
-         flash::tma_view_ok(args.q, args.q_strides, shape, shape.seq_q) &&
-         flash::tma_view_ok(args.k, args.k_strides, shape, shape.seq_k) &&
-         flash::tma_view_ok(args.v, args.v_strides, shape, shape.seq_k) &&
-         flash::tma_view_ok(args.o, args.o_strides, shape, shape.seq_q) &&
-         current_device_is_sm90();
+         args.softmax_scale > 0.f && shape.head_dim % 8 == 0 &&
+         flash::tma_view_ok(args.type, args.q, args.q_strides, shape, shape.seq_q) &&
+         flash::tma_view_ok(args.type, args.k, args.k_strides, shape, shape.seq_k) &&
+         flash::tma_view_ok(args.type, args.v, args.v_strides, shape, shape.seq_k) &&
+         flash::tma_view_ok(args.type, args.o, args.o_strides, shape, shape.seq_q) &&
+         flash::current_device_is_sm90();
 }
 
 template <typename T, int kHeadDim>
@@ -90,14 +67,16 @@ void launch_forward_sm90(const FlashForwardArgs& args, cudaStream_t stream) {
   using Tr = flash::Sm90ForwardTraits<kHeadDim>;
   const AttentionShape& shape = args.shape;
   flash::Sm90ForwardParams params;
-  params.q_map = flash::make_attention_tensor_map(args.type, args.q, args.q_strides, shape,
-                                                  shape.seq_q, Tr::kBlockM);
-  params.k_map = flash::make_attention_tensor_map(args.type, args.k, args.k_strides, shape,
-                                                  shape.seq_k, Tr::kBlockN);
-  params.v_map = flash::make_attention_tensor_map(args.type, args.v, args.v_strides, shape,
-                                                  shape.seq_k, Tr::kBlockN);
-  params.o_map = flash::make_attention_tensor_map(args.type, args.o, args.o_strides, shape,
-                                                  shape.seq_q, 64);
+  // 64-column boxes with the 128-byte swizzle; O is stored per warpgroup (64 rows).
+  using flash::make_attention_tensor_map;
+  params.q_map = make_attention_tensor_map(args.type, args.q, args.q_strides, shape, shape.seq_q,
+                                           {64, Tr::kBlockM, CU_TENSOR_MAP_SWIZZLE_128B});
+  params.k_map = make_attention_tensor_map(args.type, args.k, args.k_strides, shape, shape.seq_k,
+                                           {64, Tr::kBlockN, CU_TENSOR_MAP_SWIZZLE_128B});
+  params.v_map = make_attention_tensor_map(args.type, args.v, args.v_strides, shape, shape.seq_k,
+                                           {64, Tr::kBlockN, CU_TENSOR_MAP_SWIZZLE_128B});
+  params.o_map = make_attention_tensor_map(args.type, args.o, args.o_strides, shape, shape.seq_q,
+                                           {64, 64, CU_TENSOR_MAP_SWIZZLE_128B});
   params.lse = args.lse;
   params.heads = static_cast<int>(shape.heads);
   params.seq_q = static_cast<int>(shape.seq_q);
@@ -112,19 +91,11 @@ void launch_forward_sm90(const FlashForwardArgs& args, cudaStream_t stream) {
                        Tr::kSmemBytes, stream, params, "flash_forward_sm90_kernel");
 }
 
-// Whether the Hopper kernel's image for this device came from the sm_90a pass (a build without
-// sm_90a would run PTX of another target, whose kernel body is empty). Every cc 9.0 device
-// loads the same image, so one answer per instantiation.
+// Whether this build's image of the Hopper kernel for the device is the sm_90a one.
 template <typename T, int kHeadDim>
 bool sm90_kernel_compiled() {
-  static const bool compiled = [] {
-    cudaFuncAttributes attributes{};
-    flash::check_cuda(cudaFuncGetAttributes(&attributes,
-                                            flash::flash_forward_sm90_kernel<T, kHeadDim>),
-                      "cudaFuncGetAttributes(flash_forward_sm90_kernel)");
-    return attributes.ptxVersion == 90 && attributes.binaryVersion == 90;
-  }();
-  return compiled;
+  return flash::sm90a_image_loaded<flash::flash_forward_sm90_kernel<T, kHeadDim>>(
+      "flash_forward_sm90_kernel");
 }
 
 // Launches the Hopper kernel for the padded head dim; false (nothing launched) when this build

@@ -22,7 +22,8 @@
 
 #include "kernels/cuda/flash_device_math.cuh"
 #include "kernels/cuda/flash_sm90_traits.h"
-#include "kernels/cuda/sm90_primitives.cuh"
+#include "kernels/cuda/sm90_async_copy.cuh"
+#include "kernels/cuda/sm90_wgmma.cuh"
 
 #include <cuda.h>
 
@@ -222,8 +223,10 @@ __global__ void __launch_bounds__(Sm90ForwardTraits<kHeadDim>::kThreads, 1)
 #pragma unroll
     for (int kk = 0; kk < kHeadDim / 16; ++kk) {
       const uint32_t offset = (kk % 4) * 32;
-      const uint64_t a = make_desc_sw128(q_addr + (kk / 4) * Tr::kQPanelBytes + offset, 16, 1024);
-      const uint64_t b = make_desc_sw128(k_addr + (kk / 4) * Tr::kKvPanelBytes + offset, 16, 1024);
+      const uint64_t a =
+          make_smem_desc(q_addr + (kk / 4) * Tr::kQPanelBytes + offset, 16, 1024, kSwizzle128);
+      const uint64_t b =
+          make_smem_desc(k_addr + (kk / 4) * Tr::kKvPanelBytes + offset, 16, 1024, kSwizzle128);
       Wgmma<kBlockN>::template ss<T, 0, 0>(s, a, b, kk > 0);
     }
     wgmma_commit();
@@ -235,7 +238,8 @@ __global__ void __launch_bounds__(Sm90ForwardTraits<kHeadDim>::kThreads, 1)
     wgmma_fence();
 #pragma unroll
     for (int ks = 0; ks < kBlockN / 16; ++ks) {
-      const uint64_t b = make_desc_sw128(v_addr + ks * 16 * Tr::kRowBytes, Tr::kKvPanelBytes, 1024);
+      const uint64_t b = make_smem_desc(v_addr + ks * 16 * Tr::kRowBytes, Tr::kKvPanelBytes,
+                                        1024, kSwizzle128);
       Wgmma<kHeadDim>::template rs<T, 1>(o, pa[ks], b, true);
     }
     wgmma_commit();
@@ -333,8 +337,8 @@ __global__ void __launch_bounds__(Sm90ForwardTraits<kHeadDim>::kThreads, 1)
 #pragma unroll
     for (int pn = 0; pn < Tr::kPanels; ++pn)
       tma_store_4d(&p.o_map, o_stage + pn * Tr::kQPanelBytes, pn * 64, wg_row0, head, batch);
-    tma_store_commit();
-    tma_store_wait_read<0>();
+    bulk_commit();
+    bulk_wait_read<0>();
   }
 #elif defined(__CUDA_ARCH__)
   __trap();  // compiled for a target without sm_90a features: the host never launches this

@@ -1,3 +1,5 @@
+// Host-side TMA descriptors for the Hopper kernels: the one lookup of cuTensorMapEncodeTiled,
+// the TMA view check, and the tensor-map builders (see sm90_tensor_map.h).
 #include "kernels/cuda/sm90_tensor_map.h"
 
 #include <cuda_runtime.h>
@@ -41,58 +43,86 @@ EncodeTiled encode_tiled() {
   return fn;
 }
 
-bool stride_ok(int64_t elements, int64_t extent) {
-  const int64_t bytes = elements * 2;
-  return extent == 1 || (bytes % 16 == 0 && bytes < kMaxStrideBytes);
+int64_t element_size(ElementType type) { return type == ElementType::f32 ? 4 : 2; }
+
+CUtensorMapDataType map_data_type(ElementType type) {
+  switch (type) {
+    case ElementType::f32: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    case ElementType::f16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    case ElementType::bf16: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  }
+  throw std::runtime_error("flash attention: unknown element type");
+}
+
+bool stride_ok(int64_t bytes, int64_t extent) {
+  return extent == 1 || (bytes % 16 == 0 && bytes > 0 && bytes < kMaxStrideBytes);
 }
 
 // A dimension of extent 1 is only ever at coordinate 0, so its stride is free: give it one the
-// encoder accepts (the contiguous row's bytes) whatever the caller's view says.
-cuuint64_t map_stride(int64_t elements, int64_t extent, int64_t head_dim) {
-  return static_cast<cuuint64_t>(extent == 1 ? head_dim * 2 : elements * 2);
+// encoder accepts whatever the caller's view says (one contiguous row, rounded up to 16 bytes).
+cuuint64_t map_stride(int64_t bytes, int64_t extent, int64_t row_bytes) {
+  return static_cast<cuuint64_t>(extent == 1 ? (row_bytes + 15) / 16 * 16 : bytes);
 }
 
 }  // namespace
 
-bool tma_view_ok(const void* data, const Strides& strides, const AttentionShape& shape,
-                 int64_t rows) {
-  return reinterpret_cast<std::uintptr_t>(data) % 16 == 0 && shape.head_dim % 8 == 0 &&
-         stride_ok(strides.row, rows) && stride_ok(strides.head, shape.heads) &&
-         stride_ok(strides.batch, shape.batch);
+bool tma_view_ok(ElementType type, const void* data, const Strides& strides,
+                 const AttentionShape& shape, int64_t rows) {
+  const int64_t size = element_size(type);
+  return reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
+         stride_ok(strides.row * size, rows) && stride_ok(strides.head * size, shape.heads) &&
+         stride_ok(strides.batch * size, shape.batch);
+}
+
+CUtensorMap make_tensor_map(CUtensorMapDataType type, int rank, const void* data,
+                            const cuuint64_t* dims, const cuuint64_t* byte_strides,
+                            const cuuint32_t* box, CUtensorMapSwizzle swizzle,
+                            const std::string& what) {
+  const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
+  CUtensorMap map;
+  const CUresult result = encode_tiled()(
+      &map, type, static_cast<cuuint32_t>(rank), const_cast<void*>(data), dims, byte_strides,
+      box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS) {
+    throw std::runtime_error("flash attention: cuTensorMapEncodeTiled failed (CUresult " +
+                             std::to_string(static_cast<int>(result)) + ") for " + what);
+  }
+  return map;
 }
 
 CUtensorMap make_attention_tensor_map(ElementType type, const void* data, const Strides& strides,
-                                      const AttentionShape& shape, int64_t rows, int box_rows) {
-  if (type == ElementType::f32) {
-    throw std::runtime_error("flash attention: TMA maps are built for 16-bit types only");
-  }
-  if (!tma_view_ok(data, strides, shape, rows)) {
+                                      const AttentionShape& shape, int64_t rows, TmaBox box) {
+  if (!tma_view_ok(type, data, strides, shape, rows)) {
     throw std::runtime_error("flash attention: view is not 16-byte aligned for TMA");
   }
+  const int64_t size = element_size(type);
+  const int64_t row_bytes = shape.head_dim * size;
   const cuuint64_t dims[4] = {static_cast<cuuint64_t>(shape.head_dim),
                               static_cast<cuuint64_t>(rows),
                               static_cast<cuuint64_t>(shape.heads),
                               static_cast<cuuint64_t>(shape.batch)};
   // Byte strides of dimensions 1..3 (dimension 0 is contiguous).
-  const cuuint64_t byte_strides[3] = {map_stride(strides.row, rows, shape.head_dim),
-                                      map_stride(strides.head, shape.heads, shape.head_dim),
-                                      map_stride(strides.batch, shape.batch, shape.head_dim)};
-  const cuuint32_t box[4] = {64, static_cast<cuuint32_t>(box_rows), 1, 1};
-  const cuuint32_t element_strides[4] = {1, 1, 1, 1};
-  CUtensorMap map;
-  const CUresult result = encode_tiled()(
-      &map, type == ElementType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                      : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-      4, const_cast<void*>(data), dims, byte_strides, box, element_strides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS) {
-    throw std::runtime_error("flash attention: cuTensorMapEncodeTiled failed (CUresult " +
-                             std::to_string(static_cast<int>(result)) + ") for a " +
-                             std::to_string(rows) + "-row view, head_dim " +
+  const cuuint64_t byte_strides[3] = {map_stride(strides.row * size, rows, row_bytes),
+                                      map_stride(strides.head * size, shape.heads, row_bytes),
+                                      map_stride(strides.batch * size, shape.batch, row_bytes)};
+  const cuuint32_t box_dims[4] = {static_cast<cuuint32_t>(box.cols),
+                                  static_cast<cuuint32_t>(box.rows), 1, 1};
+  return make_tensor_map(map_data_type(type), 4, data, dims, byte_strides, box_dims,
+                         box.swizzle,
+                         "a " + std::to_string(rows) + "-row view, head_dim " +
                              std::to_string(shape.head_dim));
-  }
-  return map;
+}
+
+CUtensorMap make_dq_accum_map(float* data, int64_t head_dim, int64_t seq_q, int64_t bh,
+                              int box_rows) {
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(seq_q),
+                              static_cast<cuuint64_t>(bh)};
+  const cuuint64_t byte_strides[2] = {static_cast<cuuint64_t>(head_dim * 4),
+                                      static_cast<cuuint64_t>(seq_q * head_dim * 4)};
+  const cuuint32_t box[3] = {32, static_cast<cuuint32_t>(box_rows), 1};
+  return make_tensor_map(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, data, dims, byte_strides, box,
+                         CU_TENSOR_MAP_SWIZZLE_128B, "the dQ accumulator");
 }
 
 }  // namespace stepscope::kernels::flash

@@ -1,6 +1,7 @@
-// Thin wrappers over the Hopper (sm_90a) PTX the wgmma/TMA kernels use: mbarriers, TMA bulk
-// tensor copies, proxy fences, wgmma (fence/commit/wait, mma_async for m64nNk16 with f32
-// accumulators) and its shared-memory matrix descriptors, setmaxnreg and named barriers.
+// Hopper (sm_90a) warpgroup MMA: shared-memory matrix descriptors, wgmma fence/commit/wait,
+// register fences for the asynchronous window, and wgmma.mma_async m64nNk16 with f32
+// accumulators and 16-bit operands, A from shared memory (ss) or registers (rs), with the
+// operands' transpose bits. Shared by the forward and backward Hopper kernels.
 //
 // Every function is inline and emits sm_90a-only instructions: call them only from code that is
 // compiled for sm_90a (e.g. inside `#if defined(__CUDA_ARCH_FEAT_SM90_ALL)`).
@@ -23,160 +24,29 @@
 
 namespace stepscope::kernels::sm90 {
 
-__device__ __forceinline__ uint32_t smem_u32(const void* ptr) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(ptr));
-}
+// Swizzle modes of a wgmma matrix descriptor (its layout-type field, bits 62-63).
+enum : uint64_t { kSwizzle128 = 1, kSwizzle64 = 2 };
 
-// ---- mbarriers (shared::cta, 64-bit) -------------------------------------------------------
-
-__device__ __forceinline__ void mbarrier_init(uint64_t* bar, uint32_t arrivals) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(arrivals)
-               : "memory");
-}
-
-// Makes initialised barriers visible to the other threads and to the async (TMA) proxy.
-__device__ __forceinline__ void fence_barrier_init() {
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-
-__device__ __forceinline__ void mbarrier_arrive(uint64_t* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
-}
-
-// Arrives and adds `bytes` to the transaction count the current phase waits for.
-__device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)),
-               "r"(bytes)
-               : "memory");
-}
-
-// True once the phase with parity `phase` has completed (a fresh barrier is in phase 0, so
-// waiting for parity 1 returns at once: producers start on parity 1 of their "empty" barriers).
-__device__ __forceinline__ bool mbarrier_try_wait(uint64_t* bar, uint32_t phase) {
-  uint32_t done;
-  asm volatile(
-      "{\n.reg .pred p;\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(done)
-      : "r"(smem_u32(bar)), "r"(phase)
-      : "memory");
-  return done != 0;
-}
-
-__device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t phase) {
-  while (!mbarrier_try_wait(bar, phase)) {
-  }
-}
-
-// ---- fences and barriers -------------------------------------------------------------------
-
-// Orders this thread's generic-proxy shared-memory accesses with later async-proxy ones (TMA
-// stores reading what threads wrote, or TMA loads overwriting what threads read).
-__device__ __forceinline__ void fence_proxy_async() {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
-
-// Named barrier `id` (1..15; 0 is __syncthreads) over `threads` threads (a multiple of 32).
-__device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads) {
-  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-
-__device__ __forceinline__ void named_barrier_arrive(uint32_t id, uint32_t threads) {
-  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-
-// Per-warpgroup register budgets (all 4 warps of the warpgroup must execute them).
-template <int kRegs>
-__device__ __forceinline__ void setmaxnreg_inc() {
-  static_assert(kRegs % 8 == 0 && kRegs >= 24 && kRegs <= 256, "setmaxnreg takes 24..256 by 8");
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
-}
-
-template <int kRegs>
-__device__ __forceinline__ void setmaxnreg_dec() {
-  static_assert(kRegs % 8 == 0 && kRegs >= 24 && kRegs <= 256, "setmaxnreg takes 24..256 by 8");
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
-}
-
-// ---- TMA (cp.async.bulk.tensor) ------------------------------------------------------------
-// `map` is the address of a CUtensorMap kernel parameter (const __grid_constant__) or of one in
-// global memory. Coordinates are element indices, innermost dimension first; out-of-bounds
-// elements of a load are zero-filled (and still count toward the barrier's transaction bytes),
-// those of a store are skipped.
-
-__device__ __forceinline__ void tma_prefetch_map(const void* map) {
-  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
-}
-
-__device__ __forceinline__ void tma_load_2d(void* dst, const void* map, uint64_t* bar, int c0,
-                                            int c1) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_u32(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(c0), "r"(c1)
-      : "memory");
-}
-
-__device__ __forceinline__ void tma_load_3d(void* dst, const void* map, uint64_t* bar, int c0,
-                                            int c1, int c2) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(smem_u32(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(c0), "r"(c1), "r"(c2)
-      : "memory");
-}
-
-__device__ __forceinline__ void tma_load_4d(void* dst, const void* map, uint64_t* bar, int c0,
-                                            int c1, int c2, int c3) {
-  asm volatile(
-      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%3, %4, %5, %6}], [%2];" ::"r"(smem_u32(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(c0), "r"(c1), "r"(c2),
-      "r"(c3)
-      : "memory");
-}
-
-// Store of a shared-memory box to global memory; call fence_proxy_async() in every writing
-// thread and synchronise them first. Completion: tma_store_commit(), then tma_store_wait_read()
-// before the shared memory is reused or the CTA exits.
-__device__ __forceinline__ void tma_store_4d(const void* map, const void* src, int c0, int c1,
-                                             int c2, int c3) {
-  asm volatile(
-      "cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];"
-      ::"l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(src)), "r"(c0), "r"(c1), "r"(c2),
-      "r"(c3)
-      : "memory");
-}
-
-__device__ __forceinline__ void tma_store_commit() {
-  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-}
-
-template <int kPending>
-__device__ __forceinline__ void tma_store_wait_read() {
-  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(kPending) : "memory");
-}
-
-// ---- wgmma ---------------------------------------------------------------------------------
-
-// Shared-memory matrix descriptor for a 128-byte-swizzled operand (the layout TMA writes with
-// CU_TENSOR_MAP_SWIZZLE_128B into 1024-byte aligned buffers: 8-row x 128-byte atoms, 16-byte
-// chunk c of row r stored at chunk c ^ (r % 8)).
-//   K-major operand (rows of 64 16-bit k values): lbo ignored (pass 16), sbo = 1024 (the next
-//     8 rows). Step k by 16 elements by adding 32 bytes to the start address.
-//   MN-major operand (rows of 64 16-bit m/n values, one row per k; pass transpose = 1):
-//     lbo = byte distance between 64-wide m/n blocks, sbo = 1024 (the next 8 k rows).
+// Shared-memory matrix descriptor of a swizzled operand, in the layout TMA writes with the
+// matching CU_TENSOR_MAP_SWIZZLE_128B / _64B into aligned buffers: atoms of 8 rows of W bytes
+// (W = 128 or 64). With 128 bytes, 16-byte chunk c of row r is stored at chunk c ^ (r % 8).
+//   K-major operand (rows of W bytes of k values): lbo ignored (pass 16), sbo = the distance
+//     between 8-row groups (1024 for W = 128, 512 for W = 64). Step k by 16 elements by adding
+//     32 bytes to the start address.
+//   MN-major operand (rows of W bytes of m/n values, one row per k; pass transpose = 1):
+//     lbo = byte distance between W-wide m/n blocks, sbo = the distance between groups of 8 k
+//     rows.
 // Fields: start address >> 4 (bits 0-13), lbo >> 4 (16-29), sbo >> 4 (32-45), base offset 0
-// (49-51: atoms are 1024-byte aligned), layout type 1 = 128-byte swizzle (62-63).
-__device__ __forceinline__ uint64_t make_desc_sw128(uint32_t smem_addr, uint32_t lbo_bytes,
-                                                    uint32_t sbo_bytes) {
+// (49-51: atoms are aligned), layout type = `swizzle` (62-63).
+__device__ __forceinline__ uint64_t make_smem_desc(uint32_t smem_addr, uint32_t lbo_bytes,
+                                                   uint32_t sbo_bytes, uint64_t swizzle) {
   uint64_t desc = (smem_addr & 0x3FFFFu) >> 4;
   desc |= static_cast<uint64_t>((lbo_bytes >> 4) & 0x3FFFu) << 16;
   desc |= static_cast<uint64_t>((sbo_bytes >> 4) & 0x3FFFu) << 32;
-  desc |= static_cast<uint64_t>(1) << 62;
+  desc |= swizzle << 62;
   return desc;
 }
+
 
 // Orders register/shared-memory writes before the wgmma that follow; needed before the first
 // wgmma of a batch whenever its accumulators or A registers were written by ordinary code.
