@@ -109,13 +109,26 @@ bool sm90_backward_applies(const FlashBackwardArgs& args) {
          flash::current_device_is_sm90();
 }
 
+// Launches the Hopper kernel for the padded head dim; false (nothing launched) when this build
+// carries no sm_90a code for it.
+template <typename T, int kHeadDim>
+bool launch_if_compiled(const BackwardParams& params, const FlashBackwardArgs& args,
+                        cudaStream_t stream) {
+  if (!flash::sm90a_image_loaded<flash::flash_backward_sm90_kernel<T, kHeadDim>>(
+          "flash_backward_sm90_kernel")) {
+    return false;
+  }
+  launch_backward_sm90<T, kHeadDim>(params, args, stream);
+  return true;
+}
+
 template <typename T>
-void dispatch_sm90(const BackwardParams& params, const FlashBackwardArgs& args,
+bool dispatch_sm90(const BackwardParams& params, const FlashBackwardArgs& args,
                    cudaStream_t stream) {
   if (flash::padded_head_dim(params.head_dim) <= 64) {
-    return launch_backward_sm90<T, 64>(params, args, stream);
+    return launch_if_compiled<T, 64>(params, args, stream);
   }
-  return launch_backward_sm90<T, 128>(params, args, stream);
+  return launch_if_compiled<T, 128>(params, args, stream);
 }
 
 template <int kHeadDim>
@@ -185,8 +198,10 @@ void flash_backward_cuda(const FlashBackwardArgs& args, cudaStream_t stream) {
                     "cudaMemsetAsync of the backward workspace");
 
   if (sm90_backward_applies(args)) {
-    if (args.type == ElementType::f16) return dispatch_sm90<__half>(params, args, stream);
-    return dispatch_sm90<__nv_bfloat16>(params, args, stream);
+    const bool launched = args.type == ElementType::f16
+                              ? dispatch_sm90<__half>(params, args, stream)
+                              : dispatch_sm90<__nv_bfloat16>(params, args, stream);
+    if (launched) return;
   }
   switch (flash::padded_head_dim(params.head_dim)) {
     case 32: return dispatch_type<32>(args.type, params, shape, stream);

@@ -322,7 +322,9 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
       }
     }
   if (wtid == 0) bulk_wait<0>();
-#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+#elif defined(__CUDA_ARCH__)
+  __trap();  // compiled for a target without sm_90a features: the host never launches this
+#endif
 }
 
 }  // namespace stepscope::kernels::flash
