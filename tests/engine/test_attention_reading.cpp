@@ -77,36 +77,38 @@ TEST(AttentionReading, SmallestOutOfMemoryIsTheSmallestEstimate) {
                                           row(AttentionImpl::flash, 16384, 16, RunStatus::ok, 100)};
   const auto oom = smallest_out_of_memory(rows);
   ASSERT_TRUE(oom);
-  EXPECT_EQ(oom->seq, 16384);
-  EXPECT_EQ(oom->head_dim, 16);
+  EXPECT_EQ(oom->config.seq, 16384);
+  EXPECT_EQ(oom->config.head_dim, 16);
   EXPECT_FALSE(smallest_out_of_memory({rows[2], rows[3]}));
 }
 
-TEST(AttentionReading, GrowthExponentsFromMeasuredRows) {
-  // What is kept beyond the inputs: s^2 for naive, s for flash, built from the formulas'
-  // leading terms so the exponents are known: 2 and 1.
-  const auto inputs = [](int64_t seq) { return 4 * 8 * seq * 16 * 4; };
-  const std::vector<AttentionResult> rows{
-      row(AttentionImpl::naive, 2048, 16, RunStatus::ok, inputs(2048) + 8LL * 2048 * 2048 * 4),
-      row(AttentionImpl::naive, 4096, 16, RunStatus::ok, inputs(4096) + 8LL * 4096 * 4096 * 4),
-      row(AttentionImpl::flash, 2048, 16, RunStatus::ok, inputs(2048) + 8 * 2048 * 68),
-      row(AttentionImpl::flash, 4096, 16, RunStatus::ok, inputs(4096) + 8 * 4096 * 68),
-      row(AttentionImpl::flash, 8192, 16, RunStatus::out_of_memory)};
+TEST(AttentionReading, GrowthExponentsFromMeasuredRowsWhateverTheDeviceHeldBefore) {
+  // A GPU holds a library workspace before any case (64 MiB here); what a case adds grows as
+  // s^2 for naive and s for flash, so the exponents are 2 and 1 exactly.
+  const int64_t base = 64 * kMiB;
+  const auto naive = [&](int64_t s) { return row(AttentionImpl::naive, s, 16, RunStatus::ok, base + 32 * s * s); };
+  const auto flash = [&](int64_t s) { return row(AttentionImpl::flash, s, 16, RunStatus::ok, base + 4096 * s); };
+  const std::vector<AttentionResult> rows{naive(1024), naive(2048), naive(3000), flash(1024), flash(2048), flash(4096),
+                                          row(AttentionImpl::flash, 8192, 16, RunStatus::out_of_memory)};
   const auto growth = memory_growth(rows);
   ASSERT_EQ(growth.size(), size_t{2});
   EXPECT_EQ(growth[0].impl, AttentionImpl::naive);
-  EXPECT_NEAR(growth[0].exponent, 2.0, 1e-9);
+  EXPECT_NEAR(growth[0].exponent, 2.0, 1e-6);
   EXPECT_EQ(growth[1].impl, AttentionImpl::flash);
-  EXPECT_NEAR(growth[1].exponent, 1.0, 1e-9);
+  EXPECT_NEAR(growth[1].exponent, 1.0, 1e-6);
+  EXPECT_EQ(growth[1].from.seq, 1024);
   EXPECT_EQ(growth[1].to.seq, 4096);  // the OOM row is not a measurement
+  EXPECT_TRUE(memory_growth({naive(1024), naive(2048)}).empty());  // two lengths cannot separate the base
 }
 
 TEST(AttentionReading, TextGivesFormulaBesideNumber) {
-  const auto table = attention_schema().table({row(AttentionImpl::naive, 8192, 16, RunStatus::ok, 3 * 1024 * kMiB),
-                                               row(AttentionImpl::naive, 16384, 16, RunStatus::out_of_memory)});
+  AttentionResult oom = row(AttentionImpl::naive, 16384, 16, RunStatus::out_of_memory);
+  oom.message = "CUDA out of memory. Tried to allocate 8.00 GiB. GPU 0 has a total capacity of 79.18 GiB of which 1 GiB is free.";
+  const auto table = attention_schema().table({row(AttentionImpl::naive, 8192, 16, RunStatus::ok, 3 * 1024 * kMiB), oom});
   const std::string text = attention_memory_reading(table);
   EXPECT_NE(text.find("naive b 8 h 1 d 16 seq 16384 fp32"), std::string::npos) << text;
   EXPECT_NE(text.find("b = 8, h = 1, s = 16384, d = 16, e = 4 bytes"), std::string::npos) << text;
+  EXPECT_NE(text.find("The device said: CUDA out of memory. Tried to allocate 8.00 GiB.\n"), std::string::npos) << text;
   // The probabilities' term, 8 * 16384^2 * 4 bytes + O's 8 MiB.
   EXPECT_NE(text.find("b*h*s*d*e + b*h*s^2*e = 8200 MiB"), std::string::npos) << text;
   EXPECT_NE(text.find("2*b*h*s^2*e = 16384 MiB"), std::string::npos) << text;

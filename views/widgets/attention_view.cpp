@@ -70,12 +70,14 @@ AttentionView::AttentionView(QWidget* parent) : ResultView(parent) {
 
   for (QComboBox* box : {head_dim_filter_, precision_filter_}) {
     connect(box, &QComboBox::currentIndexChanged, this, &AttentionView::redraw_charts);
+    connect(box, &QComboBox::activated, this, [this] { user_filtered_ = true; });
   }
   refill_filters();
   redraw_charts();
 }
 
 void AttentionView::clear() {
+  user_filtered_ = false;
   model_->clear();
   reading_->clear();
   refill_filters();
@@ -92,7 +94,7 @@ void AttentionView::show_tables(const std::vector<schema::Table>& tables) {
   }
 }
 
-// Keeps the choice where it is still offered; "all" otherwise.
+// Keeps a choice someone made where it is still offered ("all" otherwise).
 void AttentionView::refill_filters() {
   const schema::Table& table = model_->table();
   const QSignalBlocker block_d(head_dim_filter_), block_p(precision_filter_);
@@ -103,11 +105,27 @@ void AttentionView::refill_filters() {
   precision_filter_->clear();
   precision_filter_->addItem(tr("all"), QString());
   for (const QString& value : attention_precisions(table)) precision_filter_->addItem(value, value);
-  head_dim_filter_->setCurrentIndex(std::max(0, head_dim_filter_->findData(d)));
-  precision_filter_->setCurrentIndex(std::max(0, precision_filter_->findData(p)));
+  // Until someone picks, the charts show the largest head dim and the first precision when the
+  // table has several: one line per implementation, not a dozen lines of cycling colours.
+  if (!user_filtered_) {
+    const auto rows = attention_rows(table);
+    const QString first = precision_filter_->count() > 2 ? precision_filter_->itemData(1).toString() : QString();
+    int64_t largest = 0;
+    for (const auto& r : rows) {
+      if (first.isEmpty() || QString::fromStdString(to_string(r.config.precision)) == first) {
+        largest = std::max(largest, r.config.head_dim);
+      }
+    }
+    head_dim_filter_->setCurrentIndex(head_dim_filter_->count() > 2 ? head_dim_filter_->findData(qlonglong{largest}) : 0);
+    precision_filter_->setCurrentIndex(first.isEmpty() ? 0 : 1);
+  } else {
+    head_dim_filter_->setCurrentIndex(std::max(0, head_dim_filter_->findData(d)));
+    precision_filter_->setCurrentIndex(std::max(0, precision_filter_->findData(p)));
+  }
 }
 
 void AttentionView::set_chart_filter(int64_t head_dim, const QString& precision) {
+  user_filtered_ = true;
   head_dim_filter_->setCurrentIndex(std::max(0, head_dim_filter_->findData(qlonglong{head_dim})));
   precision_filter_->setCurrentIndex(std::max(0, precision_filter_->findData(precision)));
   redraw_charts();

@@ -49,6 +49,7 @@ class AttentionView : public ResultView {
   SweepChartView *time_chart_, *memory_chart_;
   QComboBox *head_dim_filter_, *precision_filter_;
   QLabel* reading_;
+  bool user_filtered_ = false;  // someone chose the charts' filter: keep it
 };
 
 }  // namespace stepscope::views

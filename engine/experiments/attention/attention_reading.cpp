@@ -21,6 +21,17 @@ std::string bytes_text(int64_t bytes) {
   return schema::display_text(schema::Value(bytes), schema::ColumnKind::bytes);
 }
 
+// The first `count` sentences (ended by ". "): a driver's message is long.
+std::string first_sentences(const std::string& text, int count) {
+  size_t end = 0;
+  for (int i = 0; i < count; ++i) {
+    const size_t next = text.find(". ", end);
+    if (next == std::string::npos) return text;
+    end = next + 1;
+  }
+  return text.substr(0, end);
+}
+
 int64_t integer_at(const schema::Table& table, size_t row, const char* key) {
   const int c = table.column_index(key);
   if (c < 0) return -1;
@@ -38,6 +49,8 @@ std::vector<AttentionResult> attention_rows(const schema::Table& table) {
       AttentionResult r = schema::read_row(attention_schema(), table, i);
       r.memory_before_backward_bytes = integer_at(table, i, "mem_before_bwd_bytes");
       r.peak_memory_bytes = integer_at(table, i, "peak_bytes");
+      const int message = table.column_index("message");
+      if (message >= 0) r.message = schema::text_of(table.rows[i][static_cast<size_t>(message)]);
       rows.push_back(r);
     } catch (const std::exception&) {
       // A row this build cannot read (an unknown implementation from a newer build).
@@ -46,22 +59,41 @@ std::vector<AttentionResult> attention_rows(const schema::Table& table) {
   return rows;
 }
 
-std::optional<AttentionConfig> smallest_out_of_memory(const std::vector<AttentionResult>& rows) {
-  std::optional<AttentionConfig> best;
+std::optional<AttentionResult> smallest_out_of_memory(const std::vector<AttentionResult>& rows) {
+  std::optional<AttentionResult> best;
   int64_t best_peak = 0;
   for (const auto& r : rows) {
     if (r.status != RunStatus::out_of_memory) continue;
     const int64_t peak = attention_memory(r.config).peak_bytes();
     if (!best || peak < best_peak) {
-      best = r.config;
+      best = r;
       best_peak = peak;
     }
   }
   return best;
 }
 
+namespace {
+
+// The k > 0 with (s3^k - s2^k) / (s2^k - s1^k) = ratio (s1 < s2 < s3); that quotient grows with
+// k, so bisection finds it. Zero when the memory did not grow.
+double growth_exponent(double s1, double s2, double s3, double ratio) {
+  const auto quotient = [&](double k) { return (std::pow(s3, k) - std::pow(s2, k)) / (std::pow(s2, k) - std::pow(s1, k)); };
+  if (!(ratio > 0) || !std::isfinite(ratio)) return 0;
+  double low = 1e-3, high = 8;
+  if (ratio <= quotient(low)) return low;
+  if (ratio >= quotient(high)) return high;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = 0.5 * (low + high);
+    (quotient(mid) < ratio ? low : high) = mid;
+  }
+  return 0.5 * (low + high);
+}
+
+}  // namespace
+
 std::vector<MemoryGrowth> memory_growth(const std::vector<AttentionResult>& rows) {
-  // Per implementation, head dim and precision: the two longest lengths measured.
+  // Per implementation, head dim and precision (and the rest of the shape): the lengths measured.
   using Key = std::tuple<AttentionImpl, int64_t, Precision, int64_t, int64_t, bool>;
   std::map<Key, std::map<int64_t, const AttentionResult*>> by_key;
   for (const auto& r : rows) {
@@ -71,14 +103,15 @@ std::vector<MemoryGrowth> memory_growth(const std::vector<AttentionResult>& rows
   }
   std::map<AttentionImpl, MemoryGrowth> best;  // the longest lengths per implementation
   for (const auto& [key, by_seq] : by_key) {
-    if (by_seq.size() < 2) continue;
-    const AttentionResult& to = *std::prev(by_seq.end())->second;
-    const AttentionResult& from = *std::prev(by_seq.end(), 2)->second;
-    const double kept_from = static_cast<double>(from.memory_before_backward_bytes - attention_memory(from.config).inputs.bytes);
-    const double kept_to = static_cast<double>(to.memory_before_backward_bytes - attention_memory(to.config).inputs.bytes);
-    if (kept_from <= 0 || kept_to <= 0) continue;
-    MemoryGrowth g{std::get<0>(key), from.config, to.config,
-                   std::log(kept_to / kept_from) / std::log(static_cast<double>(to.config.seq) / from.config.seq)};
+    if (by_seq.size() < 3) continue;
+    const AttentionResult& r3 = *std::prev(by_seq.end())->second;
+    const AttentionResult& r2 = *std::prev(by_seq.end(), 2)->second;
+    const AttentionResult& r1 = *std::prev(by_seq.end(), 3)->second;
+    const auto m = [](const AttentionResult& r) { return static_cast<double>(r.memory_before_backward_bytes); };
+    const double ratio = (m(r3) - m(r2)) / (m(r2) - m(r1));
+    MemoryGrowth g{std::get<0>(key), r1.config, r3.config,
+                   growth_exponent(static_cast<double>(r1.config.seq), static_cast<double>(r2.config.seq),
+                                   static_cast<double>(r3.config.seq), ratio)};
     auto it = best.find(g.impl);
     if (it == best.end() || g.to.seq > it->second.to.seq) best[g.impl] = g;
   }
@@ -91,10 +124,12 @@ std::string attention_memory_reading(const schema::Table& table) {
   const auto rows = attention_rows(table);
   if (rows.empty()) return {};
   std::ostringstream text;
-  if (const auto oom = smallest_out_of_memory(rows)) {
-    const AttentionMemory m = attention_memory(*oom);
-    text << "Smallest configuration out of memory: " << describe(*oom) << ".\n"
-         << "Its accounting, with " << memory_symbols(*oom) << ":\n";
+  if (const auto oom_row = smallest_out_of_memory(rows)) {
+    const AttentionConfig& oom = oom_row->config;
+    const AttentionMemory m = attention_memory(oom);
+    text << "Smallest configuration out of memory: " << describe(oom) << ".\n";
+    if (!oom_row->message.empty()) text << "The device said: " << first_sentences(oom_row->message, 2) << "\n";
+    text << "Its accounting, with " << memory_symbols(oom) << ":\n";
     for (const MemoryTerm& term : m.terms()) {
       text << "  " << term.what << ": " << term.formula << " = " << bytes_text(term.bytes) << "\n";
     }
@@ -105,7 +140,7 @@ std::string attention_memory_reading(const schema::Table& table) {
   }
   const auto growth = memory_growth(rows);
   if (!growth.empty()) {
-    text << "Memory kept for the backward, measured, grows with the sequence length as:\n";
+    text << "Memory in use before the backward, measured, grows with the sequence length as:\n";
     for (const auto& g : growth) {
       char exponent[32];
       std::snprintf(exponent, sizeof exponent, "%.2f", g.exponent);

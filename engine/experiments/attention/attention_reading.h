@@ -16,12 +16,13 @@ namespace stepscope {
 // Rows of another schema, or that cannot be read, are left out.
 std::vector<AttentionResult> attention_rows(const schema::Table& table);
 
-// The out-of-memory configuration with the smallest estimated peak; none when nothing ran out.
-std::optional<AttentionConfig> smallest_out_of_memory(const std::vector<AttentionResult>& rows);
+// The out-of-memory row with the smallest estimated peak; none when nothing ran out.
+std::optional<AttentionResult> smallest_out_of_memory(const std::vector<AttentionResult>& rows);
 
-// How the measured memory kept for the backward (memory before the backward, less the inputs)
-// grows with the sequence length for one implementation: the exponent k of s^k between its two
-// longest measured lengths at one head dim and precision. None with fewer than two such rows.
+// How the measured memory in use before the backward grows with the sequence length for one
+// implementation: the exponent k of m(s) = base + a*s^k through its three longest measured
+// lengths at one head dim and precision. The base (what the device held before the case: a
+// library's workspace, say) drops out of the differences. None with fewer than three such rows.
 struct MemoryGrowth {
   AttentionImpl impl = AttentionImpl::naive;
   AttentionConfig from, to;
