@@ -57,6 +57,22 @@ timeout 240 $cli attention --impl flash,sdpa,naive --batch 1 --d 16,32,64,128 \
   --seq 128,256,512,1024,2048,4096,8192,16384,32768,65536 --precision bf16,fp32 --causal \
   --warmup 3 --steps 10 --device cuda --quiet --csv "$OUT/a/flash_benchmarking.csv"
 echo "exit $?" | tee -a "$OUT/summary.txt"
+log "the model with each attention (the seeds' torch_compile (b)): small, bf16 training step, kernels and memory profiled"
+mkdir -p "$OUT/m"
+timeout 150 $cli bench --model small --context 1024,4096 --batch 4 --attention naive,sdpa,flash --precision bf16 \
+  --mode train --device cuda --profile kernels,memory --warmup 3 --steps 10 --quiet --csv "$OUT/m/model_attention.csv"
+echo "exit $?" | tee -a "$OUT/summary.txt"
+python3 - "$OUT/m" <<'PY' | tee -a "$OUT/summary.txt"
+import csv, glob, os, sys
+d = sys.argv[1]
+for r in csv.DictReader(open(os.path.join(d, "model_attention.csv"))):
+    print("model", r.get("attention"), "ctx", r.get("context"), r.get("status"), "step ms", r.get("total_mean_ms"),
+          "peak", r.get("peak_memory_bytes") or r.get("peak_allocated_bytes"))
+for f in sorted(glob.glob(os.path.join(d, "*.categories.csv"))):
+    rows = list(csv.DictReader(open(f)))
+    att = [r for r in rows if "attention" in str(r.values()).lower()]
+    print(os.path.basename(f), "|", "; ".join(",".join(f"{k}={v}" for k, v in r.items()) for r in att)[:300])
+PY
 python3 - "$OUT/a" <<'PY' | tee -a "$OUT/summary.txt"
 import csv, sys, os
 for name in ("leaderboard.csv", "sdpa_vs_flash.csv", "pytorch_attention.csv"):

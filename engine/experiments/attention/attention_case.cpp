@@ -13,19 +13,11 @@
 #include "model/flops.h"
 #include "runners/device_backend.h"
 #include "runners/phase_stats.h"
+#include "runners/precision_dtype.h"
 
 namespace stepscope {
 
 namespace {
-
-torch::Dtype dtype_of(Precision precision) {
-  switch (precision) {
-    case Precision::bf16: return torch::kBFloat16;
-    case Precision::fp16: return torch::kFloat16;
-    case Precision::fp32: return torch::kFloat32;
-  }
-  return torch::kFloat32;
-}
 
 // Scores the check may hold at once: a GiB of fp32, a few seconds of naive attention on a CPU.
 constexpr double kMaxCheckedScores = double(int64_t{1} << 28);
@@ -72,7 +64,7 @@ void AttentionCase::prepare(DeviceBackend& backend, profiling::AllocationRecorde
   refuse_if_clearly_too_large(attention_memory(c).peak_bytes(), backend.available_memory_bytes(), c.device,
                               "inputs, what the forward pass keeps, gradients and the backward's buffers");
   torch::manual_seed(c.seed);
-  const auto options = torch::TensorOptions().dtype(dtype_of(c.precision)).device(backend.device());
+  const auto options = torch::TensorOptions().dtype(scalar_type_of(c.precision)).device(backend.device());
   const std::vector<int64_t> shape{c.batch, c.heads, c.seq, c.head_dim};
   q_ = torch::randn(shape, options).requires_grad_(true);
   k_ = torch::randn(shape, options).requires_grad_(true);

@@ -1,0 +1,21 @@
+// The Communicator on LibTorch's c10d: a TCPStore rendezvous, then ProcessGroupGloo (CPU
+// tensors) or ProcessGroupNCCL (CUDA tensors), as PyTorch's DDP runs on.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "dist/communicator.h"
+#include "dist/launch_env.h"
+
+namespace stepscope::dist {
+
+// Joins the group every rank of `rendezvous` joins (torchrun's variables: the store at
+// MASTER_ADDR:MASTER_PORT, this RANK of WORLD_SIZE). Throws std::runtime_error naming what
+// failed (the store, the backend); a rank that never arrives fails it after `timeout`. NCCL
+// uses the current CUDA device.
+std::unique_ptr<Communicator> connect_c10d(const TorchrunEnv& rendezvous, CommBackend backend,
+                                           std::chrono::milliseconds timeout);
+
+}  // namespace stepscope::dist

@@ -1,0 +1,187 @@
+#include "experiments/collectives/collective_case.h"
+
+#include <ATen/ATen.h>
+
+#include <numeric>
+
+#include "compat/c10d_compat.h"
+#include "compat/torch_compat.h"
+#include "model/model_config.h"
+#include "runners/device_backend.h"
+#include "runners/precision_dtype.h"
+
+namespace stepscope {
+
+namespace {
+
+// Every element a small integer, exact in bf16 and fp16 after sums over up to 128 ranks: rank q
+// holds (q + i) mod 3 at index i of its full-size buffer.
+at::Tensor pattern(int rank, int64_t offset, int64_t count, const at::TensorOptions& options) {
+  return at::remainder(at::arange(offset, offset + count, at::TensorOptions().dtype(at::kLong)) + rank, 3).to(options);
+}
+
+}  // namespace
+
+CollectiveCase::CollectiveCase(CollectiveConfig config, dist::Communicator& comm) : comm_(comm) {
+  result_.config = std::move(config);
+  result_.count = element_count(result_.config);
+  result_.native = result_.config.op != CollectiveOp::reduce_scatter || comm.native_reduce_scatter();
+}
+
+CollectiveCase::~CollectiveCase() = default;
+
+std::string CollectiveCase::device() const { return result_.config.device; }
+
+void check_runnable(const CollectiveConfig& c) {
+  validate(c);
+  if (c.backend == CommBackend::gloo && c.dtype == Precision::bf16 && !compat::gloo_has_bfloat16()) {
+    throw ConfigError("Gloo in LibTorch " + compat::libtorch_version() + " has no bf16 collectives (use fp32 or fp16)",
+                      "dtype");
+  }
+  if (c.backend == CommBackend::nccl && !compat::has_nccl()) {
+    throw ConfigError("nccl needs a CUDA build of Stepscope; this one has Gloo only", "backend");
+  }
+}
+
+void CollectiveCase::check(DeviceBackend& /*backend*/) { check_runnable(result_.config); }
+
+void CollectiveCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* /*memory*/) {
+  result_.device_name = backend.name();
+  const auto options = at::TensorOptions().dtype(scalar_type_of(result_.config.dtype)).device(backend.device());
+  const int64_t n = comm_.size(), count = result_.count;
+  // Out of memory here is a result; every rank learns of any rank's before the first collective.
+  bool out_of_memory = false;
+  try {
+    switch (result_.config.op) {
+      case CollectiveOp::all_reduce:
+      case CollectiveOp::broadcast: input_ = at::empty({count}, options); break;
+      case CollectiveOp::reduce_scatter:
+        input_ = at::empty({count}, options);
+        output_ = at::empty({count / n}, options);
+        break;
+      case CollectiveOp::all_gather:
+        input_ = at::empty({count / n}, options);
+        output_ = at::empty({count}, options);
+        break;
+    }
+    fill_inputs();
+  } catch (const std::exception& e) {
+    if (!compat::is_out_of_memory(e)) throw;
+    out_of_memory = true;
+    input_ = output_ = at::Tensor();
+  }
+  at::Tensor flag = at::full({1}, out_of_memory ? 1.0f : 0.0f, at::TensorOptions().device(backend.device()));
+  comm_.all_reduce(flag, dist::ReduceOp::max)->wait();
+  if (flag.item<float>() > 0) {
+    if (out_of_memory) throw std::bad_alloc();
+    throw PeerOutOfMemory();
+  }
+  clock_ = backend.make_clock();
+}
+
+void CollectiveCase::fill_inputs() {
+  const auto options = input_.options();
+  const int rank = comm_.rank();
+  const int64_t n = comm_.size(), count = result_.count;
+  switch (result_.config.op) {
+    case CollectiveOp::all_reduce:
+    case CollectiveOp::broadcast:
+    case CollectiveOp::reduce_scatter: input_.copy_(pattern(rank, 0, count, options)); break;
+    case CollectiveOp::all_gather: input_.copy_(pattern(rank, 0, count / n, options)); break;
+  }
+}
+
+std::unique_ptr<dist::PendingCollective> CollectiveCase::launch() {
+  switch (result_.config.op) {
+    case CollectiveOp::all_reduce: return comm_.all_reduce(input_);
+    case CollectiveOp::reduce_scatter: return comm_.reduce_scatter(output_, input_);
+    case CollectiveOp::all_gather: return comm_.all_gather(output_, input_);
+    case CollectiveOp::broadcast: return comm_.broadcast(input_, 0);
+  }
+  return nullptr;
+}
+
+void CollectiveCase::run_step(const StepContext& step) {
+  clock_->start();
+  launch()->wait();
+  clock_->end_forward();
+  const StepTiming timing = clock_->finish(StepMode::forward);
+  if (!step.warmup) step_ns_.push_back(timing.total_ns);
+}
+
+int64_t CollectiveCase::count_wrong() const {
+  const int rank = comm_.rank();
+  const int64_t n = comm_.size(), count = result_.count, slice = count / n;
+  const auto exact = at::TensorOptions().dtype(at::kFloat);
+  at::Tensor got, want;
+  switch (result_.config.op) {
+    case CollectiveOp::all_reduce:
+      got = input_;
+      want = at::zeros({count}, exact);
+      for (int q = 0; q < n; ++q) want += pattern(q, 0, count, exact);
+      break;
+    case CollectiveOp::reduce_scatter:
+      got = output_;
+      want = at::zeros({slice}, exact);
+      for (int q = 0; q < n; ++q) want += pattern(q, rank * slice, slice, exact);
+      break;
+    case CollectiveOp::all_gather: {
+      got = output_;
+      std::vector<at::Tensor> parts;
+      for (int q = 0; q < n; ++q) parts.push_back(pattern(q, 0, slice, exact));
+      want = at::cat(parts);
+      break;
+    }
+    case CollectiveOp::broadcast:
+      got = input_;
+      want = pattern(0, 0, count, exact);
+      break;
+  }
+  return at::ne(got.to(at::kCPU).to(at::kFloat), want).sum().item<int64_t>();
+}
+
+void CollectiveCase::after_measuring(DeviceBackend& backend) {
+  // The timed steps changed the buffers (all-reduce sums in place): check a fresh run.
+  fill_inputs();
+  launch()->wait();
+  backend.synchronize();
+  result_.wrong = count_wrong();
+}
+
+void CollectiveCase::release() {
+  input_ = output_ = at::Tensor();
+  clock_.reset();
+}
+
+void CollectiveCase::finish(CaseEnd end) {
+  result_.status = end.status;
+  result_.message = end.message;
+  if (!step_ns_.empty() && end.status == RunStatus::ok) {
+    const double total = std::accumulate(step_ns_.begin(), step_ns_.end(), 0.0);
+    result_.time_us = total / static_cast<double>(step_ns_.size()) * 1e-3;
+  }
+}
+
+CollectiveResult combine_ranks(const CollectiveResult& local, dist::Communicator& comm, const std::string& device) {
+  CollectiveResult row = local;
+  const auto on = at::TensorOptions().dtype(at::kDouble).device(device == "cpu" ? at::Device(at::kCPU) : at::Device(device));
+  // [failed?, time], max over ranks; [wrong], summed.
+  at::Tensor worst = at::tensor({local.status == RunStatus::ok ? 0.0 : 1.0, local.time_us}, on.device(at::kCPU)).to(on);
+  comm.all_reduce(worst, dist::ReduceOp::max)->wait();
+  at::Tensor wrong = at::tensor({static_cast<double>(std::max<int64_t>(local.wrong, 0))}, on.device(at::kCPU)).to(on);
+  comm.all_reduce(wrong, dist::ReduceOp::sum)->wait();
+  const at::Tensor w = worst.to(at::kCPU);
+  if (w[0].item<double>() > 0 && row.status == RunStatus::ok) {
+    row.status = RunStatus::failed;
+    row.message = "another rank failed this row";
+  }
+  row.time_us = w[1].item<double>();
+  row.wrong = local.wrong < 0 ? -1 : static_cast<int64_t>(wrong.to(at::kCPU).item<double>());
+  if (row.status == RunStatus::ok && row.time_us > 0) {
+    row.algbw_gbps = static_cast<double>(row.config.size_bytes) / (row.time_us * 1e-6) * 1e-9;
+    row.busbw_gbps = row.algbw_gbps * bus_bandwidth_factor(row.config.op, comm.size());
+  }
+  return row;
+}
+
+}  // namespace stepscope
