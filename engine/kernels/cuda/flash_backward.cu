@@ -86,7 +86,7 @@ void launch_backward_sm90(BackwardParams params, const FlashBackwardArgs& args,
   sp.v = make_attention_tensor_map(args.type, args.v, args.v_strides, shape, shape.seq_k,
                                    {64, Tr::kBlockN, CU_TENSOR_MAP_SWIZZLE_128B});
   sp.dq_accum = flash::make_dq_accum_map(params.dq_accum, shape.head_dim, shape.seq_q,
-                                         shape.batch * shape.heads, Tr::kBlockM);
+                                         shape.batch * shape.heads, Tr::kDqBoxRows);
   launch_helpers_before<T>(params, stream);
   const auto blocks = static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads);
   flash::launch_kernel(flash::flash_backward_sm90_kernel<T, kHeadDim>, blocks, Tr::kThreads,
