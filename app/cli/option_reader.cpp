@@ -1,5 +1,7 @@
 #include "cli/option_reader.h"
 
+#include <cctype>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -82,6 +84,23 @@ std::vector<int64_t> parse_integer_list(const std::string& option, const std::st
   std::vector<int64_t> values;
   for (const auto& item : split_list(option, text)) values.push_back(parse_integer(option, item, 1));
   return values;
+}
+
+int64_t parse_size_bytes(const std::string& option, const std::string& text) {
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  std::string unit = text.substr(digits);
+  for (char& ch : unit) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  const std::pair<const char*, int64_t> units[] = {{"", 1},       {"B", 1},           {"KB", 1000},
+                                                   {"MB", 1000000}, {"GB", 1000000000}, {"KIB", 1 << 10},
+                                                   {"MIB", 1 << 20}, {"GIB", int64_t{1} << 30}};
+  for (const auto& [name, factor] : units) {
+    if (digits == 0 || unit != name) continue;
+    const int64_t count = parse_integer(option, text.substr(0, digits), 1);
+    if (count > (int64_t{1} << 50) / factor) throw CliError("--" + option + ": '" + text + "' is too large");
+    return count * factor;
+  }
+  throw CliError("--" + option + ": '" + text + "' is not a size (use bytes, or a number with KB, MB, GB, KiB, MiB or GiB)");
 }
 
 }  // namespace stepscope::cli

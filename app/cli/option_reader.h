@@ -31,6 +31,8 @@ std::vector<std::string> split_list(const std::string& option, const std::string
 int64_t parse_integer(const std::string& option, const std::string& text, int64_t minimum);
 double parse_positive_number(const std::string& option, const std::string& text);
 std::vector<int64_t> parse_integer_list(const std::string& option, const std::string& text);
+// "4096", "512KB", "1MB", "1GB" (powers of 10), "1KiB", "1MiB", "1GiB" (powers of 2); positive.
+int64_t parse_size_bytes(const std::string& option, const std::string& text);
 
 // Turns the engine's ConfigError into a CliError naming the option.
 template <typename Parse>

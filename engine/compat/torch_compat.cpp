@@ -1,5 +1,6 @@
 #include "compat/torch_compat.h"
 
+#include <c10/core/impl/VirtualGuardImpl.h>
 #include <new>
 #include <stdexcept>
 
@@ -14,6 +15,11 @@
 namespace stepscope::compat {
 
 std::string libtorch_version() { return TORCH_VERSION; }
+
+void set_cuda_device(int index) {
+  c10::impl::VirtualGuardImpl guard(c10::DeviceType::CUDA);
+  guard.setDevice(c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(index)));
+}
 
 bool has_scaled_dot_product_attention() { return STEPSCOPE_TORCH_2; }
 

@@ -17,6 +17,9 @@ std::string libtorch_version();
 bool built_with_cuda();
 // CUDA devices usable now (0 on CPU builds or machines without a GPU).
 int cuda_device_count();
+// Makes GPU `index` the current one (each rank of a job on its LOCAL_RANK's GPU); throws where
+// this LibTorch has no CUDA.
+void set_cuda_device(int index);
 
 // Enables autocast for one device type for the guard's lifetime and, like Python's
 // `torch.autocast` on exit, drops the cast-weight cache when the outermost guard ends.

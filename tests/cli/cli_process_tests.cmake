@@ -97,3 +97,13 @@ set_tests_properties(cli_e2e.bench_naive_against_flash_attention PROPERTIES LABE
 stepscope_cli_error_test(attention_unknown_impl "--impl: unknown attention implementation 'flash3'" attention --impl flash3)
 stepscope_cli_error_test(attention_check_needs_inputs "--q is required" attention check --out x)
 stepscope_cli_error_test(bench_unknown_attention "--attention: unknown attention implementation 'fast'" bench --attention fast)
+
+# The collective benchmark on Gloo: 2, 4 and 6 local ranks, a torchrun-style start, a killed rank.
+add_test(NAME cli_e2e.allreduce_ranks
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_allreduce_ranks.sh $<TARGET_FILE:stepscope-cli>
+    ${CMAKE_CURRENT_BINARY_DIR}/e2e_allreduce)
+set_tests_properties(cli_e2e.allreduce_ranks PROPERTIES LABELS "cli;e2e" PASS_REGULAR_EXPRESSION "PASS" TIMEOUT 300)
+stepscope_cli_error_test(allreduce_bad_size "--sizes: '1XB' is not a size" allreduce --sizes 1XB)
+stepscope_cli_error_test(allreduce_bad_op "unknown collective 'alltoall'" allreduce --op alltoall)
+stepscope_cli_error_test(allreduce_nccl_on_cpu "nccl runs on GPUs" allreduce --backend nccl)
+stepscope_cli_error_test(allreduce_bad_nproc "--nproc: 0 is too small" allreduce --nproc 0)
