@@ -2,7 +2,9 @@
 
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
-#ifdef USE_C10D_GLOO
+// The CUDA wheel's LibTorch has Gloo inside but ships no Gloo headers; its c10d header needs them.
+#if defined(USE_C10D_GLOO) && __has_include(<gloo/algorithm.h>)
+#define STEPSCOPE_HAS_GLOO 1
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #endif
 #ifdef STEPSCOPE_WITH_NCCL
@@ -26,14 +28,15 @@ c10::intrusive_ptr<c10d::Store> connect_tcp_store(const std::string& host, int p
 
 c10::intrusive_ptr<C10dGroup> make_gloo_group(const c10::intrusive_ptr<c10d::Store>& store, int rank, int world_size,
                                               const std::string& host, std::chrono::milliseconds timeout) {
-#ifdef USE_C10D_GLOO
+#ifdef STEPSCOPE_HAS_GLOO
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
   options->devices.push_back(host.empty() ? c10d::ProcessGroupGloo::createDefaultDevice()
                                           : c10d::ProcessGroupGloo::createDeviceForHostname(host));
   return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, world_size, options);
 #else
   (void)store, (void)rank, (void)world_size, (void)host, (void)timeout;
-  throw std::runtime_error("this LibTorch was built without Gloo (USE_C10D_GLOO)");
+  throw std::runtime_error("this build has no Gloo: its LibTorch lacks it or the Gloo headers (libgloo-dev) were "
+                           "missing when it was compiled");
 #endif
 }
 
