@@ -95,6 +95,10 @@ TEST(BenchOptions, ProfileKernelsAndWhereItsFilesGo) {
   EXPECT_EQ(profile_output_stem(json_only, configs[0]), "r.tiny-ctx256-b4-bf16-forward");
   json_only.json_path.clear();
   EXPECT_EQ(profile_output_stem(json_only, configs[0]), "stepscope-bench.tiny-ctx256-b4-bf16-forward");
+  // Configurations that differ only in attention get files of their own.
+  auto flash = configs[0];
+  flash.model.attention = AttentionImpl::flash;
+  EXPECT_EQ(profile_output_stem(json_only, flash), "stepscope-bench.tiny-ctx256-b4-bf16-forward-flash");
   const auto both = parse_bench_options({"--profile", "kernels,memory", "--memory-points", "500", "--memory-events",
                                          "5000"});
   EXPECT_TRUE(both.spec.base.profile_kernels && both.spec.base.profile_memory);
