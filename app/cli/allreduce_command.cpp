@@ -152,9 +152,9 @@ int run_local_ranks(const std::vector<std::string>& args, const AllreduceOptions
   auto worker_args = without_options(args, {"nproc", "csv", "json"}, {});
   int status = kExitOk;
   for (int64_t n : o.nprocs) {
-    const LocalRanksRun run = run_on_local_ranks("allreduce", worker_args, static_cast<int>(n),
-                                                 std::chrono::seconds(o.timeout_s), columns, publish,
-                                                 o.quiet ? nullptr : &err);
+    const LocalRanksRun run = run_on_local_ranks({"", "allreduce", worker_args, static_cast<int>(n),
+                                                  std::chrono::seconds(o.timeout_s)},
+                                                 columns, publish, o.quiet ? nullptr : &err, &interrupt_flag());
     if (run.outcome.status == dist::LaunchStatus::cancelled || interrupt_flag().is_cancelled()) {
       err << "stepscope-cli allreduce: interrupted; " << table.rows.size() << " row(s) written\n";
       return kExitInterrupted;

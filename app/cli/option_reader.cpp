@@ -1,5 +1,7 @@
 #include "cli/option_reader.h"
 
+#include "experiments/collectives/collective_sweep_spec.h"
+
 #include <cctype>
 
 #include <cerrno>
@@ -87,19 +89,7 @@ std::vector<int64_t> parse_integer_list(const std::string& option, const std::st
 }
 
 int64_t parse_size_bytes(const std::string& option, const std::string& text) {
-  size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  std::string unit = text.substr(digits);
-  for (char& ch : unit) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  const std::pair<const char*, int64_t> units[] = {{"", 1},       {"B", 1},           {"KB", 1000},
-                                                   {"MB", 1000000}, {"GB", 1000000000}, {"KIB", 1 << 10},
-                                                   {"MIB", 1 << 20}, {"GIB", int64_t{1} << 30}};
-  for (const auto& [name, factor] : units) {
-    if (digits == 0 || unit != name) continue;
-    const int64_t count = parse_integer(option, text.substr(0, digits), 1);
-    if (count > (int64_t{1} << 50) / factor) throw CliError("--" + option + ": '" + text + "' is too large");
-    return count * factor;
-  }
+  if (const auto bytes = stepscope::parse_size_bytes(text)) return *bytes;
   throw CliError("--" + option + ": '" + text + "' is not a size (use bytes, or a number with KB, MB, GB, KiB, MiB or GiB)");
 }
 

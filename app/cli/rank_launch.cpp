@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "cli/command_output.h"
 #include "io/json_reader.h"
 #include "io/table_json.h"
 
@@ -22,16 +21,16 @@ void emit_row_line(std::ostream& out, const std::vector<schema::Column>& columns
   out.flush();
 }
 
-LocalRanksRun run_on_local_ranks(const std::string& command, const std::vector<std::string>& worker_args, int nproc,
-                                 std::chrono::milliseconds timeout, const std::vector<schema::Column>& columns,
+LocalRanksRun run_on_local_ranks(const LocalRanksSpec& ranks, const std::vector<schema::Column>& columns,
                                  const std::function<void(const std::vector<schema::Value>&)>& on_row,
-                                 std::ostream* progress) {
+                                 std::ostream* progress, const CancelFlag* cancel) {
   dist::WorkerLaunchSpec spec;
-  spec.args = {command};
-  spec.args.insert(spec.args.end(), worker_args.begin(), worker_args.end());
+  spec.program = ranks.program;
+  spec.args = {ranks.command};
+  spec.args.insert(spec.args.end(), ranks.args.begin(), ranks.args.end());
   spec.args.push_back(kWorkerRowsFlag);
-  spec.nproc = nproc;
-  spec.timeout = timeout;
+  spec.nproc = ranks.nproc;
+  spec.timeout = ranks.timeout;
   LocalRanksRun run;
   dist::WorkerCallbacks callbacks;
   callbacks.on_line = [&](int rank, const std::string& line) {
@@ -44,7 +43,7 @@ LocalRanksRun run_on_local_ranks(const std::string& command, const std::vector<s
   callbacks.on_stderr_line = [&](int rank, const std::string& line) {
     if (progress && rank == 0) *progress << line << '\n' << std::flush;
   };
-  run.outcome = dist::WorkerLauncher(spec).run(callbacks, &interrupt_flag());
+  run.outcome = dist::WorkerLauncher(spec).run(callbacks, cancel);
   return run;
 }
 

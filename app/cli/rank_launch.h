@@ -22,12 +22,20 @@ struct LocalRanksRun {
   dist::LaunchOutcome outcome;
 };
 
-// Runs `stepscope-cli command worker_args... --worker-rows` on `nproc` workers. Each row rank 0
-// prints reaches `on_row` as it comes; rank 0's stderr (progress) goes to `progress` when set.
-LocalRanksRun run_on_local_ranks(const std::string& command, const std::vector<std::string>& worker_args, int nproc,
-                                 std::chrono::milliseconds timeout, const std::vector<schema::Column>& columns,
+struct LocalRanksSpec {
+  std::string program;  // a stepscope-cli binary; empty: this process's own executable
+  std::string command;  // "allreduce"
+  std::vector<std::string> args;
+  int nproc = 2;
+  std::chrono::milliseconds timeout{60'000};
+};
+
+// Runs `program command args... --worker-rows` on `nproc` workers. Each row rank 0 prints
+// reaches `on_row` as it comes; rank 0's stderr (progress) goes to `progress` when set; `cancel`
+// ends every worker.
+LocalRanksRun run_on_local_ranks(const LocalRanksSpec& spec, const std::vector<schema::Column>& columns,
                                  const std::function<void(const std::vector<schema::Value>&)>& on_row,
-                                 std::ostream* progress);
+                                 std::ostream* progress, const CancelFlag* cancel);
 
 // In a worker: one row as a line the launcher reads.
 void emit_row_line(std::ostream& out, const std::vector<schema::Column>& columns,

@@ -1,8 +1,12 @@
 #include "gui/lab_tabs.h"
 
+#include <QCoreApplication>
+
 #include "gui/attention_tab.h"
+#include "gui/communication_tab.h"
 #include "gui/precision_tab.h"
 #include "widgets/attention_view.h"
+#include "widgets/communication_view.h"
 #include "widgets/precision_view.h"
 
 namespace stepscope::gui {
@@ -27,6 +31,10 @@ void attach_lab_tabs(const std::vector<views::ResultView*>& views, const std::ve
     } else if (auto* attention = dynamic_cast<views::AttentionView*>(view)) {
       attention->form()->set_devices(devices);
       report(new AttentionTab(history, attention, parent), callbacks);
+    } else if (auto* communication = dynamic_cast<views::CommunicationView*>(view)) {
+      communication->set_devices(devices);
+      const QString cli = QCoreApplication::applicationDirPath() + QStringLiteral("/stepscope-cli");
+      report(new CommunicationTab(history, communication, cli, parent), callbacks);
     }
   }
 }

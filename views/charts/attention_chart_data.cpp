@@ -62,49 +62,13 @@ SweepChartData build_attention_chart_data(const schema::Table& table, AttentionM
   // attention_rows skips unreadable rows, so keep the table's row index beside each.
   const auto rows = attention_rows(table);
   if (rows.size() != table.rows.size()) return data;  // a table this build cannot read whole
-  std::map<LineKey, size_t> all;
+  std::vector<KeyedPoint<LineKey>> points;
   for (size_t i = 0; i < rows.size(); ++i) {
     if (!passes(rows[i].config, filter)) continue;
-    all.emplace(key_of(rows[i].config), all.size());
+    points.push_back({key_of(rows[i].config), static_cast<double>(rows[i].config.seq), measure_of(table, i, measure),
+                      rows[i].status});
   }
-  std::map<LineKey, size_t> index;
-  for (const auto& [key, i] : all) {
-    if (i < kMostSweepLines) index.emplace(key, i);
-  }
-  data.hidden_lines = all.size() - index.size();
-  data.lines.resize(index.size());
-  for (const auto& [key, i] : index) data.lines[i].name = name_of(key, index);
-
-  double x_min = std::numeric_limits<double>::max(), x_max = 0;
-  double y_min = std::numeric_limits<double>::max(), y_max = 0;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const AttentionResult& r = rows[i];
-    if (!passes(r.config, filter)) continue;
-    const auto line = index.find(key_of(r.config));
-    if (line == index.end()) continue;
-    const double x = static_cast<double>(r.config.seq);
-    x_min = std::min(x_min, x);
-    x_max = std::max(x_max, x);
-    const double y = measure_of(table, i, measure);
-    if (r.status == RunStatus::ok && y > 0) {
-      data.lines[line->second].points.append({x, y});
-      y_min = std::min(y_min, y);
-      y_max = std::max(y_max, y);
-    } else if (r.status != RunStatus::ok) {
-      data.failures.push_back({data.lines[line->second].name, x, QString::fromStdString(to_string(r.status))});
-    }
-  }
-  for (auto& line : data.lines) {
-    std::sort(line.points.begin(), line.points.end(), [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
-  }
-  if (x_max > 0) {
-    data.x_min = x_min;
-    data.x_max = x_max;
-  }
-  if (y_max > 0) {
-    data.y_min = y_min;
-    data.y_max = y_max;
-  }
+  fill_sweep_lines(data, points, name_of);
   return data;
 }
 

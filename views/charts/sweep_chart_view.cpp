@@ -83,10 +83,13 @@ void SweepChartView::setData(SweepChartData data) {
   }
   x_axis_->setTitleText(data_.x_title);
   log_x_axis_->setTitleText(data_.x_title + tr(", log scale"));
-  if (data_.x_min > 0) {  // whole powers of two either side
-    const double low = std::pow(2.0, std::floor(std::log2(data_.x_min)));
-    const double high = std::pow(2.0, std::ceil(std::log2(data_.x_max)));
-    log_x_axis_->setRange(low, std::max(high, low * 2));
+  log_x_axis_->setBase(data_.log_x_base);
+  if (data_.x_min > 0) {  // whole powers of the base either side
+    const double base = data_.log_x_base;
+    const auto log_base = [base](double x) { return std::log(x) / std::log(base); };
+    const double low = std::pow(base, std::floor(log_base(data_.x_min) + 1e-9));
+    const double high = std::pow(base, std::ceil(log_base(data_.x_max) - 1e-9));
+    log_x_axis_->setRange(low, std::max(high, low * base));
   }
   // A little room either side, so end points and failure marks are not on the frame.
   const double span = data_.x_max > data_.x_min ? data_.x_max - data_.x_min : std::max(std::abs(data_.x_max), 1.0);
@@ -104,8 +107,8 @@ void SweepChartView::setData(SweepChartData data) {
 void SweepChartView::paintFailures(QPainter& painter, const QRectF& plot) const {
   if (data_.lines.empty()) return paint_plot_note(painter, plot, tr("No sweep results"));
   const PlotMapping linear{plot, x_axis_->min(), x_axis_->max(), 0, 1};
-  const PlotMapping logarithmic{plot, std::log2(log_x_axis_->min()), std::log2(log_x_axis_->max()), 0, 1};
-  const auto x_at = [&](double x) { return data_.log_x ? logarithmic.x(std::log2(x)) : linear.x(x); };
+  const PlotMapping logarithmic{plot, std::log(log_x_axis_->min()), std::log(log_x_axis_->max()), 0, 1};
+  const auto x_at = [&](double x) { return data_.log_x ? logarithmic.x(std::log(x)) : linear.x(x); };
   const QFont font = annotation_font();
   painter.setFont(font);
   const QFontMetricsF metrics(font);

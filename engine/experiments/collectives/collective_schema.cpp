@@ -26,7 +26,7 @@ schema::Schema<Row> make_collective_schema() {
   f.push_back({Column{"nproc", "Ranks", ColumnKind::integer, ColumnRole::identity},
                [](const Row& r) { return Value(int64_t{r.config.ranks}); },
                [](Row& r, const Value& v) { r.config.ranks = static_cast<int>(integer(v)); }});
-  f.push_back({Column{"size_bytes", "Size", ColumnKind::bytes, ColumnRole::identity, "nccl-tests' size: the full buffer"},
+  f.push_back({Column{"size_bytes", "Size (B)", ColumnKind::integer, ColumnRole::identity, "nccl-tests' size in bytes: the full buffer"},
                [](const Row& r) { return Value(r.config.size_bytes); },
                [](Row& r, const Value& v) { r.config.size_bytes = integer(v); }});
   f.push_back({Column{"count", "Count", ColumnKind::integer, ColumnRole::measure, "Elements of the full buffer"},

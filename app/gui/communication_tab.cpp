@@ -1,0 +1,107 @@
+#include "gui/communication_tab.h"
+
+#include <QFileInfo>
+
+#include "cli/rank_launch.h"
+#include "experiments/collectives/collective_case.h"
+#include "experiments/collectives/collective_schema.h"
+
+namespace stepscope::gui {
+
+namespace {
+
+template <class Item, class Text>
+std::string joined(const std::vector<Item>& items, Text text) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ",") + text(item);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> allreduce_arguments(const CollectiveSweepSpec& spec) {
+  return {"--backend", to_string(spec.base.backend),
+          "--op",      joined(spec.ops, [](CollectiveOp op) { return to_string(op); }),
+          "--sizes",   joined(spec.sizes_bytes, [](int64_t b) { return std::to_string(b); }),
+          "--dtype",   joined(spec.dtypes, [](Precision p) { return to_string(p); }),
+          "--warmup",  std::to_string(spec.base.warmup_iters),
+          "--iters",   std::to_string(spec.base.iters),
+          "--device",  spec.base.device,
+          "--quiet"};
+}
+
+CommunicationTab::CommunicationTab(history::RunHistory& history, views::CommunicationView* view, QString cli_program,
+                                   QObject* parent)
+    : QObject(parent), view_(view), cli_program_(std::move(cli_program)), lab_(history) {
+  connect(view, &views::CommunicationView::run_requested, this,
+          [this](const views::CommunicationRequest& request) { start(request); });
+  connect(view, &views::CommunicationView::cancel_requested, this, [this] {
+    lab_.cancel();
+    emit status(tr("Cancelling: ending every worker"));
+  });
+  connect(&lab_, &LabRun::table_changed, this, [this](const schema::Table& table) {
+    view_->show_tables({table});
+    emit status(tr("Collectives: %1 row(s) measured").arg(table.rows.size()));
+  });
+  connect(&lab_, &LabRun::finished, this, [this](const schema::Table& table, bool ok, const QString& message) {
+    view_->set_running(false);
+    view_->show_tables({table});
+    emit status(ok ? tr("Collectives done: %1 row(s)").arg(table.rows.size()) : tr("Collectives: %1").arg(message));
+    emit finished(ok);
+  });
+  connect(&lab_, &LabRun::history_changed, this, &CommunicationTab::history_changed);
+  connect(&lab_, &LabRun::history_problem, this, &CommunicationTab::history_problem);
+}
+
+bool CommunicationTab::start(const views::CommunicationRequest& request) {
+  if (lab_.is_running()) return false;
+  try {
+    for (int64_t n : request.world_sizes) {
+      for (const auto& c : expand(request.spec, static_cast<int>(n))) check_runnable(c);
+    }
+  } catch (const ConfigError& e) {
+    emit status(tr("Cannot run: %1").arg(QString::fromStdString(e.what())));
+    return false;
+  }
+  if (!QFileInfo(cli_program_).isExecutable()) {
+    emit status(tr("Cannot run: the workers need %1, which is missing").arg(cli_program_));
+    return false;
+  }
+  view_->clear();
+  view_->set_running(true);
+  emit status(tr("Starting workers"));
+  const std::string program = cli_program_.toStdString();
+  const auto args = allreduce_arguments(request.spec);
+  const auto world_sizes = request.world_sizes;
+  const QString label = QStringLiteral("collectives: %1 on %2").arg(
+      QString::fromStdString(to_string(request.spec.base.backend)), QString::fromStdString(request.spec.base.device));
+  lab_.start(label, [program, args, world_sizes](ProgressSink*, const CancelFlag* cancel,
+                                                 const LabRun::TablePublisher& publish) {
+    const auto& schema = collective_schema();
+    precision::LabOutcome outcome;
+    outcome.table = schema::Table{schema.id, schema.columns(), {}};
+    for (int64_t n : world_sizes) {
+      const auto run = cli::run_on_local_ranks(
+          {program, "allreduce", args, static_cast<int>(n), std::chrono::seconds(60)}, outcome.table.columns,
+          [&](const std::vector<schema::Value>& row) {
+            outcome.table.rows.push_back(row);
+            publish(outcome.table);
+          },
+          nullptr, cancel);
+      if (run.outcome.status == dist::LaunchStatus::cancelled) {
+        outcome.status = RunStatus::cancelled;
+        outcome.message = "cancelled; " + std::to_string(outcome.table.rows.size()) + " row(s) kept";
+        break;
+      }
+      if (!run.outcome.ok()) {
+        outcome.status = RunStatus::failed;
+        outcome.message = std::to_string(n) + " ranks: " + run.outcome.message;
+        break;
+      }
+    }
+    return outcome;
+  });
+  return true;
+}
+
+}  // namespace stepscope::gui
