@@ -1,5 +1,5 @@
 // Tile shapes and shared-memory plan of the Hopper (sm_90a) flash-attention backward, apart
-// from the kernel body (flash_backward_sm90.cuh).
+// from the kernel (flash_backward_sm90.cuh and the loops it includes).
 //
 // One CTA owns kBlockN = 128 keys of one (batch, head) and walks the query tiles (kBlockM = 128
 // rows each for the 64 tile, 64 for the 128 tile; two-stage TMA pipeline). Warpgroup 0 is the producer (one warp issues TMA and
