@@ -1,0 +1,51 @@
+// flat: after backward, every gradient copied into one buffer, one all-reduce, copied back.
+#include <ATen/ATen.h>
+
+#include "dist/ddp/sync_variants.h"
+
+namespace stepscope::dist::detail {
+
+namespace {
+
+class FlatSync final : public GradientSync {
+ public:
+  FlatSync(std::vector<at::Tensor> parameters, Communicator& comm, const GradientSyncOptions& options)
+      : GradientSync(std::move(parameters), comm, options.synchronize) {
+    int64_t total = 0;
+    for (const auto& p : parameters_) total += p.numel();
+    // Kept across steps: the allocation is not what the experiment measures.
+    if (!parameters_.empty()) buffer_ = at::empty({total}, parameters_[0].options().requires_grad(false));
+  }
+  DdpVariant variant() const override { return DdpVariant::flat; }
+
+ protected:
+  void complete() override {
+    if (parameters_.empty()) return;
+    int64_t offset = 0;
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      const at::Tensor& grad = gradient(i);
+      buffer_.narrow(0, offset, grad.numel()).view(grad.sizes()).copy_(grad);
+      offset += grad.numel();
+    }
+    count_collective(buffer_);
+    timed([&] { comm_.all_reduce(buffer_)->wait(); });
+    buffer_.div_(comm_.size());
+    offset = 0;
+    for (auto& p : parameters_) {
+      p.mutable_grad().copy_(buffer_.narrow(0, offset, p.numel()).view(p.sizes()));
+      offset += p.numel();
+    }
+  }
+
+ private:
+  at::Tensor buffer_;
+};
+
+}  // namespace
+
+std::unique_ptr<GradientSync> make_flat_sync(std::vector<at::Tensor> parameters, Communicator& comm,
+                                             const GradientSyncOptions& options) {
+  return std::make_unique<FlatSync>(std::move(parameters), comm, options);
+}
+
+}  // namespace stepscope::dist::detail

@@ -1,0 +1,86 @@
+// Gradient synchronisation of data-parallel training: each variant of issue 11's DDP
+// experiments leaves every rank holding the mean of the ranks' gradients, and records how long
+// it communicated and how much of that was left after backward (the "exposed" part).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "dist/communicator.h"
+#include "dist/ddp/ddp_variant.h"
+
+namespace stepscope::dist {
+
+// One step's record, per rank.
+struct SyncTimings {
+  double comm_ms = 0;       // inside all-reduce calls and their waits (hooks included)
+  double exposed_ms = 0;    // from finish()'s start (backward's end) to its end
+  int64_t collectives = 0;  // all-reduces started
+  int64_t bytes = 0;        // bytes all-reduced
+};
+
+struct GradientSyncOptions {
+  DdpVariant variant = DdpVariant::naive;
+  int64_t bucket_bytes = int64_t{25} << 20;  // bucketed only; PyTorch DDP's default
+  // Called at the end of finish(), before its clock stops: on GPUs a device synchronisation,
+  // so that exposed time includes collectives the device has not finished. Empty on the CPU.
+  std::function<void()> synchronize;
+};
+
+class GradientSync {
+ public:
+  virtual ~GradientSync() = default;
+  GradientSync(const GradientSync&) = delete;
+  GradientSync& operator=(const GradientSync&) = delete;
+
+  virtual DdpVariant variant() const = 0;
+
+  // Rank 0's parameter values to every rank (once, before training). Collective: every rank
+  // calls it.
+  void broadcast_parameters();
+  // Before each step's backward: drops the gradients (each step averages one backward's
+  // gradients) and forgets a step that failed part-way.
+  void begin_step();
+  // Right after backward: completes the communication, leaves every parameter's gradient the
+  // mean over ranks and returns the step's record. Throws std::runtime_error naming the
+  // parameter that received no gradient (every rank must use every parameter, as in DDP
+  // without find_unused_parameters) or what the communicator threw.
+  SyncTimings finish();
+
+  const std::vector<at::Tensor>& parameters() const { return parameters_; }
+
+ protected:
+  GradientSync(std::vector<at::Tensor> parameters, Communicator& comm, std::function<void()> synchronize);
+
+  // The variant's part of finish(): after it, every parameter's grad is the mean.
+  virtual void complete() = 0;
+  // The variant's part of begin_step(): per-step state back to empty.
+  virtual void reset() {}
+  // Times `call` (a communicator call or wait) into the step's comm_ms.
+  void timed(const std::function<void()>& call);
+  // Counts a started all-reduce of `tensor`.
+  void count_collective(const at::Tensor& tensor);
+  // The gradient backward left on parameter i; throws when there is none.
+  const at::Tensor& gradient(size_t i) const;
+
+  std::vector<at::Tensor> parameters_;
+  Communicator& comm_;
+
+ private:
+  std::function<void()> synchronize_;
+  std::mutex step_mutex_;  // hooks may run on autograd's device thread
+  SyncTimings step_;
+};
+
+// Throws std::invalid_argument naming the parameter that is undefined, not a leaf requiring a
+// gradient, or (flat, bucketed) of another type or device than parameter 0; ConfigError for a
+// bucket size below 1 byte.
+std::unique_ptr<GradientSync> make_gradient_sync(std::vector<at::Tensor> parameters, Communicator& comm,
+                                                 const GradientSyncOptions& options);
+
+}  // namespace stepscope::dist

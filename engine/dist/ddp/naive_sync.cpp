@@ -1,0 +1,39 @@
+// naive: after backward, one blocking all-reduce per gradient, in registration order.
+#include <ATen/ATen.h>
+
+#include "dist/ddp/sync_variants.h"
+
+namespace stepscope::dist::detail {
+
+namespace {
+
+class NaiveSync final : public GradientSync {
+ public:
+  NaiveSync(std::vector<at::Tensor> parameters, Communicator& comm, const GradientSyncOptions& options)
+      : GradientSync(std::move(parameters), comm, options.synchronize) {}
+  DdpVariant variant() const override { return DdpVariant::naive; }
+
+ protected:
+  void complete() override {
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      at::Tensor grad = gradient(i);
+      // Collectives need dense memory; autograd's layout contract usually gives it already.
+      if (!grad.is_contiguous()) {
+        grad = grad.contiguous();
+        parameters_[i].mutable_grad() = grad;
+      }
+      count_collective(grad);
+      timed([&] { comm_.all_reduce(grad)->wait(); });
+      grad.div_(comm_.size());
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<GradientSync> make_naive_sync(std::vector<at::Tensor> parameters, Communicator& comm,
+                                              const GradientSyncOptions& options) {
+  return std::make_unique<NaiveSync>(std::move(parameters), comm, options);
+}
+
+}  // namespace stepscope::dist::detail
