@@ -6,11 +6,9 @@
 
 #include <ATen/ATen.h>
 
-#include <thread>
 
 #include "compat/c10d_compat.h"
-#include "dist/c10d_communicator.h"
-#include "dist/free_port.h"
+#include "dist_test_support.h"
 #include "experiments/collectives/collective_case.h"
 #include "experiments/collectives/collective_schema.h"
 #include "experiments/collectives/collective_sweep.h"
@@ -55,26 +53,13 @@ TEST(CollectiveTypes, CountsAndRefusals) {
 
 namespace {
 
-// Runs `body(rank)` on `ranks` threads, each joined to one Gloo group through a TCPStore.
+// The sweep on `ranks` Gloo ranks (threads of this process); every rank's rows.
 std::vector<std::vector<CollectiveResult>> on_gloo(int ranks, const std::vector<CollectiveConfig>& configs) {
-  const int port = dist::find_free_port();
   std::vector<std::vector<CollectiveResult>> rows(static_cast<size_t>(ranks));
-  std::vector<std::string> errors(static_cast<size_t>(ranks));
-  std::vector<std::thread> threads;
-  for (int r = 0; r < ranks; ++r) {
-    threads.emplace_back([&, r] {
-      try {
-        dist::TorchrunEnv env{"127.0.0.1", port, r, ranks, r, ranks};
-        auto comm = dist::connect_c10d(env, CommBackend::gloo, std::chrono::seconds(30));
-        run_collective_sweep(configs, *comm, nullptr, nullptr,
-                             [&](const CollectiveResult& row) { rows[static_cast<size_t>(r)].push_back(row); });
-      } catch (const std::exception& e) {
-        errors[static_cast<size_t>(r)] = e.what();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (const auto& e : errors) EXPECT_EQ(e, "");
+  stepscope::testing::on_gloo_ranks(ranks, [&](dist::Communicator& comm) {
+    run_collective_sweep(configs, comm, nullptr, nullptr,
+                         [&](const CollectiveResult& row) { rows[static_cast<size_t>(comm.rank())].push_back(row); });
+  });
   return rows;
 }
 

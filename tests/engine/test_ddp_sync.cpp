@@ -6,7 +6,7 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 
-#include "ddp_test_support.h"
+#include "dist_test_support.h"
 #include "test_support.h"
 #include "dist/ddp/bucket_plan.h"
 #include "dist/ddp/gradient_sync.h"

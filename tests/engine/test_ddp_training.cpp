@@ -6,7 +6,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
-#include "ddp_test_support.h"
+#include "dist_test_support.h"
 #include "dist/ddp/gradient_sync.h"
 #include "model/adamw.h"
 #include "model/loss.h"

@@ -1,4 +1,4 @@
-// Helpers of the DDP tests: ranks as threads of this process, each joined to its own Gloo
+// Helpers of the distributed tests (collectives, DDP): ranks as threads of this process, each joined to its own Gloo
 // group over a TCPStore on a free port, and a one-rank communicator for error paths.
 #pragma once
 
