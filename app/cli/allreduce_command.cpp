@@ -7,18 +7,15 @@
 
 #include "cli/command_output.h"
 #include "cli/commands.h"
-#include "cli/console_table.h"
 #include "cli/option_reader.h"
 #include "cli/rank_launch.h"
+#include "cli/rank_tables.h"
 #include "compat/torch_compat.h"
 #include "dist/c10d_communicator.h"
 #include "dist/launch_env.h"
 #include "experiments/collectives/collective_case.h"
 #include "experiments/collectives/collective_schema.h"
 #include "experiments/collectives/collective_sweep.h"
-#include "io/csv_writer.h"
-#include "io/run_record_json.h"
-#include "io/table_csv.h"
 
 namespace stepscope::cli {
 
@@ -96,6 +93,8 @@ void check_configs(const AllreduceOptions& o, int ranks) {
   }
 }
 
+TableOutputs table_outputs(const AllreduceOptions& o) { return {o.csv, o.json, o.quiet, o.worker_rows}; }
+
 // This process is one rank of a torchrun-style job: join it and run the sweep.
 int run_as_rank(const dist::TorchrunEnv& env, const AllreduceOptions& o, std::ostream& out, std::ostream& err) {
   AllreduceOptions local = o;
@@ -107,21 +106,12 @@ int run_as_rank(const dist::TorchrunEnv& env, const AllreduceOptions& o, std::os
   StderrProgress progress(err);
   const bool lead = env.rank == 0;
   auto comm = dist::connect_c10d(env, local.spec.base.backend, std::chrono::seconds(o.timeout_s));
-  CsvWriter stdout_csv(out);
-  if (lead && !o.worker_rows && o.csv.empty()) stdout_csv.write_row(csv_header(schema.columns()));
+  RankTableWriter writer("allreduce", schema.table({}), table_outputs(o), lead, out);
   run_collective_sweep(configs, *comm, lead && !o.quiet ? &progress : nullptr, &interrupt_flag(),
                        [&](const CollectiveResult& row) {
                          rows.push_back(row);
-                         if (!lead) return;
-                         if (o.worker_rows) return emit_row_line(out, schema.columns(), schema.values(row));
-                         if (o.csv.empty()) stdout_csv.write_row(csv_row(schema.columns(), schema.values(row)));
-                         else replace_file(o.csv, [&](std::ostream& f) { write_table_csv(f, schema.table(rows)); });
+                         writer.write(schema.values(row));
                        });
-  if (lead && !o.worker_rows && !o.json.empty()) {
-    replace_file(o.json, [&](std::ostream& f) {
-      f << write_run_record(RunRecord{command_environment("allreduce", {}), {}, {schema.table(rows)}});
-    });
-  }
   for (const auto& r : rows) {
     if (r.status == RunStatus::failed || r.wrong > 0) return kExitFailure;
   }
@@ -131,40 +121,9 @@ int run_as_rank(const dist::TorchrunEnv& env, const AllreduceOptions& o, std::os
 // Starts --nproc local workers per value and gathers rank 0's rows into one table.
 int run_local_ranks(const std::vector<std::string>& args, const AllreduceOptions& o, std::ostream& out,
                     std::ostream& err) {
-  const auto& schema = collective_schema();
-  const auto columns = schema.columns();
-  schema::Table table{schema.id, columns, {}};
-  CsvWriter stdout_csv(out);
-  if (o.csv.empty()) stdout_csv.write_row(csv_header(columns));
-  const RunEnvironment environment = command_environment("allreduce", args);
-  const auto publish = [&](const std::vector<schema::Value>& row) {
-    table.rows.push_back(row);
-    if (o.csv.empty()) {
-      stdout_csv.write_row(csv_row(columns, row));
-      out.flush();
-    } else {
-      replace_file(o.csv, [&](std::ostream& f) { write_table_csv(f, table); });
-    }
-    if (!o.json.empty()) {
-      replace_file(o.json, [&](std::ostream& f) { f << write_run_record(RunRecord{environment, {}, {table}}); });
-    }
-  };
-  auto worker_args = without_options(args, {"nproc", "csv", "json"}, {});
-  int status = kExitOk;
-  for (int64_t n : o.nprocs) {
-    const LocalRanksRun run = run_on_local_ranks({"", "allreduce", worker_args, static_cast<int>(n),
-                                                  std::chrono::seconds(o.timeout_s)},
-                                                 columns, publish, o.quiet ? nullptr : &err, &interrupt_flag());
-    if (run.outcome.status == dist::LaunchStatus::cancelled || interrupt_flag().is_cancelled()) {
-      err << "stepscope-cli allreduce: interrupted; " << table.rows.size() << " row(s) written\n";
-      return kExitInterrupted;
-    }
-    if (!run.outcome.ok()) {
-      err << "stepscope-cli allreduce: " << n << " ranks: " << run.outcome.message << '\n';
-      status = kExitFailure;
-    }
-  }
-  if (!o.quiet) print_table(err, table);
+  schema::Table table = collective_schema().table({});
+  int status = run_local_rank_tables("allreduce", args, o.nprocs, o.timeout_s, table_outputs(o), table, out, err);
+  if (status == kExitInterrupted) return status;
   const int status_column = table.column_index("status"), wrong_column = table.column_index("wrong");
   for (const auto& row : table.rows) {
     if (schema::text_of(row[static_cast<size_t>(status_column)]) == "failed") status = kExitFailure;

@@ -183,6 +183,7 @@ std::string main_usage() {
          "  attention  time naive, sdpa and flash attention forward and backward, checked against naive fp32\n"
          "  precision  accumulation in low precision, and the dtypes autocast gives every tensor\n"
          "  allreduce  time all-reduce, reduce-scatter, all-gather and broadcast over Gloo or NCCL (nccl-tests' table)\n"
+         "  ddp        time data-parallel training steps: naive, flat, overlap and bucketed gradient all-reduce\n"
          "  check      evaluate a PyTorch state_dict checkpoint on token ids; optionally take one AdamW step\n"
          "  models     list the model presets\n"
          "  version    print the versions of stepscope and LibTorch\n"

@@ -107,3 +107,12 @@ stepscope_cli_error_test(allreduce_bad_size "--sizes: '1XB' is not a size" allre
 stepscope_cli_error_test(allreduce_bad_op "unknown collective 'alltoall'" allreduce --op alltoall)
 stepscope_cli_error_test(allreduce_nccl_on_cpu "nccl runs on GPUs" allreduce --backend nccl)
 stepscope_cli_error_test(allreduce_bad_nproc "--nproc: 0 is too small" allreduce --nproc 0)
+
+# The DDP experiments on Gloo: 2 local ranks, all four variants match one process (--check).
+add_test(NAME cli_e2e.ddp_ranks
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_ddp_ranks.sh $<TARGET_FILE:stepscope-cli>
+    ${CMAKE_CURRENT_BINARY_DIR}/e2e_ddp)
+set_tests_properties(cli_e2e.ddp_ranks PROPERTIES LABELS "cli;e2e" PASS_REGULAR_EXPRESSION "PASS" TIMEOUT 120)
+stepscope_cli_error_test(ddp_bad_variant "--variant: unknown DDP variant 'fancy'" ddp --variant fancy)
+stepscope_cli_error_test(ddp_fp16 "--precision: the DDP experiments run fp32 only" ddp --model tiny --precision fp16)
+stepscope_cli_error_test(ddp_bad_bucket "--bucket-mb" ddp --bucket-mb 0)

@@ -1,0 +1,68 @@
+// One row of the DDP experiments as an experiment case, run on every rank at once: the model
+// built from the same seed on every rank and rank 0's weights broadcast, AdamW, and each rank's
+// distinct shard of a seeded global batch. A step is begin_step, forward, backward, finish
+// (communication and its exposed part) and the optimizer, each timed on the host after the
+// device is done. With --check, after the measured steps every rank also trains one process's
+// model in-process on the whole global batches from the same initial weights, and the largest
+// parameter difference is all-reduced (max). `combine_ranks` then gives every rank the row.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "dist/communicator.h"
+#include "experiments/ddp/ddp_types.h"
+#include "experiments/experiment_case.h"
+
+namespace stepscope {
+
+namespace dist {
+class GradientSync;
+}
+class AdamW;
+
+class DdpCase final : public ExperimentCase {
+ public:
+  DdpCase(DdpConfig config, dist::Communicator& comm);
+  ~DdpCase() override;
+
+  std::string label() const override { return describe(result_.config); }
+  std::string device() const override { return result_.config.device; }
+  int warmup_steps() const override { return result_.config.warmup_steps; }
+  int measured_steps() const override { return result_.config.measured_steps; }
+  void check(DeviceBackend& backend) override;
+  void prepare(DeviceBackend& backend, profiling::AllocationRecorder* memory) override;
+  void run_step(const StepContext& step) override;
+  void after_measuring(DeviceBackend& backend) override;
+  void release() override;
+  void finish(CaseEnd end) override;
+
+  // This rank's view: its own means.
+  const DdpResult& result() const { return result_; }
+
+ private:
+  struct Model;
+  struct StepTimes {
+    double step = 0, forward = 0, backward = 0, comm = 0, exposed = 0, optimizer = 0;
+  };
+  double reference_difference();
+
+  DdpResult result_;
+  dist::Communicator& comm_;
+  DeviceBackend* backend_ = nullptr;
+  std::unique_ptr<Model> model_;
+  std::vector<at::Tensor> initial_;  // with check: the weights after the broadcast
+  std::unique_ptr<dist::GradientSync> sync_;
+  std::unique_ptr<AdamW> optimizer_;
+  std::vector<StepTimes> steps_;
+  int steps_run_ = 0;
+};
+
+// Every rank calls it after the case, with the same case order: all-reduces status and every
+// time (max), so each rank holds the whole row.
+DdpResult combine_ranks(const DdpResult& local, dist::Communicator& comm);
+
+}  // namespace stepscope

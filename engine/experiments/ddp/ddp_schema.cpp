@@ -1,0 +1,73 @@
+#include "experiments/ddp/ddp_schema.h"
+
+namespace stepscope {
+
+using schema::Column;
+using schema::ColumnKind;
+using schema::ColumnRole;
+using schema::Value;
+using schema::value_if;
+using Row = DdpResult;
+
+namespace {
+
+bool measured(const Row& r) { return r.status == RunStatus::ok && r.step_ms >= 0; }
+int64_t integer(const Value& v) { return std::holds_alternative<int64_t>(v) ? std::get<int64_t>(v) : 0; }
+
+using Time = double Row::*;
+
+void add_time(schema::Schema<Row>& s, const char* key, const char* label, Time member, const char* description) {
+  s.fields.push_back({Column{key, label, ColumnKind::milliseconds, ColumnRole::measure, description},
+                      [member](const Row& r) { return value_if(measured(r), r.*member); }});
+}
+
+schema::Schema<Row> make_ddp_schema() {
+  schema::Schema<Row> s{"ddp", {}};
+  auto& f = s.fields;
+  f.push_back({Column{"variant", "Variant", ColumnKind::text, ColumnRole::identity,
+                      "naive, flat, overlap or bucketed gradient synchronisation"},
+               [](const Row& r) { return Value(dist::to_string(r.config.variant)); },
+               [](Row& r, const Value& v) { r.config.variant = dist::parse_ddp_variant(schema::text_of(v)); }});
+  f.push_back({Column{"bucket_mb", "Bucket (MiB)", ColumnKind::real, ColumnRole::identity, "Bucketed only"},
+               [](const Row& r) { return value_if(r.config.variant == dist::DdpVariant::bucketed, r.config.bucket_mb); },
+               [](Row& r, const Value& v) { r.config.bucket_mb = schema::number_of(v).value_or(0); }});
+  f.push_back({Column{"nproc", "Ranks", ColumnKind::integer, ColumnRole::identity},
+               [](const Row& r) { return Value(int64_t{r.config.ranks}); },
+               [](Row& r, const Value& v) { r.config.ranks = static_cast<int>(integer(v)); }});
+  f.push_back({Column{"backend", "Backend", ColumnKind::text, ColumnRole::identity},
+               [](const Row& r) { return Value(to_string(r.config.backend)); },
+               [](Row& r, const Value& v) { r.config.backend = parse_comm_backend(schema::text_of(v)); }});
+  f.push_back({Column{"model", "Model", ColumnKind::text, ColumnRole::identity},
+               [](const Row& r) { return Value(r.config.model.name); }});
+  f.push_back({Column{"context", "Context", ColumnKind::integer, ColumnRole::identity},
+               [](const Row& r) { return Value(r.config.context); },
+               [](Row& r, const Value& v) { r.config.context = integer(v); }});
+  f.push_back({Column{"batch", "Batch/rank", ColumnKind::integer, ColumnRole::identity, "Sequences per rank"},
+               [](const Row& r) { return Value(r.config.batch); },
+               [](Row& r, const Value& v) { r.config.batch = integer(v); }});
+  add_time(s, "step_ms", "Step", &Row::step_ms, "Whole step: mean over the measured steps, max over ranks");
+  add_time(s, "forward_ms", "Forward", &Row::forward_ms, "Forward and loss");
+  add_time(s, "backward_ms", "Backward", &Row::backward_ms, "Backward, with what the hooks communicate");
+  add_time(s, "comm_ms", "Comm", &Row::comm_ms, "Inside all-reduce calls and their waits");
+  add_time(s, "exposed_comm_ms", "Exposed comm", &Row::exposed_comm_ms,
+           "Communication left after backward ended");
+  add_time(s, "optimizer_ms", "Optimizer", &Row::optimizer_ms, "AdamW step");
+  f.push_back({Column{"max_param_diff", "Max |param diff|", ColumnKind::real, ColumnRole::measure,
+                      "--check: largest parameter difference from one process on the whole global batch"},
+               [](const Row& r) { return value_if(r.max_param_diff >= 0, r.max_param_diff); }});
+  f.push_back({Column{"status", "Status", ColumnKind::text, ColumnRole::measure, "ok, OOM, failed or cancelled"},
+               [](const Row& r) { return Value(to_string(r.status)); },
+               [](Row& r, const Value& v) { r.status = parse_run_status(schema::text_of(v)); }});
+  f.push_back({Column{"message", "Message", ColumnKind::text, ColumnRole::note},
+               [](const Row& r) { return Value(r.message); }});
+  return s;
+}
+
+}  // namespace
+
+const schema::Schema<DdpResult>& ddp_schema() {
+  static const auto schema = make_ddp_schema();
+  return schema;
+}
+
+}  // namespace stepscope

@@ -1,0 +1,14 @@
+// The DDP experiments' table, declared once for CSV, run records and the console:
+// variant,bucket_mb,nproc,backend,model,context,batch, then the per-step times (mean over the
+// measured steps, max over ranks) step_ms,forward_ms,backward_ms,comm_ms,exposed_comm_ms,
+// optimizer_ms, max_param_diff (--check), status and a message.
+#pragma once
+
+#include "experiments/ddp/ddp_types.h"
+#include "schema/schema.h"
+
+namespace stepscope {
+
+const schema::Schema<DdpResult>& ddp_schema();
+
+}  // namespace stepscope

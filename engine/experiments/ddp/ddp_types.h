@@ -1,0 +1,61 @@
+// The DDP experiments' plain types (issue 11): which gradient synchronisation, over which
+// backend and ranks, training which model on how much data per rank; and its row: per-step
+// phase times (mean over the measured steps, the slowest rank's) and, with --check, the largest
+// parameter difference from one process trained on the whole global batch. No LibTorch here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dist/ddp/ddp_variant.h"
+#include "experiments/collectives/collective_types.h"
+#include "model/model_config.h"
+#include "runners/bench_types.h"
+
+namespace stepscope {
+
+struct DdpConfig {
+  dist::DdpVariant variant = dist::DdpVariant::naive;
+  double bucket_mb = 25;  // bucketed only; MiB, as PyTorch DDP's bucket_cap_mb
+  int ranks = 2;
+  CommBackend backend = CommBackend::gloo;
+  ModelConfig model;
+  int64_t context = 256;
+  int64_t batch = 4;  // per rank; the global batch is batch x ranks
+  Precision precision = Precision::fp32;
+  int warmup_steps = 1;
+  int measured_steps = 5;
+  std::string device = "cpu";
+  uint64_t seed = 0;
+  bool check = false;  // after the measured steps, compare with one process
+};
+
+// Throws ConfigError (field key: "variant", "bucket-mb", "nproc", "backend", "model", "context",
+// "batch", "precision", "warmup", "steps", "device") for what cannot run.
+void validate(const DdpConfig& config);
+// "bucketed 1 MiB gloo x2 tiny ctx 16 b 2 fp32"
+std::string describe(const DdpConfig& config);
+int64_t bucket_bytes(const DdpConfig& config);
+
+struct DdpResult {
+  DdpConfig config;
+  RunStatus status = RunStatus::ok;
+  std::string message;
+  std::string device_name;
+  // Per step, mean over the measured steps, max over ranks; < 0 unmeasured.
+  double step_ms = -1, forward_ms = -1, backward_ms = -1, comm_ms = -1, exposed_comm_ms = -1, optimizer_ms = -1;
+  double max_param_diff = -1;  // < 0 when not checked
+};
+
+// What a DDP run covers: variants x bucket sizes (bucketed only) around one base configuration.
+struct DdpSweepSpec {
+  DdpConfig base;
+  std::vector<dist::DdpVariant> variants = dist::all_ddp_variants();
+  std::vector<double> bucket_mbs{1, 10, 100};
+};
+
+// Variants in the given order; bucketed once per bucket size, the others once.
+std::vector<DdpConfig> expand(const DdpSweepSpec& spec, int ranks);
+
+}  // namespace stepscope

@@ -1,0 +1,121 @@
+// The DDP experiments' plain side: the configuration's refusals name their field, the sweep's
+// expansion (bucket sizes for bucketed only) and the table's columns.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "experiments/ddp/ddp_schema.h"
+#include "experiments/ddp/ddp_types.h"
+
+using namespace stepscope;
+
+namespace {
+
+DdpConfig tiny() {
+  DdpConfig c;
+  c.model = model_preset("tiny");
+  c.context = 16;
+  c.batch = 2;
+  return c;
+}
+
+std::string refused_field(const DdpConfig& c) {
+  try {
+    validate(c);
+  } catch (const ConfigError& e) {
+    return e.field();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(DdpTypes, ValidConfigurationPasses) { EXPECT_NO_THROW(validate(tiny())); }
+
+TEST(DdpTypes, RefusalsNameTheirField) {
+  auto c = tiny();
+  c.precision = Precision::fp16;
+  EXPECT_EQ(refused_field(c), "precision");
+  c = tiny();
+  c.precision = Precision::bf16;
+  EXPECT_EQ(refused_field(c), "precision");
+  c = tiny();
+  c.variant = dist::DdpVariant::bucketed;
+  c.bucket_mb = 0;
+  EXPECT_EQ(refused_field(c), "bucket-mb");
+  c = tiny();
+  c.ranks = 0;
+  EXPECT_EQ(refused_field(c), "nproc");
+  c = tiny();
+  c.batch = 0;
+  EXPECT_EQ(refused_field(c), "batch");
+  c = tiny();
+  c.context = 0;
+  EXPECT_EQ(refused_field(c), "context");
+  c = tiny();
+  c.warmup_steps = -1;
+  EXPECT_EQ(refused_field(c), "warmup");
+  c = tiny();
+  c.measured_steps = 0;
+  EXPECT_EQ(refused_field(c), "steps");
+  c = tiny();
+  c.device = "cuda";
+  EXPECT_EQ(refused_field(c), "device");
+  c = tiny();
+  c.backend = CommBackend::nccl;
+  EXPECT_EQ(refused_field(c), "backend");
+}
+
+TEST(DdpTypes, UnknownVariantNamesItsField) {
+  try {
+    dist::parse_ddp_variant("fancy");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.field(), "variant");
+  }
+}
+
+TEST(DdpTypes, BucketSizesExpandForBucketedOnly) {
+  DdpSweepSpec spec;
+  spec.base = tiny();
+  spec.bucket_mbs = {1, 10};
+  const auto configs = expand(spec, 3);
+  ASSERT_EQ(configs.size(), 5u);  // naive, flat, overlap, bucketed x2
+  EXPECT_EQ(configs[3].variant, dist::DdpVariant::bucketed);
+  EXPECT_EQ(configs[4].bucket_mb, 10);
+  for (const auto& c : configs) EXPECT_EQ(c.ranks, 3);
+  EXPECT_EQ(bucket_bytes(configs[3]), int64_t{1} << 20);
+  EXPECT_EQ(describe(configs[3]), "bucketed 1 MiB gloo x3 tiny ctx 16 b 2 fp32");
+}
+
+TEST(DdpSchema, HasTheIssueColumns) {
+  const auto columns = ddp_schema().columns();
+  std::vector<std::string> keys;
+  for (const auto& c : columns) keys.push_back(c.key);
+  for (const char* key : {"variant", "bucket_mb", "nproc", "backend", "step_ms", "backward_ms", "comm_ms",
+                          "exposed_comm_ms", "optimizer_ms", "max_param_diff", "forward_ms", "model", "context",
+                          "batch", "status", "message"}) {
+    EXPECT_NE(std::find(keys.begin(), keys.end(), key), keys.end()) << key;
+  }
+  EXPECT_EQ(keys[0], "variant");
+}
+
+TEST(DdpSchema, UnmeasuredAndUncheckedValuesAreEmpty) {
+  DdpResult r;
+  r.config = tiny();
+  r.status = RunStatus::failed;
+  const auto table = ddp_schema().table({r});
+  const auto& row = table.rows.at(0);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(row[static_cast<size_t>(table.column_index("step_ms"))]));
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(row[static_cast<size_t>(table.column_index("max_param_diff"))]));
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(row[static_cast<size_t>(table.column_index("bucket_mb"))]));
+  r.status = RunStatus::ok;
+  r.step_ms = 2.5;
+  r.max_param_diff = 0;
+  r.config.variant = dist::DdpVariant::bucketed;
+  r.config.bucket_mb = 10;
+  const auto ok = ddp_schema().table({r});
+  EXPECT_EQ(schema::number_of(ok.rows[0][static_cast<size_t>(ok.column_index("step_ms"))]), 2.5);
+  EXPECT_EQ(schema::number_of(ok.rows[0][static_cast<size_t>(ok.column_index("max_param_diff"))]), 0.0);
+  EXPECT_EQ(schema::number_of(ok.rows[0][static_cast<size_t>(ok.column_index("bucket_mb"))]), 10.0);
+}
