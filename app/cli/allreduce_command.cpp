@@ -7,8 +7,8 @@
 
 #include "cli/command_output.h"
 #include "cli/commands.h"
+#include "cli/distributed_command.h"
 #include "cli/option_reader.h"
-#include "cli/rank_launch.h"
 #include "cli/rank_tables.h"
 #include "compat/torch_compat.h"
 #include "dist/c10d_communicator.h"
@@ -50,8 +50,7 @@ struct AllreduceOptions {
   CollectiveSweepSpec spec;
   std::vector<int64_t> nprocs{2};
   int timeout_s = 60;
-  std::string csv, json;
-  bool quiet = false, worker_rows = false;
+  TableOutputs outputs;
 };
 
 const std::vector<std::string> kValued{"backend", "nproc", "op", "sizes", "dtype", "warmup", "iters", "device",
@@ -77,23 +76,13 @@ AllreduceOptions parse_options(const std::vector<std::string>& args) {
   base.warmup_iters = static_cast<int>(parse_integer("warmup", options.get("warmup", "5"), 0));
   base.iters = static_cast<int>(parse_integer("iters", options.get("iters", "20"), 1));
   o.timeout_s = static_cast<int>(parse_integer("timeout", options.get("timeout", "60"), 1));
-  o.csv = options.get("csv");
-  if (o.csv == "-") o.csv.clear();
-  o.json = options.get("json");
-  o.quiet = options.has("quiet");
-  o.worker_rows = options.has("worker-rows");
+  o.outputs.csv = options.get("csv");
+  if (o.outputs.csv == "-") o.outputs.csv.clear();
+  o.outputs.json = options.get("json");
+  o.outputs.quiet = options.has("quiet");
+  o.outputs.worker_rows = options.has("worker-rows");
   return o;
 }
-
-void check_configs(const AllreduceOptions& o, int ranks) {
-  try {
-    for (const auto& c : expand(o.spec, ranks)) check_runnable(c);
-  } catch (const ConfigError& e) {
-    throw CliError((e.field().empty() ? "" : "--" + e.field() + ": ") + e.what());
-  }
-}
-
-TableOutputs table_outputs(const AllreduceOptions& o) { return {o.csv, o.json, o.quiet, o.worker_rows}; }
 
 // This process is one rank of a torchrun-style job: join it and run the sweep.
 int run_as_rank(const dist::TorchrunEnv& env, const AllreduceOptions& o, std::ostream& out, std::ostream& err) {
@@ -102,69 +91,50 @@ int run_as_rank(const dist::TorchrunEnv& env, const AllreduceOptions& o, std::os
   if (local.spec.base.device != "cpu") compat::set_cuda_device(env.local_rank);
   const auto configs = expand(local.spec, env.world_size);
   const auto& schema = collective_schema();
-  std::vector<CollectiveResult> rows;
   StderrProgress progress(err);
   const bool lead = env.rank == 0;
   auto comm = dist::connect_c10d(env, local.spec.base.backend, std::chrono::seconds(o.timeout_s));
-  RankTableWriter writer("allreduce", schema.table({}), table_outputs(o), lead, out);
-  run_collective_sweep(configs, *comm, lead && !o.quiet ? &progress : nullptr, &interrupt_flag(),
+  RankTableWriter writer("allreduce", {schema.table({})}, o.outputs, lead, out);
+  bool failed = false;
+  run_collective_sweep(configs, *comm, lead && !o.outputs.quiet ? &progress : nullptr, &interrupt_flag(),
                        [&](const CollectiveResult& row) {
-                         rows.push_back(row);
-                         writer.write(schema.values(row));
+                         failed = failed || row.status == RunStatus::failed || row.wrong > 0;
+                         writer.add(0, schema.values(row));
+                         writer.flush();
                        });
-  for (const auto& r : rows) {
-    if (r.status == RunStatus::failed || r.wrong > 0) return kExitFailure;
-  }
+  if (failed) return kExitFailure;
   return interrupt_flag().is_cancelled() ? kExitInterrupted : kExitOk;
 }
 
-// Starts --nproc local workers per value and gathers rank 0's rows into one table.
-int run_local_ranks(const std::vector<std::string>& args, const AllreduceOptions& o, std::ostream& out,
-                    std::ostream& err) {
-  schema::Table table = collective_schema().table({});
-  int status = run_local_rank_tables("allreduce", args, o.nprocs, o.timeout_s, table_outputs(o), table, out, err);
-  if (status == kExitInterrupted) return status;
-  const int status_column = table.column_index("status"), wrong_column = table.column_index("wrong");
-  for (const auto& row : table.rows) {
-    if (schema::text_of(row[static_cast<size_t>(status_column)]) == "failed") status = kExitFailure;
-    if (schema::number_of(row[static_cast<size_t>(wrong_column)]).value_or(0) > 0) status = kExitFailure;
-  }
-  return status;
+bool row_failed(const schema::Table& table, const std::vector<schema::Value>& row) {
+  const auto status = static_cast<size_t>(table.column_index("status"));
+  const auto wrong = static_cast<size_t>(table.column_index("wrong"));
+  return schema::text_of(row[status]) == "failed" || schema::number_of(row[wrong]).value_or(0) > 0;
 }
 
 }  // namespace
 
 int run_allreduce_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   AllreduceOptions o;
-  std::optional<dist::TorchrunEnv> env;
-  try {
-    for (const auto& a : args) {
-      if (a == "--help" || a == "-h") {
-        out << allreduce_usage();
-        return kExitOk;
-      }
-    }
-    o = parse_options(args);
-    env = dist::TorchrunEnv::from_environment();
-    for (int64_t n : o.nprocs) {
-      if (n < 1 || n > dist::kMaxLocalWorkers) throw CliError("--nproc: " + std::to_string(n) + " is not between 1 and 256");
-      check_configs(o, env ? env->world_size : static_cast<int>(n));
-    }
-    if (!o.worker_rows) check_outputs({{"--csv", o.csv.empty() ? "-" : o.csv}, {"--json", o.json}});
-  } catch (const CliError& e) {
-    err << "stepscope-cli allreduce: error: " << e.what() << '\n';
-    return kExitUsage;
-  } catch (const ConfigError& e) {
-    err << "stepscope-cli allreduce: error: " << e.what() << '\n';
-    return kExitUsage;
-  }
-  try {
-    if (env) return run_as_rank(*env, o, out, err);
-    return run_local_ranks(args, o, out, err);
-  } catch (const std::exception& e) {
-    err << "stepscope-cli allreduce: error: " << compat::error_message(e) << '\n';
-    return kExitFailure;
-  }
+  DistributedCommand command;
+  command.name = "allreduce";
+  command.usage = allreduce_usage();
+  command.parse = [&](const std::vector<std::string>& a) { o = parse_options(a); };
+  command.nprocs = [&] { return o.nprocs; };
+  command.outputs = [&]() -> std::vector<std::pair<std::string, std::string>> {
+    if (o.outputs.worker_rows) return {};
+    return {{"--csv", o.outputs.csv.empty() ? "-" : o.outputs.csv}, {"--json", o.outputs.json}};
+  };
+  command.check = [&](int ranks) {
+    for (const auto& c : expand(o.spec, ranks)) check_runnable(c);
+  };
+  command.run_as_rank = [&](const dist::TorchrunEnv& env) { return run_as_rank(env, o, out, err); };
+  command.run_local = [&] {
+    std::vector<schema::Table> tables{collective_schema().table({})};
+    const int status = run_local_rank_tables("allreduce", args, o.nprocs, o.timeout_s, o.outputs, tables, out, err);
+    return status_of_rows(status, tables[0], row_failed);
+  };
+  return run_distributed_command(command, args, out, err);
 }
 
 }  // namespace stepscope::cli

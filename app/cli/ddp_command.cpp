@@ -6,6 +6,8 @@
 
 #include "cli/command_output.h"
 #include "cli/commands.h"
+#include "cli/distributed_command.h"
+#include "cli/rank_launch.h"
 #include "cli/option_reader.h"
 #include "cli/rank_tables.h"
 #include "compat/torch_compat.h"
@@ -14,6 +16,9 @@
 #include "dist/worker_launcher.h"
 #include "experiments/ddp/ddp_schema.h"
 #include "experiments/ddp/ddp_sweep.h"
+#include "experiments/ddp/ddp_timeline_schema.h"
+#include "io/output_file.h"
+#include "io/timeline_trace_export.h"
 
 namespace stepscope::cli {
 
@@ -31,39 +36,42 @@ std::string ddp_usage() {
          "  --variant V[,V...]     naive, flat, overlap, bucketed (default all four)\n"
          "  --bucket-mb M[,M...]   bucket sizes in MiB, bucketed only (default 1,10,100)\n"
          "  --nproc N[,N...]       local workers, one run per value (default 2)\n"
-         "  --backend B            gloo (default; nccl comes with GPU support)\n"
+         "  --backend B            gloo (CPU) or nccl (GPUs) (default gloo, nccl with --device cuda)\n"
          "  --model NAME           preset: small, medium, large, xl, 2.7B, tiny, mini (default tiny)\n"
          "  --context N            tokens per sequence (default 256)\n"
          "  --batch N              sequences per rank (default 4)\n"
-         "  --precision P          fp32 (the only one for now)\n"
+         "  --precision P          fp32 or bf16 (autocast, fp32 master weights) (default fp32)\n"
          "  --warmup N             warm-up steps (default 1)\n"
          "  --steps N              measured steps (default 5)\n"
          "  --seed N               weights and data (default 0)\n"
-         "  --device D             cpu (default)\n"
+         "  --device D             cpu or cuda (each rank on GPU LOCAL_RANK) (default cpu)\n"
          "  --check                then train one process on the whole global batches in-process and report\n"
-         "                         the largest parameter difference (fp32 on the CPU: at most 1e-5)\n"
+         "                         the largest parameter difference (fp32 on the CPU must be at most 1e-5)\n"
          "  --timeout S            seconds a rank may stay silent or a collective wait (default 60)\n"
-         "  --csv F                write the table to F, rewritten after every row (default: stdout)\n"
-         "  --json F               also write the run record\n"
+         "  --csv F                write the table to F, rewritten after every row (default: stdout); each\n"
+         "                         rank's own rows go to F's stem + .ranks.csv, the overlap picture (one step\n"
+         "                         after the measured ones: phases and collectives, or CUPTI's kernels on GPUs)\n"
+         "                         to .timeline.csv\n"
+         "  --json F               also write the run record (all three tables)\n"
+         "  --trace F              the overlap pictures as a Perfetto/Chrome trace, a process per rank\n"
          "  --quiet                no progress and no table on stderr\n"
          "\n"
-         "Exit status: 0 ok, 1 a row or a rank failed or --check found a difference above 1e-5, 2 bad options,\n"
-         "130 interrupted.\n";
+         "Exit status: 0 ok, 1 a row or a rank failed or --check found a difference above 1e-5 (fp32 on the\n"
+         "CPU), 2 bad options, 130 interrupted.\n";
 }
-
-constexpr double kCheckTolerance = 1e-5;
 
 struct DdpOptions {
   DdpSweepSpec spec;
   std::vector<int64_t> nprocs{2};
   int timeout_s = 60;
   TableOutputs outputs;
+  std::string trace;
 };
 
 DdpOptions parse_options(const std::vector<std::string>& args) {
   const OptionReader options("ddp", args,
                              {"variant", "bucket-mb", "nproc", "backend", "model", "context", "batch", "precision",
-                              "warmup", "steps", "seed", "device", "timeout", "csv", "json"},
+                              "warmup", "steps", "seed", "device", "timeout", "csv", "json", "trace"},
                              {"check", "quiet", "help", "worker-rows"});
   DdpOptions o;
   DdpConfig& base = o.spec.base;
@@ -80,7 +88,9 @@ DdpOptions parse_options(const std::vector<std::string>& args) {
     }
   }
   if (options.has("nproc")) o.nprocs = parse_integer_list("nproc", options.get("nproc"));
-  base.backend = parse_with("backend", options.get("backend", "gloo"), parse_comm_backend);
+  base.device = options.get("device", "cpu");
+  if (base.device != "cpu" && base.device != "cuda") throw CliError("--device: use cpu or cuda (got '" + base.device + "')");
+  base.backend = parse_with("backend", options.get("backend", base.device == "cuda" ? "nccl" : "gloo"), parse_comm_backend);
   base.model = parse_with("model", options.get("model", "tiny"), model_preset);
   base.context = parse_integer("context", options.get("context", "256"), 1);
   base.batch = parse_integer("batch", options.get("batch", "4"), 1);
@@ -91,7 +101,6 @@ DdpOptions parse_options(const std::vector<std::string>& args) {
   base.warmup_steps = static_cast<int>(warmup);
   base.measured_steps = static_cast<int>(steps);
   base.seed = static_cast<uint64_t>(parse_integer("seed", options.get("seed", "0"), 0));
-  base.device = options.get("device", "cpu");
   base.check = options.has("check");
   o.timeout_s = static_cast<int>(parse_integer("timeout", options.get("timeout", "60"), 1));
   o.outputs.csv = options.get("csv");
@@ -99,86 +108,101 @@ DdpOptions parse_options(const std::vector<std::string>& args) {
   o.outputs.json = options.get("json");
   o.outputs.quiet = options.has("quiet");
   o.outputs.worker_rows = options.has("worker-rows");
+  o.trace = options.get("trace");
   return o;
 }
 
-void check_configs(const DdpOptions& o, int ranks) {
-  try {
-    for (const auto& c : expand(o.spec, ranks)) validate(c);
-  } catch (const ConfigError& e) {
-    throw CliError((e.field().empty() ? "" : "--" + e.field() + ": ") + e.what());
-  }
+enum DdpTable : size_t { kRows, kRankRows, kTimeline };
+
+std::vector<schema::Table> ddp_tables() {
+  schema::Table ranks = ddp_schema().table({});
+  ranks.schema = "ddp.ranks";
+  return {ddp_schema().table({}), ranks, ddp_timeline_schema().table({})};
 }
 
 bool row_failed(const DdpResult& r) {
-  return r.status == RunStatus::failed || r.max_param_diff > kCheckTolerance;
+  const auto tolerance = check_tolerance(r.config);
+  return r.status == RunStatus::failed || (tolerance && r.max_param_diff > *tolerance);
+}
+
+void write_trace(const std::string& path, const schema::Table& timeline) {
+  if (path.empty()) return;
+  std::vector<TimelineRow> rows;
+  for (size_t i = 0; i < timeline.rows.size(); ++i) rows.push_back(schema::read_row(ddp_timeline_schema(), timeline, i));
+  replace_file(path, [&](std::ostream& f) { write_timeline_trace(f, rows); });
 }
 
 // This process is one rank of a torchrun-style job: join it and run the sweep.
 int run_as_rank(const dist::TorchrunEnv& env, const DdpOptions& o, std::ostream& out, std::ostream& err) {
-  const auto configs = expand(o.spec, env.world_size);
-  const auto& schema = ddp_schema();
+  DdpSweepSpec spec = o.spec;
+  if (spec.base.device == "cuda") {
+    spec.base.device = "cuda:" + std::to_string(env.local_rank);
+    compat::set_cuda_device(env.local_rank);
+  }
+  const auto configs = expand(spec, env.world_size);
   StderrProgress progress(err);
   const bool lead = env.rank == 0;
-  auto comm = dist::connect_c10d(env, o.spec.base.backend, std::chrono::seconds(o.timeout_s));
-  RankTableWriter writer("ddp", schema.table({}), o.outputs, lead, out);
+  auto comm = dist::connect_c10d(env, spec.base.backend, std::chrono::seconds(o.timeout_s));
+  auto tables = ddp_tables();
+  RankTableWriter writer("ddp", tables, o.outputs, lead, out);
   bool failed = false;
   run_ddp_sweep(configs, *comm, lead && !o.outputs.quiet ? &progress : nullptr, &interrupt_flag(),
-                [&](const DdpResult& row) {
-                  failed = failed || row_failed(row);
-                  writer.write(schema.values(row));
+                [&](const DdpRowSet& set) {
+                  failed = failed || row_failed(set.combined);
+                  // Side rows first: a launcher rewrites its files when the main row arrives.
+                  for (const auto& r : set.per_rank) writer.add(kRankRows, ddp_schema().values(r));
+                  for (const auto& t : set.timelines) {
+                    for (const auto& row : timeline_rows(t)) {
+                      writer.add(kTimeline, ddp_timeline_schema().values(row));
+                      if (lead) tables[kTimeline].rows.push_back(ddp_timeline_schema().values(row));
+                    }
+                  }
+                  writer.add(kRows, ddp_schema().values(set.combined));
+                  writer.flush();
                 });
+  if (lead && !o.outputs.worker_rows) write_trace(o.trace, tables[kTimeline]);
   if (failed) return kExitFailure;
   return interrupt_flag().is_cancelled() ? kExitInterrupted : kExitOk;
 }
 
-// Starts --nproc local workers per value and gathers rank 0's rows into one table.
-int run_local_ranks(const std::vector<std::string>& args, const DdpOptions& o, std::ostream& out, std::ostream& err) {
-  schema::Table table = ddp_schema().table({});
-  int status = run_local_rank_tables("ddp", args, o.nprocs, o.timeout_s, o.outputs, table, out, err);
-  if (status == kExitInterrupted) return status;
-  const auto status_column = static_cast<size_t>(table.column_index("status"));
-  const auto diff_column = static_cast<size_t>(table.column_index("max_param_diff"));
-  for (const auto& row : table.rows) {
-    if (schema::text_of(row[status_column]) == "failed") status = kExitFailure;
-    if (schema::number_of(row[diff_column]).value_or(0) > kCheckTolerance) status = kExitFailure;
-  }
-  return status;
-}
 
 }  // namespace
 
 int run_ddp_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   DdpOptions o;
-  std::optional<dist::TorchrunEnv> env;
-  try {
-    for (const auto& a : args) {
-      if (a == "--help" || a == "-h") {
-        out << ddp_usage();
-        return kExitOk;
+  DistributedCommand command;
+  command.name = "ddp";
+  command.usage = ddp_usage();
+  command.parse = [&](const std::vector<std::string>& a) { o = parse_options(a); };
+  command.nprocs = [&] { return o.nprocs; };
+  command.outputs = [&]() -> std::vector<std::pair<std::string, std::string>> {
+    if (o.outputs.worker_rows) return {};
+    std::vector<std::pair<std::string, std::string>> files{
+        {"--csv", o.outputs.csv.empty() ? "-" : o.outputs.csv}, {"--json", o.outputs.json}, {"--trace", o.trace}};
+    if (!o.outputs.csv.empty()) {
+      for (const auto& t : ddp_tables()) {
+        if (t.schema != "ddp") files.push_back({"--csv", side_csv_path(o.outputs.csv, t.schema)});
       }
     }
-    o = parse_options(args);
-    env = dist::TorchrunEnv::from_environment();
-    for (int64_t n : o.nprocs) {
-      if (n < 1 || n > dist::kMaxLocalWorkers) throw CliError("--nproc: " + std::to_string(n) + " is not between 1 and 256");
-      check_configs(o, env ? env->world_size : static_cast<int>(n));
-    }
-    if (!o.outputs.worker_rows) check_outputs({{"--csv", o.outputs.csv.empty() ? "-" : o.outputs.csv}, {"--json", o.outputs.json}});
-  } catch (const CliError& e) {
-    err << "stepscope-cli ddp: error: " << e.what() << '\n';
-    return kExitUsage;
-  } catch (const ConfigError& e) {
-    err << "stepscope-cli ddp: error: " << e.what() << '\n';
-    return kExitUsage;
-  }
-  try {
-    if (env) return run_as_rank(*env, o, out, err);
-    return run_local_ranks(args, o, out, err);
-  } catch (const std::exception& e) {
-    err << "stepscope-cli ddp: error: " << compat::error_message(e) << '\n';
-    return kExitFailure;
-  }
+    return files;
+  };
+  command.check = [&](int ranks) {
+    for (const auto& c : expand(o.spec, ranks)) validate(c);
+  };
+  command.run_as_rank = [&](const dist::TorchrunEnv& env) { return run_as_rank(env, o, out, err); };
+  command.run_local = [&] {
+    auto tables = ddp_tables();
+    const auto worker_args = without_options(args, {"trace"}, {});
+    const int status = run_local_rank_tables("ddp", worker_args, o.nprocs, o.timeout_s, o.outputs, tables, out, err);
+    write_trace(o.trace, tables[kTimeline]);
+    // The table leaves out the device; every row of a run shares the base's.
+    return status_of_rows(status, tables[kRows], [&](const schema::Table& table, const std::vector<schema::Value>& row) {
+      DdpResult r = schema::read_row(ddp_schema(), schema::Table{table.schema, table.columns, {row}}, 0);
+      r.config.device = o.spec.base.device;
+      return row_failed(r);
+    });
+  };
+  return run_distributed_command(command, args, out, err);
 }
 
 }  // namespace stepscope::cli

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "io/json_reader.h"
 #include "io/table_json.h"
@@ -13,17 +14,27 @@ namespace {
 
 const std::string kRowPrefix = "stepscope-row ";
 
+void read_row_line(const std::string& line, const std::vector<schema::Table>& tables, const RowHandler& on_row) {
+  const auto json = nlohmann::json::parse(line.substr(kRowPrefix.size()));
+  const std::string id = json.value("table", std::string());
+  const auto table =
+      std::find_if(tables.begin(), tables.end(), [&](const schema::Table& t) { return t.schema == id; });
+  if (table == tables.end()) throw std::runtime_error("a row of an unknown table '" + id + "'");
+  const auto values = row_from_json(JsonAt(json.at("row"), "row"), table->columns);
+  if (on_row) on_row(static_cast<size_t>(table - tables.begin()), values);
+}
+
 }  // namespace
 
-void emit_row_line(std::ostream& out, const std::vector<schema::Column>& columns,
+void emit_row_line(std::ostream& out, const std::string& table_id, const std::vector<schema::Column>& columns,
                    const std::vector<schema::Value>& values) {
-  out << kRowPrefix << row_to_json(columns, values).dump() << '\n';
+  const nlohmann::json line{{"table", table_id}, {"row", row_to_json(columns, values)}};
+  out << kRowPrefix << line.dump() << '\n';
   out.flush();
 }
 
-LocalRanksRun run_on_local_ranks(const LocalRanksSpec& ranks, const std::vector<schema::Column>& columns,
-                                 const std::function<void(const std::vector<schema::Value>&)>& on_row,
-                                 std::ostream* progress, const CancelFlag* cancel) {
+LocalRanksRun run_on_local_ranks(const LocalRanksSpec& ranks, const std::vector<schema::Table>& tables,
+                                 const RowHandler& on_row, std::ostream* progress, const CancelFlag* cancel) {
   dist::WorkerLaunchSpec spec;
   spec.program = ranks.program;
   spec.args = {ranks.command};
@@ -33,17 +44,24 @@ LocalRanksRun run_on_local_ranks(const LocalRanksSpec& ranks, const std::vector<
   spec.timeout = ranks.timeout;
   LocalRanksRun run;
   dist::WorkerCallbacks callbacks;
+  std::string unreadable;  // the first row line that could not be read
   callbacks.on_line = [&](int rank, const std::string& line) {
     if (rank != 0 || line.rfind(kRowPrefix, 0) != 0) return;
-    const auto json = nlohmann::json::parse(line.substr(kRowPrefix.size()));
-    auto values = row_from_json(JsonAt(json, "row"), columns);
-    run.rows.push_back(values);
-    if (on_row) on_row(values);
+    try {
+      read_row_line(line, tables, on_row);
+      ++run.rows;
+    } catch (const std::exception& e) {
+      if (unreadable.empty()) unreadable = e.what();
+    }
   };
   callbacks.on_stderr_line = [&](int rank, const std::string& line) {
     if (progress && rank == 0) *progress << line << '\n' << std::flush;
   };
   run.outcome = dist::WorkerLauncher(spec).run(callbacks, cancel);
+  if (!unreadable.empty() && run.outcome.ok()) {
+    run.outcome.status = dist::LaunchStatus::failed;
+    run.outcome.message = "rank 0 printed a row that could not be read: " + unreadable;
+  }
   return run;
 }
 

@@ -18,9 +18,12 @@ namespace stepscope::cli {
 inline const char* const kWorkerRowsFlag = "--worker-rows";
 
 struct LocalRanksRun {
-  std::vector<std::vector<schema::Value>> rows;  // in the order rank 0 printed them
+  int64_t rows = 0;  // rows rank 0 printed, of every table
   dist::LaunchOutcome outcome;
 };
+
+// A row of one of the command's tables, as rank 0 printed it.
+using RowHandler = std::function<void(size_t table, const std::vector<schema::Value>& row)>;
 
 struct LocalRanksSpec {
   std::string program;  // a stepscope-cli binary; empty: this process's own executable
@@ -31,14 +34,14 @@ struct LocalRanksSpec {
 };
 
 // Runs `program command args... --worker-rows` on `nproc` workers. Each row rank 0 prints
-// reaches `on_row` as it comes; rank 0's stderr (progress) goes to `progress` when set; `cancel`
-// ends every worker.
-LocalRanksRun run_on_local_ranks(const LocalRanksSpec& spec, const std::vector<schema::Column>& columns,
-                                 const std::function<void(const std::vector<schema::Value>&)>& on_row,
-                                 std::ostream* progress, const CancelFlag* cancel);
+// reaches `on_row` as it comes, with the index in `tables` (ids and columns; the rows are not
+// touched) of the table it belongs to; rank 0's stderr (progress) goes to `progress` when set;
+// `cancel` ends every worker. A line naming a table not in `tables` is an error of the worker.
+LocalRanksRun run_on_local_ranks(const LocalRanksSpec& spec, const std::vector<schema::Table>& tables,
+                                 const RowHandler& on_row, std::ostream* progress, const CancelFlag* cancel);
 
-// In a worker: one row as a line the launcher reads.
-void emit_row_line(std::ostream& out, const std::vector<schema::Column>& columns,
+// In a worker: one row of table `table_id` as a line the launcher reads.
+void emit_row_line(std::ostream& out, const std::string& table_id, const std::vector<schema::Column>& columns,
                    const std::vector<schema::Value>& values);
 
 // Removes `--name value` / `--name=value` and switches named in `drop` from `args`.

@@ -11,55 +11,84 @@
 
 namespace stepscope::cli {
 
-RankTableWriter::RankTableWriter(const std::string& command, schema::Table empty, TableOutputs outputs, bool lead,
-                                 std::ostream& out)
-    : table_(std::move(empty)),
-      outputs_(std::move(outputs)),
-      environment_(command_environment(command, {})),
-      lead_(lead),
-      out_(out),
-      stdout_csv_(out) {
-  if (lead_ && !outputs_.worker_rows && outputs_.csv.empty()) stdout_csv_.write_row(csv_header(table_.columns));
+std::string side_csv_path(const std::string& csv, const std::string& table_id) {
+  const auto dot = table_id.find('.');
+  const std::string part = dot == std::string::npos ? table_id : table_id.substr(dot + 1);
+  const bool has_suffix = csv.size() > 4 && csv.compare(csv.size() - 4, 4, ".csv") == 0;
+  return (has_suffix ? csv.substr(0, csv.size() - 4) : csv) + "." + part + ".csv";
 }
 
-void RankTableWriter::write(const std::vector<schema::Value>& row) {
-  table_.rows.push_back(row);
-  if (!lead_) return;
-  if (outputs_.worker_rows) return emit_row_line(out_, table_.columns, row);
-  if (outputs_.csv.empty()) stdout_csv_.write_row(csv_row(table_.columns, row));
-  else replace_file(outputs_.csv, [&](std::ostream& f) { write_table_csv(f, table_); });
-  if (!outputs_.json.empty()) {
-    replace_file(outputs_.json, [&](std::ostream& f) { f << write_run_record(RunRecord{environment_, {}, {table_}}); });
+TableFiles::TableFiles(const std::string& command, const std::vector<std::string>& args, TableOutputs outputs,
+                       std::vector<schema::Table> empty_tables, std::ostream& out)
+    : outputs_(std::move(outputs)),
+      environment_(command_environment(command, args)),
+      tables_(std::move(empty_tables)),
+      written_(tables_.size(), 0),
+      out_(out),
+      stdout_csv_(out) {
+  if (!outputs_.worker_rows && outputs_.csv.empty()) stdout_csv_.write_row(csv_header(tables_.at(0).columns));
+}
+
+void TableFiles::add(size_t table, const std::vector<schema::Value>& row) {
+  tables_.at(table).rows.push_back(row);
+  if (table == 0 && outputs_.csv.empty()) {
+    stdout_csv_.write_row(csv_row(tables_[0].columns, row));
+    out_.flush();
   }
+}
+
+void TableFiles::flush() {
+  for (size_t t = 0; t < tables_.size(); ++t) {
+    if (written_[t] == tables_[t].rows.size()) continue;
+    written_[t] = tables_[t].rows.size();
+    if (outputs_.csv.empty()) continue;
+    const std::string path = t == 0 ? outputs_.csv : side_csv_path(outputs_.csv, tables_[t].schema);
+    replace_file(path, [&](std::ostream& f) { write_table_csv(f, tables_[t]); });
+  }
+  if (!outputs_.json.empty()) {
+    replace_file(outputs_.json, [&](std::ostream& f) { f << write_run_record(RunRecord{environment_, {}, tables_}); });
+  }
+}
+
+RankTableWriter::RankTableWriter(const std::string& command, std::vector<schema::Table> empty_tables,
+                                 TableOutputs outputs, bool lead, std::ostream& out)
+    : outputs_(outputs),
+      lead_(lead),
+      out_(out),
+      files_(command, {}, lead && !outputs.worker_rows ? outputs : TableOutputs{"", "", true, true},
+             std::move(empty_tables), out) {}
+
+void RankTableWriter::add(size_t table, const std::vector<schema::Value>& row) {
+  if (!lead_) return;
+  if (outputs_.worker_rows) {
+    const auto& t = files_.tables().at(table);
+    return emit_row_line(out_, t.schema, t.columns, row);
+  }
+  files_.add(table, row);
+}
+
+void RankTableWriter::flush() {
+  if (lead_ && !outputs_.worker_rows) files_.flush();
 }
 
 int run_local_rank_tables(const std::string& command, const std::vector<std::string>& args,
                           const std::vector<int64_t>& nprocs, int timeout_s, const TableOutputs& o,
-                          schema::Table& table, std::ostream& out, std::ostream& err) {
-  const auto columns = table.columns;
-  CsvWriter stdout_csv(out);
-  if (o.csv.empty()) stdout_csv.write_row(csv_header(columns));
-  const RunEnvironment environment = command_environment(command, args);
-  const auto publish = [&](const std::vector<schema::Value>& row) {
-    table.rows.push_back(row);
-    if (o.csv.empty()) {
-      stdout_csv.write_row(csv_row(columns, row));
-      out.flush();
-    } else {
-      replace_file(o.csv, [&](std::ostream& f) { write_table_csv(f, table); });
-    }
-    if (!o.json.empty()) {
-      replace_file(o.json, [&](std::ostream& f) { f << write_run_record(RunRecord{environment, {}, {table}}); });
-    }
+                          std::vector<schema::Table>& tables, std::ostream& out, std::ostream& err) {
+  TableFiles files(command, args, o, tables, out);
+  const auto publish = [&](size_t table, const std::vector<schema::Value>& row) {
+    files.add(table, row);
+    if (table == 0) files.flush();
   };
   const auto worker_args = without_options(args, {"nproc", "csv", "json"}, {});
   int status = kExitOk;
   for (int64_t n : nprocs) {
     const LocalRanksRun run = run_on_local_ranks(
-        {"", command, worker_args, static_cast<int>(n), std::chrono::seconds(timeout_s)}, columns, publish,
+        {"", command, worker_args, static_cast<int>(n), std::chrono::seconds(timeout_s)}, tables, publish,
         o.quiet ? nullptr : &err, &interrupt_flag());
+    files.flush();
     if (run.outcome.status == dist::LaunchStatus::cancelled || interrupt_flag().is_cancelled()) {
-      err << "stepscope-cli " << command << ": interrupted; " << table.rows.size() << " row(s) written\n";
+      err << "stepscope-cli " << command << ": interrupted; " << files.tables()[0].rows.size() << " row(s) written\n";
+      tables = files.tables();
       return kExitInterrupted;
     }
     if (!run.outcome.ok()) {
@@ -67,7 +96,8 @@ int run_local_rank_tables(const std::string& command, const std::vector<std::str
       status = kExitFailure;
     }
   }
-  if (!o.quiet) print_table(err, table);
+  tables = files.tables();
+  if (!o.quiet) print_table(err, tables[0]);
   return status;
 }
 

@@ -1,7 +1,10 @@
-// A distributed command's table on both sides of `--nproc` (allreduce, ddp): on a rank, rank 0
-// writes each combined row (a line for the launcher with --worker-rows, else stdout CSV or a
-// file rewritten after every row, and the run record); on the launcher, the local workers of
-// each --nproc value started through rank_launch and their rows gathered into one table.
+// A distributed command's tables on both sides of `--nproc` (allreduce, ddp). The first table
+// is the main one: stdout CSV or --csv, rewritten after every row. The others (each rank's
+// rows, the overlap picture) are written beside --csv as <stem>.<part>.csv, where the table's
+// schema id is "<command>.<part>", and every table goes into the --json run record.
+//  - On a rank, rank 0 writes (a line per row for the launcher with --worker-rows).
+//  - On the launcher, the local workers of each --nproc value run through rank_launch and their
+//    rows are gathered into the same tables.
 #pragma once
 
 #include <cstdint>
@@ -22,27 +25,50 @@ struct TableOutputs {
   bool worker_rows = false;  // this rank prints rows for a launcher
 };
 
-// On one rank of a job; only the lead (rank 0) writes anything.
-class RankTableWriter {
+// Where a side table goes beside `csv`: "r.csv" and "ddp.timeline" give "r.timeline.csv".
+std::string side_csv_path(const std::string& csv, const std::string& table_id);
+
+// The files of a run's tables, rewritten whole on flush().
+class TableFiles {
  public:
-  RankTableWriter(const std::string& command, schema::Table empty, TableOutputs outputs, bool lead, std::ostream& out);
-  void write(const std::vector<schema::Value>& row);
-  const schema::Table& table() const { return table_; }
+  TableFiles(const std::string& command, const std::vector<std::string>& args, TableOutputs outputs,
+             std::vector<schema::Table> empty_tables, std::ostream& out);
+  // Row of tables()[table]; main-table rows reach stdout at once when that is the CSV.
+  void add(size_t table, const std::vector<schema::Value>& row);
+  void flush();
+  std::vector<schema::Table>& tables() { return tables_; }
 
  private:
-  schema::Table table_;
   TableOutputs outputs_;
   RunEnvironment environment_;
-  bool lead_;
+  std::vector<schema::Table> tables_;
+  std::vector<size_t> written_;  // rows of each table already in its file
   std::ostream& out_;
   CsvWriter stdout_csv_;
 };
 
+// On one rank of a job; only the lead (rank 0) writes anything. Call flush() after each row's
+// set of rows.
+class RankTableWriter {
+ public:
+  RankTableWriter(const std::string& command, std::vector<schema::Table> empty_tables, TableOutputs outputs, bool lead,
+                  std::ostream& out);
+  void add(size_t table, const std::vector<schema::Value>& row);
+  void flush();
+
+ private:
+  TableOutputs outputs_;
+  bool lead_;
+  std::ostream& out_;
+  TableFiles files_;
+};
+
 // The launcher: `command args...` (without --nproc, --csv, --json) on each value of `nprocs`,
-// rows published into `table` as they come. Returns kExitOk, kExitFailure (a rank failed) or
-// kExitInterrupted; prints the table on `err` unless quiet. Rows' own status is the caller's.
+// rows published into `tables` as they come (files rewritten at each main-table row, which a
+// rank prints after its side rows). Returns kExitOk, kExitFailure (a rank failed) or
+// kExitInterrupted; prints the main table on `err` unless quiet. Rows' own status is the caller's.
 int run_local_rank_tables(const std::string& command, const std::vector<std::string>& args,
                           const std::vector<int64_t>& nprocs, int timeout_s, const TableOutputs& outputs,
-                          schema::Table& table, std::ostream& out, std::ostream& err);
+                          std::vector<schema::Table>& tables, std::ostream& out, std::ostream& err);
 
 }  // namespace stepscope::cli

@@ -82,8 +82,8 @@ bool CommunicationTab::start(const views::CommunicationRequest& request) {
     outcome.table = schema::Table{schema.id, schema.columns(), {}};
     for (int64_t n : world_sizes) {
       const auto run = cli::run_on_local_ranks(
-          {program, "allreduce", args, static_cast<int>(n), std::chrono::seconds(60)}, outcome.table.columns,
-          [&](const std::vector<schema::Value>& row) {
+          {program, "allreduce", args, static_cast<int>(n), std::chrono::seconds(60)}, {outcome.table},
+          [&](size_t, const std::vector<schema::Value>& row) {
             outcome.table.rows.push_back(row);
             publish(outcome.table);
           },

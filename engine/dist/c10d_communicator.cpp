@@ -15,6 +15,16 @@ class C10dWork final : public PendingCollective {
  public:
   explicit C10dWork(c10::intrusive_ptr<c10d::Work> work) : work_(std::move(work)) {}
   void wait() override { work_->wait(); }
+  // Gloo completes the work's future before waking its waiters; a work type without a future
+  // (getFuture throws) leaves the caller to take wait()'s return.
+  bool call_when_done(std::function<void()> done) override {
+    try {
+      work_->getFuture()->addCallback([done = std::move(done)](c10::ivalue::Future&) { done(); });
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
 
  private:
   c10::intrusive_ptr<c10d::Work> work_;
@@ -24,6 +34,10 @@ class C10dWork final : public PendingCollective {
 class DoneWork final : public PendingCollective {
  public:
   void wait() override {}
+  bool call_when_done(std::function<void()> done) override {
+    done();
+    return true;
+  }
 };
 
 class C10dCommunicator final : public Communicator {

@@ -5,6 +5,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,12 @@ class PendingCollective {
   // Blocks until done (Gloo), or makes the current CUDA stream wait for it (NCCL). Throws what
   // the backend threw: a peer that left, a timeout.
   virtual void wait() = 0;
+  // Calls `done` (maybe on a backend thread, maybe at once) when the collective completes on
+  // the host's side; false where the backend cannot tell before wait() returns.
+  virtual bool call_when_done(std::function<void()> done) {
+    (void)done;
+    return false;
+  }
 };
 
 class Communicator {

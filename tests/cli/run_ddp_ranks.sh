@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The DDP experiments as users run them, on Gloo: 2 local workers from --nproc, all four
-# variants on the tiny model, each checked against one process (fp32: 1e-5).
+# variants on the tiny model, each checked against one process (fp32: 1e-5); each rank's own rows
+# and the overlap picture beside the CSV, and the picture as a trace with a process per rank.
 # Usage: run_ddp_ranks.sh CLI WORKDIR
 set -u
 cli=$1
@@ -9,8 +10,8 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$cli" ddp --nproc 2 --model tiny --context 16 --batch 2 --variant naive,flat,overlap,bucketed --bucket-mb 1 \
-  --steps 2 --warmup 1 --check --quiet --csv out.csv || fail "ddp exited $?"
-head -n 1 out.csv | grep -q '^variant,bucket_mb,nproc,backend,' || fail "header: $(head -n 1 out.csv)"
+  --steps 2 --warmup 1 --check --quiet --csv out.csv --trace trace.json || fail "ddp exited $?"
+head -n 1 out.csv | grep -q '^variant,bucket_mb,nproc,rank,backend,' || fail "header: $(head -n 1 out.csv)"
 rows=$(tail -n +2 out.csv | wc -l)
 [ "$rows" = 4 ] || fail "wrote $rows rows, not 4: $(cat out.csv)"
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
@@ -19,4 +20,15 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
     seen[$col["variant"]] = 1 }
   END { exit bad || !("naive" in seen) || !("flat" in seen) || !("overlap" in seen) || !("bucketed" in seen) }' \
   out.csv || fail "a variant did not match one process: $(cat out.csv)"
+# Each rank's own row: ranks 0 and 1 of every variant.
+[ "$(awk -F, 'NR > 1 { print $1 "/" $4 }' out.ranks.csv | sort -u | wc -l)" = 8 ] ||
+  fail "rank rows: $(cat out.ranks.csv)"
+# The picture: both ranks, every variant, compute phases and communication spans.
+for lane in compute communication; do
+  for rank in 0 1; do
+    [ "$(awk -F, -v l=$lane -v r=$rank 'NR > 1 && $6 == l && $4 == r { print $1 }' out.timeline.csv | sort -u | wc -l)" = 4 ] ||
+      fail "timeline lacks $lane spans of rank $rank for some variant: $(head -5 out.timeline.csv)"
+  done
+done
+grep -q '"name":"rank 0"' trace.json && grep -q '"name":"rank 1"' trace.json || fail "trace: no process per rank"
 echo "PASS"

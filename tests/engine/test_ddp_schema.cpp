@@ -37,9 +37,6 @@ TEST(DdpTypes, RefusalsNameTheirField) {
   c.precision = Precision::fp16;
   EXPECT_EQ(refused_field(c), "precision");
   c = tiny();
-  c.precision = Precision::bf16;
-  EXPECT_EQ(refused_field(c), "precision");
-  c = tiny();
   c.variant = dist::DdpVariant::bucketed;
   c.bucket_mb = 0;
   EXPECT_EQ(refused_field(c), "bucket-mb");
@@ -59,11 +56,19 @@ TEST(DdpTypes, RefusalsNameTheirField) {
   c.measured_steps = 0;
   EXPECT_EQ(refused_field(c), "steps");
   c = tiny();
-  c.device = "cuda";
+  c.device = "tpu";
   EXPECT_EQ(refused_field(c), "device");
   c = tiny();
-  c.backend = CommBackend::nccl;
+  c.backend = CommBackend::nccl;  // on the CPU
   EXPECT_EQ(refused_field(c), "backend");
+  c = tiny();
+  c.device = "cuda";  // with gloo
+  EXPECT_EQ(refused_field(c), "backend");
+  c.backend = CommBackend::nccl;
+  EXPECT_NO_THROW(validate(c));
+  c = tiny();
+  c.precision = Precision::bf16;
+  EXPECT_NO_THROW(validate(c));
 }
 
 TEST(DdpTypes, UnknownVariantNamesItsField) {

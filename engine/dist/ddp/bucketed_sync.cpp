@@ -106,8 +106,7 @@ class BucketedSync final : public GradientSync {
     // the same order even where backward finishes buckets in another.
     while (next_launch_ < buckets_.size() && full(buckets_[next_launch_])) {
       BucketState& ready = buckets_[next_launch_++];
-      count_collective(ready.buffer);
-      timed([&] { ready.work = comm_.all_reduce(ready.buffer); });
+      ready.work = start_all_reduce(ready.buffer);
     }
   }
 

@@ -27,8 +27,8 @@ class FlatSync final : public GradientSync {
       buffer_.narrow(0, offset, grad.numel()).view(grad.sizes()).copy_(grad);
       offset += grad.numel();
     }
-    count_collective(buffer_);
-    timed([&] { comm_.all_reduce(buffer_)->wait(); });
+    auto work = start_all_reduce(buffer_);
+    timed([&] { work->wait(); });
     buffer_.div_(comm_.size());
     offset = 0;
     for (auto& p : parameters_) {

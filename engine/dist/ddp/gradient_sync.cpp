@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <atomic>
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -57,6 +58,7 @@ void GradientSync::begin_step() {
   reset();
   std::lock_guard<std::mutex> lock(step_mutex_);
   step_ = SyncTimings();
+  spans_.clear();
 }
 
 SyncTimings GradientSync::finish() {
@@ -78,10 +80,66 @@ void GradientSync::timed(const std::function<void()>& call) {
   step_.comm_ms += ms;
 }
 
-void GradientSync::count_collective(const at::Tensor& tensor) {
+// The done time is written by whichever comes first: the backend's completion callback (a
+// backend thread) or the return of wait().
+struct GradientSync::SpanSlot {
+  CollectiveSpan span;
+  std::atomic<int64_t> done_ns{0};  // steady clock, 0 until known
+  void mark_done() {
+    int64_t none = 0;
+    done_ns.compare_exchange_strong(none, Clock::now().time_since_epoch().count());
+  }
+};
+
+class GradientSync::RecordedWork final : public PendingCollective {
+ public:
+  RecordedWork(std::unique_ptr<PendingCollective> work, std::shared_ptr<SpanSlot> slot)
+      : work_(std::move(work)), slot_(std::move(slot)) {
+    work_->call_when_done([slot = slot_] { slot->mark_done(); });
+  }
+  void wait() override {
+    work_->wait();
+    slot_->mark_done();
+  }
+  bool call_when_done(std::function<void()> done) override { return work_->call_when_done(std::move(done)); }
+
+ private:
+  std::unique_ptr<PendingCollective> work_;
+  std::shared_ptr<SpanSlot> slot_;
+};
+
+std::unique_ptr<PendingCollective> GradientSync::start_all_reduce(at::Tensor& tensor) {
+  const int64_t bytes = tensor.numel() * static_cast<int64_t>(tensor.element_size());
+  std::shared_ptr<SpanSlot> slot;
+  {
+    std::lock_guard<std::mutex> lock(step_mutex_);
+    step_.collectives += 1;
+    step_.bytes += bytes;
+    if (recording_) {
+      slot = std::make_shared<SpanSlot>();
+      slot->span.index = static_cast<int64_t>(spans_.size());
+      slot->span.bytes = bytes;
+      spans_.push_back(slot);
+    }
+  }
+  if (slot) slot->span.start = Clock::now();
+  std::unique_ptr<PendingCollective> work;
+  timed([&] { work = comm_.all_reduce(tensor); });
+  if (!slot) return work;
+  return std::make_unique<RecordedWork>(std::move(work), std::move(slot));
+}
+
+std::vector<CollectiveSpan> GradientSync::take_collective_spans() {
   std::lock_guard<std::mutex> lock(step_mutex_);
-  step_.collectives += 1;
-  step_.bytes += tensor.numel() * static_cast<int64_t>(tensor.element_size());
+  std::vector<CollectiveSpan> out;
+  for (const auto& slot : spans_) {
+    CollectiveSpan span = slot->span;
+    const int64_t done = slot->done_ns.load();
+    span.done = done > 0 ? Clock::time_point(Clock::duration(done)) : span.start;
+    out.push_back(span);
+  }
+  spans_.clear();
+  return out;
 }
 
 const at::Tensor& GradientSync::gradient(size_t i) const {

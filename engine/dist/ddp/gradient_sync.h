@@ -5,6 +5,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -22,6 +23,14 @@ struct SyncTimings {
   double exposed_ms = 0;    // from finish()'s start (backward's end) to its end
   int64_t collectives = 0;  // all-reduces started
   int64_t bytes = 0;        // bytes all-reduced
+};
+
+// One gradient collective as the overlap picture shows it: started by this rank, completed on
+// the host's side (its backend's completion, else the return of its wait).
+struct CollectiveSpan {
+  int64_t index = 0;  // in start order within the step
+  int64_t bytes = 0;
+  std::chrono::steady_clock::time_point start, done;
 };
 
 struct GradientSyncOptions {
@@ -54,6 +63,11 @@ class GradientSync {
 
   const std::vector<at::Tensor>& parameters() const { return parameters_; }
 
+  // From the next begin_step() on, records every collective's span (off by default: the
+  // completion callbacks are not free). finish() keeps the step's; take them after it.
+  void record_collectives(bool on) { recording_ = on; }
+  std::vector<CollectiveSpan> take_collective_spans();
+
  protected:
   GradientSync(std::vector<at::Tensor> parameters, Communicator& comm, std::function<void()> synchronize);
 
@@ -63,8 +77,9 @@ class GradientSync {
   virtual void reset() {}
   // Times `call` (a communicator call or wait) into the step's comm_ms.
   void timed(const std::function<void()>& call);
-  // Counts a started all-reduce of `tensor`.
-  void count_collective(const at::Tensor& tensor);
+  // Starts an all-reduce (sum) of `tensor`: counted, its start timed into comm_ms and, when
+  // recording, its span recorded. Time its wait with timed().
+  std::unique_ptr<PendingCollective> start_all_reduce(at::Tensor& tensor);
   // The gradient backward left on parameter i; throws when there is none.
   const at::Tensor& gradient(size_t i) const;
 
@@ -73,8 +88,13 @@ class GradientSync {
 
  private:
   std::function<void()> synchronize_;
+  struct SpanSlot;
+  class RecordedWork;
+
   std::mutex step_mutex_;  // hooks may run on autograd's device thread
   SyncTimings step_;
+  bool recording_ = false;
+  std::vector<std::shared_ptr<SpanSlot>> spans_;
 };
 
 // Throws std::invalid_argument naming the parameter that is undefined, not a leaf requiring a

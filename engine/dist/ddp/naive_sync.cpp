@@ -22,8 +22,8 @@ class NaiveSync final : public GradientSync {
         grad = grad.contiguous();
         parameters_[i].mutable_grad() = grad;
       }
-      count_collective(grad);
-      timed([&] { comm_.all_reduce(grad)->wait(); });
+      auto work = start_all_reduce(grad);
+      timed([&] { work->wait(); });
       grad.div_(comm_.size());
     }
   }

@@ -64,8 +64,7 @@ class OverlapSync final : public GradientSync {
       throw std::runtime_error("overlap DDP: parameter " + std::to_string(i) +
                                " got a second gradient before finish() (call begin_step() and finish() each step)");
     }
-    count_collective(sum);
-    timed([&] { in_flight_[i].work = comm_.all_reduce(sum); });
+    in_flight_[i].work = start_all_reduce(sum);
     in_flight_[i].sum = sum;
   }
 

@@ -3,14 +3,22 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
+#include <cstdio>
+#include <optional>
 
 #include "compat/c10d_compat.h"
+#include "compat/torch_compat.h"
 #include "dist/ddp/gradient_sync.h"
+#include "dist/rank_gather.h"
+#include "experiments/ddp/step_timeline_recorder.h"
 #include "model/adamw.h"
 #include "model/loss.h"
 #include "model/transformer_lm.h"
 #include "runners/device_backend.h"
+#include "runners/training_step.h"
 
 namespace stepscope {
 
@@ -21,6 +29,13 @@ struct DdpCase::Model {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+std::string format_size(int64_t bytes) {
+  char text[32];
+  if (bytes < (1 << 20)) std::snprintf(text, sizeof text, "%.1f KiB", static_cast<double>(bytes) / 1024.0);
+  else std::snprintf(text, sizeof text, "%.2f MiB", static_cast<double>(bytes) / double(1 << 20));
+  return text;
+}
 
 double ms_since(Clock::time_point& mark) {
   const auto now = Clock::now();
@@ -58,8 +73,9 @@ DdpCase::DdpCase(DdpConfig config, dist::Communicator& comm) : comm_(comm) { res
 
 DdpCase::~DdpCase() = default;
 
-void DdpCase::check(DeviceBackend& /*backend*/) {
+void DdpCase::check(DeviceBackend& backend) {
   validate(result_.config);
+  TrainingStep::check_precision(result_.config.precision, backend.device());
   if (result_.config.ranks != comm_.size()) {
     throw ConfigError("the configuration is for " + std::to_string(result_.config.ranks) + " ranks, the group has " +
                           std::to_string(comm_.size()),
@@ -85,29 +101,57 @@ void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* /*m
   optimizer_ = std::make_unique<AdamW>(model_->module->parameters());
 }
 
-void DdpCase::run_step(const StepContext& step) {
+DdpCase::StepTimes DdpCase::train_step(StepTimelineRecorder* picture) {
   const DdpConfig& c = result_.config;
   const Batch mine = shard(global_batch(c, steps_run_++), comm_.rank() * c.batch, c.batch, backend_->device());
   StepTimes t;
   backend_->synchronize();
+  if (picture) picture->start();
   const auto start = Clock::now();
   auto mark = start;
+  const auto phase_done = [&](const char* name) {
+    backend_->synchronize();
+    if (picture) picture->phase_done(name);
+    return ms_since(mark);
+  };
   sync_->begin_step();
-  const at::Tensor loss = mean_cross_entropy(model_->module(mine.inputs), mine.targets);
-  backend_->synchronize();
-  t.forward = ms_since(mark);
+  at::Tensor loss;
+  {
+    std::optional<compat::AutocastGuard> autocast;
+    if (c.precision == Precision::bf16) autocast.emplace(backend_->device().type(), at::kBFloat16);
+    loss = mean_cross_entropy(model_->module(mine.inputs), mine.targets);
+  }
+  t.forward = phase_done("forward");
   loss.backward();
-  backend_->synchronize();
-  t.backward = ms_since(mark);
+  t.backward = phase_done("backward");
   const dist::SyncTimings sync = sync_->finish();
-  ms_since(mark);
+  phase_done("gradient sync");
   t.comm = sync.comm_ms;
   t.exposed = sync.exposed_ms;
   optimizer_->step();
-  backend_->synchronize();
-  t.optimizer = ms_since(mark);
+  t.optimizer = phase_done("optimizer");
   t.step = std::chrono::duration<double, std::milli>(mark - start).count();
+  return t;
+}
+
+void DdpCase::run_step(const StepContext& step) {
+  const StepTimes t = train_step(nullptr);
   if (!step.warmup) steps_.push_back(t);
+}
+
+// One more step after the measured ones, outside their means: recording costs time.
+void DdpCase::picture_step() {
+  const bool gpu = backend_->device().is_cuda();
+  StepTimelineRecorder recorder(gpu ? profiling::make_cupti_activity_source() : nullptr);
+  sync_->record_collectives(!recorder.records_kernels());
+  train_step(&recorder);
+  sync_->record_collectives(false);
+  for (const auto& span : sync_->take_collective_spans()) {
+    recorder.add_collective("all_reduce " + std::to_string(span.index) + " (" + format_size(span.bytes) + ")",
+                            span.start, span.done);
+  }
+  timeline_ = {result_.config, comm_.rank(), result_.config.measured_steps, recorder.finish()};
+  timeline_note_ = recorder.note();
 }
 
 double DdpCase::reference_difference() {
@@ -123,7 +167,13 @@ double DdpCase::reference_difference() {
   for (int s = 0; s < steps_run_; ++s) {
     const Batch whole = shard(global_batch(c, s), 0, c.batch * c.ranks, device);
     optimizer.zero_grad();
-    mean_cross_entropy(reference(whole.inputs), whole.targets).backward();
+    at::Tensor loss;
+    {
+      std::optional<compat::AutocastGuard> autocast;
+      if (c.precision == Precision::bf16) autocast.emplace(device.type(), at::kBFloat16);
+      loss = mean_cross_entropy(reference(whole.inputs), whole.targets);
+    }
+    loss.backward();
     optimizer.step();
   }
   const auto trained = model_->module->parameters();
@@ -135,6 +185,7 @@ double DdpCase::reference_difference() {
 }
 
 void DdpCase::after_measuring(DeviceBackend& /*backend*/) {
+  picture_step();
   if (!result_.config.check) return;
   at::Tensor largest = at::full({1}, reference_difference(), at::TensorOptions().dtype(at::kDouble));
   comm_.all_reduce(largest, dist::ReduceOp::max)->wait();
@@ -170,27 +221,65 @@ void DdpCase::finish(CaseEnd end) {
   result_.optimizer_ms = sum.optimizer / n;
 }
 
-DdpResult combine_ranks(const DdpResult& local, dist::Communicator& comm) {
-  DdpResult row = local;
-  // [failed?, step, forward, backward, comm, exposed, optimizer, diff], max over ranks.
-  at::Tensor worst = at::tensor({local.status == RunStatus::ok ? 0.0 : 1.0, local.step_ms, local.forward_ms,
-                                 local.backward_ms, local.comm_ms, local.exposed_comm_ms, local.optimizer_ms,
-                                 local.max_param_diff},
-                                at::TensorOptions().dtype(at::kDouble));
-  comm.all_reduce(worst, dist::ReduceOp::max)->wait();
-  const auto w = worst.accessor<double, 1>();
-  if (w[0] > 0 && row.status == RunStatus::ok) {
-    row.status = RunStatus::failed;
-    row.message = "another rank failed this row";
+namespace {
+
+using Time = double DdpResult::*;
+constexpr Time kTimes[] = {&DdpResult::step_ms,         &DdpResult::forward_ms,   &DdpResult::backward_ms,
+                           &DdpResult::comm_ms,         &DdpResult::exposed_comm_ms, &DdpResult::optimizer_ms,
+                           &DdpResult::max_param_diff};
+
+std::string timeline_json(const RankStepTimeline& t) {
+  nlohmann::json spans = nlohmann::json::array();
+  for (const auto& s : t.spans) spans.push_back({to_string(s.lane), s.name, s.start_ms, s.end_ms});
+  return nlohmann::json{{"rank", t.rank}, {"step", t.step}, {"spans", spans}}.dump();
+}
+
+RankStepTimeline timeline_from_json(const std::string& text, const DdpConfig& config) {
+  const auto j = nlohmann::json::parse(text);
+  RankStepTimeline t{config, j.at("rank").get<int>(), j.at("step").get<int>(), {}};
+  for (const auto& s : j.at("spans")) {
+    t.spans.push_back({parse_timeline_lane(s.at(0).get<std::string>()), s.at(1).get<std::string>(),
+                       s.at(2).get<double>(), s.at(3).get<double>()});
   }
-  row.step_ms = w[1];
-  row.forward_ms = w[2];
-  row.backward_ms = w[3];
-  row.comm_ms = w[4];
-  row.exposed_comm_ms = w[5];
-  row.optimizer_ms = w[6];
-  row.max_param_diff = w[7];
-  return row;
+  return t;
+}
+
+}  // namespace
+
+DdpRowSet combine_ranks(const DdpCase& done, dist::Communicator& comm, const c10::Device& device) {
+  const DdpResult& local = done.result();
+  std::vector<double> mine{local.status == RunStatus::ok ? 0.0 : 1.0};
+  for (Time time : kTimes) mine.push_back(local.*time);
+  const auto all = dist::gather_numbers(comm, mine, device);
+  DdpRowSet set;
+  set.combined = local;
+  set.combined.rank = -1;
+  for (size_t k = 0; k < std::size(kTimes); ++k) set.combined.*kTimes[k] = -1;
+  bool other_failed = false;
+  for (int r = 0; r < comm.size(); ++r) {
+    const auto& values = all[static_cast<size_t>(r)];
+    DdpResult row = local;
+    row.rank = r;
+    if (r != comm.rank() && values[0] > 0) {
+      other_failed = true;
+      row.status = RunStatus::failed;
+      row.message = "this rank failed the row";
+    }
+    for (size_t k = 0; k < std::size(kTimes); ++k) {
+      row.*kTimes[k] = values[k + 1];
+      set.combined.*kTimes[k] = std::max(set.combined.*kTimes[k], values[k + 1]);
+    }
+    set.per_rank.push_back(row);
+  }
+  if (other_failed && set.combined.status == RunStatus::ok) {
+    set.combined.status = RunStatus::failed;
+    set.combined.message = "another rank failed this row";
+  }
+  const std::string text = done.timeline().spans.empty() ? std::string() : timeline_json(done.timeline());
+  for (const auto& rank_text : dist::gather_text(comm, text, device)) {
+    if (!rank_text.empty()) set.timelines.push_back(timeline_from_json(rank_text, local.config));
+  }
+  return set;
 }
 
 }  // namespace stepscope

@@ -4,7 +4,9 @@
 // (communication and its exposed part) and the optimizer, each timed on the host after the
 // device is done. With --check, after the measured steps every rank also trains one process's
 // model in-process on the whole global batches from the same initial weights, and the largest
-// parameter difference is all-reduced (max). `combine_ranks` then gives every rank the row.
+// parameter difference is all-reduced (max). Before that, one more step, outside the means, is
+// recorded for the overlap picture (StepTimelineRecorder). `combine_ranks` then gives every
+// rank the row, each rank's own row and every rank's picture.
 #pragma once
 
 #include <memory>
@@ -12,8 +14,10 @@
 #include <vector>
 
 #include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
 
 #include "dist/communicator.h"
+#include "experiments/ddp/ddp_timeline.h"
 #include "experiments/ddp/ddp_types.h"
 #include "experiments/experiment_case.h"
 
@@ -23,6 +27,7 @@ namespace dist {
 class GradientSync;
 }
 class AdamW;
+class StepTimelineRecorder;
 
 class DdpCase final : public ExperimentCase {
  public:
@@ -42,12 +47,17 @@ class DdpCase final : public ExperimentCase {
 
   // This rank's view: its own means.
   const DdpResult& result() const { return result_; }
+  // This rank's picture step (empty when the row did not get that far).
+  const RankStepTimeline& timeline() const { return timeline_; }
+  const std::string& timeline_note() const { return timeline_note_; }
 
  private:
   struct Model;
   struct StepTimes {
     double step = 0, forward = 0, backward = 0, comm = 0, exposed = 0, optimizer = 0;
   };
+  StepTimes train_step(StepTimelineRecorder* picture);
+  void picture_step();
   double reference_difference();
 
   DdpResult result_;
@@ -59,10 +69,19 @@ class DdpCase final : public ExperimentCase {
   std::unique_ptr<AdamW> optimizer_;
   std::vector<StepTimes> steps_;
   int steps_run_ = 0;
+  RankStepTimeline timeline_;
+  std::string timeline_note_;
 };
 
-// Every rank calls it after the case, with the same case order: all-reduces status and every
-// time (max), so each rank holds the whole row.
-DdpResult combine_ranks(const DdpResult& local, dist::Communicator& comm);
+// A row of the DDP experiments as every rank ends up holding it.
+struct DdpRowSet {
+  DdpResult combined;                     // status: any rank's failure; each time the slowest rank's
+  std::vector<DdpResult> per_rank;        // rank r's own times at r
+  std::vector<RankStepTimeline> timelines;  // every rank's picture step, by rank
+};
+
+// Every rank calls it after the case, with the same case order (it is collective); tensors go
+// through `device` (the rank's GPU for NCCL).
+DdpRowSet combine_ranks(const DdpCase& done, dist::Communicator& comm, const c10::Device& device);
 
 }  // namespace stepscope

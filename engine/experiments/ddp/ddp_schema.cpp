@@ -34,6 +34,10 @@ schema::Schema<Row> make_ddp_schema() {
   f.push_back({Column{"nproc", "Ranks", ColumnKind::integer, ColumnRole::identity},
                [](const Row& r) { return Value(int64_t{r.config.ranks}); },
                [](Row& r, const Value& v) { r.config.ranks = static_cast<int>(integer(v)); }});
+  f.push_back({Column{"rank", "Rank", ColumnKind::integer, ColumnRole::identity,
+                      "A rank's own times; empty: the slowest rank's, per time"},
+               [](const Row& r) { return value_if(r.rank >= 0, int64_t{r.rank}); },
+               [](Row& r, const Value& v) { r.rank = std::holds_alternative<int64_t>(v) ? static_cast<int>(integer(v)) : -1; }});
   f.push_back({Column{"backend", "Backend", ColumnKind::text, ColumnRole::identity},
                [](const Row& r) { return Value(to_string(r.config.backend)); },
                [](Row& r, const Value& v) { r.config.backend = parse_comm_backend(schema::text_of(v)); }});
@@ -45,6 +49,9 @@ schema::Schema<Row> make_ddp_schema() {
   f.push_back({Column{"batch", "Batch/rank", ColumnKind::integer, ColumnRole::identity, "Sequences per rank"},
                [](const Row& r) { return Value(r.config.batch); },
                [](Row& r, const Value& v) { r.config.batch = integer(v); }});
+  f.push_back({Column{"precision", "Precision", ColumnKind::text, ColumnRole::identity},
+               [](const Row& r) { return Value(to_string(r.config.precision)); },
+               [](Row& r, const Value& v) { r.config.precision = parse_precision(schema::text_of(v)); }});
   add_time(s, "step_ms", "Step", &Row::step_ms, "Whole step: mean over the measured steps, max over ranks");
   add_time(s, "forward_ms", "Forward", &Row::forward_ms, "Forward and loss");
   add_time(s, "backward_ms", "Backward", &Row::backward_ms, "Backward, with what the hooks communicate");

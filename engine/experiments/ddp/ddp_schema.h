@@ -1,6 +1,6 @@
 // The DDP experiments' table, declared once for CSV, run records and the console:
-// variant,bucket_mb,nproc,backend,model,context,batch, then the per-step times (mean over the
-// measured steps, max over ranks) step_ms,forward_ms,backward_ms,comm_ms,exposed_comm_ms,
+// variant,bucket_mb,nproc,rank (empty: all ranks),backend,model,context,batch,precision, then the
+// per-step times (mean over the measured steps; the slowest rank's, or the rank's own) step_ms,forward_ms,backward_ms,comm_ms,exposed_comm_ms,
 // optimizer_ms, max_param_diff (--check), status and a message.
 #pragma once
 

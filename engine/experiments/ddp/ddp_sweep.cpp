@@ -1,19 +1,19 @@
 #include "experiments/ddp/ddp_sweep.h"
 
-#include "experiments/ddp/ddp_case.h"
 #include "experiments/harness.h"
 
 namespace stepscope {
 
 void run_ddp_sweep(const std::vector<DdpConfig>& configs, dist::Communicator& comm, ProgressSink* progress,
-                   const CancelFlag* cancel, const std::function<void(const DdpResult&)>& on_row) {
+                   const CancelFlag* cancel, const std::function<void(const DdpRowSet&)>& on_row) {
   const int count = static_cast<int>(configs.size());
   for (int i = 0; i < count; ++i) {
     if (cancel && cancel->is_cancelled()) break;
-    DdpCase c(configs[static_cast<size_t>(i)], comm);
+    const DdpConfig& config = configs[static_cast<size_t>(i)];
+    DdpCase c(config, comm);
     run_case(c, {i, count}, progress, cancel);
-    const DdpResult row = combine_ranks(c.result(), comm);
-    if (on_row) on_row(row);
+    const DdpRowSet rows = combine_ranks(c, comm, c10::Device(config.device));
+    if (on_row) on_row(rows);
   }
 }
 

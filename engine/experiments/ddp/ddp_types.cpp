@@ -11,22 +11,32 @@ void validate(const DdpConfig& c) {
     throw ConfigError("bucket size must be above 0 and at most 1048576 MiB", "bucket-mb");
   }
   if (c.ranks < 1 || c.ranks > 4096) throw ConfigError("ranks must be between 1 and 4096", "nproc");
-  if (c.precision != Precision::fp32) {
-    throw ConfigError("the DDP experiments run fp32 only for now (got " + to_string(c.precision) + ")", "precision");
+  // fp16 would need a loss scale every rank agrees on; bf16 runs under autocast like bench.
+  if (c.precision == Precision::fp16) {
+    throw ConfigError("the DDP experiments run fp32 or bf16 (autocast), not fp16", "precision");
   }
   if (c.context < 1) throw ConfigError("context must be positive", "context");
   if (c.batch < 1) throw ConfigError("batch per rank must be positive", "batch");
   if (c.warmup_steps < 0) throw ConfigError("warm-up steps cannot be negative", "warmup");
   if (c.measured_steps < 1) throw ConfigError("measured steps must be at least 1", "steps");
-  if (c.device != "cpu") throw ConfigError("the DDP experiments run on the CPU with Gloo for now (use --device cpu)", "device");
-  if (c.backend != CommBackend::gloo) {
-    throw ConfigError("the DDP experiments run with gloo for now (nccl comes with GPU support)", "backend");
+  const bool on_gpu = c.device.rfind("cuda", 0) == 0;
+  if (!on_gpu && c.device != "cpu") throw ConfigError("device must be cpu or cuda (got \"" + c.device + "\")", "device");
+  if (c.backend == CommBackend::nccl && !on_gpu) {
+    throw ConfigError("nccl runs on GPUs: use --device cuda (or --backend gloo on the CPU)", "backend");
+  }
+  if (c.backend == CommBackend::gloo && on_gpu) {
+    throw ConfigError("gloo runs here on CPU tensors: use --device cpu (or --backend nccl on GPUs)", "backend");
   }
   try {
     validate(with_context(c.model, c.context));
   } catch (const ConfigError& e) {
     throw ConfigError(e.what(), e.field().empty() ? "model" : e.field());
   }
+}
+
+std::optional<double> check_tolerance(const DdpConfig& c) {
+  if (c.precision == Precision::fp32 && c.device == "cpu") return 1e-5;
+  return std::nullopt;
 }
 
 int64_t bucket_bytes(const DdpConfig& c) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ struct DdpConfig {
   bool check = false;  // after the measured steps, compare with one process
 };
 
+// The largest parameter difference --check accepts: 1e-5 in fp32 on the CPU (Gloo sums in a
+// fixed order); none elsewhere, where reduction order and bf16 rounding make it a reading.
+std::optional<double> check_tolerance(const DdpConfig& config);
+
 // Throws ConfigError (field key: "variant", "bucket-mb", "nproc", "backend", "model", "context",
 // "batch", "precision", "warmup", "steps", "device") for what cannot run.
 void validate(const DdpConfig& config);
@@ -40,6 +45,7 @@ int64_t bucket_bytes(const DdpConfig& config);
 
 struct DdpResult {
   DdpConfig config;
+  int rank = -1;  // a rank's own row; -1: the row of all ranks (each time the slowest rank's)
   RunStatus status = RunStatus::ok;
   std::string message;
   std::string device_name;

@@ -1,0 +1,40 @@
+// What the distributed commands (allreduce, ddp) share around their own options and sweep:
+// --help, parsing, checking every configuration for each --nproc value (or the job's world
+// size), checking the output files, then running as one rank of a torchrun/srun job (its
+// variables set) or as the launcher of local workers; errors become exit statuses.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "dist/launch_env.h"
+#include "schema/table.h"
+
+namespace stepscope::cli {
+
+struct DistributedCommand {
+  std::string name;   // "allreduce"
+  std::string usage;  // printed by --help
+  // Parses the arguments into the command's own options (throws CliError or ConfigError).
+  std::function<void(const std::vector<std::string>& args)> parse;
+  // After parse: the --nproc values and the files to check.
+  std::function<std::vector<int64_t>()> nprocs;
+  std::function<std::vector<std::pair<std::string, std::string>>()> outputs;  // {flag, path}; none for worker rows
+  // Throws ConfigError for a configuration that cannot run with `ranks` ranks.
+  std::function<void(int ranks)> check;
+  std::function<int(const dist::TorchrunEnv& env)> run_as_rank;
+  std::function<int()> run_local;
+};
+
+int run_distributed_command(const DistributedCommand& command, const std::vector<std::string>& args,
+                            std::ostream& out, std::ostream& err);
+
+// The launcher's exit status from the rows gathered in `table`: kExitFailure when a row
+// `failed` says so (status failed, wrong elements, a difference too large), else `status`.
+int status_of_rows(int status, const schema::Table& table,
+                   const std::function<bool(const schema::Table&, const std::vector<schema::Value>&)>& failed);
+
+}  // namespace stepscope::cli
