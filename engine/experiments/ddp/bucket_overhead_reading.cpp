@@ -159,7 +159,7 @@ std::string reading_text(const BucketOverheadReading& reading) {
   }
   if (reading.optimum && reading.fit) s << optimum_text(*reading.fit, reading.param_bytes) << "\n";
   for (const auto& r : reading.rows) {
-    s << "bucketed " << schema::significant(r.bucket_mb) << " MiB x" << r.ranks << ": n_b = " << r.buckets << "; predicted "
+    s << "bucketed " << schema::exact_number(r.bucket_mb) << " MiB x" << r.ranks << ": n_b = " << r.buckets << "; predicted "
       << (r.predicted_ms >= 0 ? ms_text(r.predicted_ms) : std::string("-")) << ", measured (exposed comm) "
       << (r.measured_ms >= 0 ? ms_text(r.measured_ms) : std::string("-")) << "\n  " << r.formula << "\n";
   }
