@@ -1,6 +1,7 @@
 #include "charts/ddp_chart_data.h"
 
 #include <algorithm>
+#include <map>
 
 #include "charts/chart_colors.h"
 #include "experiments/ddp/ddp_schema.h"
@@ -51,6 +52,7 @@ QColor ddp_phase_color(DdpPhase phase) {
 DdpStepData build_ddp_step_data(const schema::Table& table) {
   DdpStepData data;
   if (table.schema != ddp_schema().id) return data;
+  std::map<QString, int> repeats;
   for (size_t i = 0; i < table.rows.size(); ++i) {
     DdpResult r;
     try {
@@ -58,7 +60,10 @@ DdpStepData build_ddp_step_data(const schema::Table& table) {
     } catch (const std::exception&) {
       continue;  // a variant of a newer build
     }
-    data.labels.append(ddp_row_label(r.config));
+    // A bar axis drops repeated categories: a repeat gets "(2)", "(3)".
+    QString label = ddp_row_label(r.config);
+    if (const int seen = ++repeats[label]; seen > 1) label += QStringLiteral(" (%1)").arg(seen);
+    data.labels.append(label);
     const double step = ms_at(table, i, "step_ms");
     const bool measured = r.status == RunStatus::ok && step > 0;
     data.failures.append(measured                       ? QString()

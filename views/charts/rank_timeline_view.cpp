@@ -37,6 +37,7 @@ RankTimelineView::RankTimelineView(QWidget* parent) : QChartView(new QChart, par
   c.addAxis(lane_axis_, Qt::AlignLeft);
   overlay_ = new ChartOverlayItem(c, ChartOverlayItem::kAboveSeries, [this](QPainter& p, const QRectF& plot) {
     paint_plot_note(p, plot, data_.message);
+    paint_span_starts(p, plot);
   });
   setMinimumSize(480, 220);
   setData({});
@@ -52,6 +53,22 @@ QPointF RankTimelineView::lanePosition(int lane, double ms) const {
   const auto series = chart()->series();
   const double y = static_cast<double>(data_.lanes.size()) - 1 - lane + 0.5;
   return chart()->mapToPosition(QPointF(ms, y), series.isEmpty() ? nullptr : series.front());
+}
+
+// Overlapping all-reduces merge into one band: a thin white line where each span starts keeps
+// the calls (and the phases) apart.
+void RankTimelineView::paint_span_starts(QPainter& painter, const QRectF& plot) const {
+  const auto lanes = static_cast<double>(data_.lanes.size());
+  if (data_.spans.empty() || time_axis_->max() <= time_axis_->min()) return;
+  const PlotMapping map{plot, time_axis_->min(), time_axis_->max(), 0, lanes};
+  painter.setClipRect(plot);
+  painter.setPen(QPen(Qt::white, 1));
+  painter.setRenderHint(QPainter::Antialiasing, false);
+  for (const auto& span : data_.spans) {
+    const double bottom = lanes - 1 - span.lane + (1 - kLaneFill) / 2;
+    const double x = map.x(span.start_ms);
+    painter.drawLine(QPointF(x, map.y(bottom)), QPointF(x, map.y(bottom + kLaneFill)));
+  }
 }
 
 void RankTimelineView::setData(RankTimelineData data) {

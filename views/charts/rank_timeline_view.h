@@ -29,6 +29,8 @@ class RankTimelineView : public QChartView {
   QPointF lanePosition(int lane, double ms) const;
 
  private:
+  void paint_span_starts(QPainter& painter, const QRectF& plot) const;
+
   RankTimelineData data_;
   NiceValueAxis* time_axis_ = nullptr;
   QCategoryAxis* lane_axis_ = nullptr;
