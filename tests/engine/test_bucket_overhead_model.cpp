@@ -194,4 +194,9 @@ TEST(BucketOverheadReading, NeedsAllReduceRows) {
   ASSERT_EQ(reading->rows.size(), 1u);
   EXPECT_LT(reading->rows[0].predicted_ms, 0);
   EXPECT_EQ(reading->rows[0].formula, "no all-reduce rows for gloo x2 fp32");
+  // A fit without bucketed rows: no s, and the text says what is missing.
+  const auto alone = bucket_overhead_reading(ddp_schema().table({}), four);
+  ASSERT_TRUE(alone.has_value());
+  EXPECT_FALSE(alone->optimum.has_value());
+  EXPECT_NE(reading_text(*alone).find("No bucketed DDP rows"), std::string::npos) << reading_text(*alone);
 }

@@ -26,24 +26,6 @@ QLineEdit* list_field(const QString& text, const QString& tip) {
   return field;
 }
 
-// "1, 10,100" -> {1, 10, 100}, repeats dropped; ConfigError naming `key` for anything else.
-template <class T>
-std::vector<T> parse_list(const QString& text, const std::string& key, const std::string& what, const std::string& expected,
-                          T low, T high) {
-  std::vector<T> out;
-  for (const QString& part : text.split(QLatin1Char(','))) {
-    const QString item = part.trimmed();
-    bool ok = false;
-    const double value = item.toDouble(&ok);
-    const bool whole = std::is_floating_point_v<T> || std::floor(value) == value;
-    if (!ok || !std::isfinite(value) || !whole || value < static_cast<double>(low) || value > static_cast<double>(high)) {
-      throw ConfigError(what + ": '" + item.toStdString() + "' is not " + expected, key);
-    }
-    if (std::find(out.begin(), out.end(), static_cast<T>(value)) == out.end()) out.push_back(static_cast<T>(value));
-  }
-  return out;
-}
-
 }  // namespace
 
 DistributedForm::DistributedForm(QWidget* parent) : QWidget(parent) {
@@ -137,12 +119,17 @@ std::optional<DistributedRequest> DistributedForm::request(QString* error, std::
     }
     if (r.spec.variants.empty()) throw ConfigError("choose at least one variant", "variant");
     const bool bucketed = variant_box(dist::DdpVariant::bucketed)->isChecked();
-    r.spec.bucket_mbs = bucketed ? parse_list<double>(buckets_->text(), "bucket-mb", "bucket sizes",
-                                                      "a positive number of MiB (give a comma list, e.g. 1,10,100)",
-                                                      std::nextafter(0.0, 1.0), 1 << 20)
-                                 : std::vector<double>{};
+    r.spec.bucket_mbs.clear();
+    if (bucketed) {
+      r.spec.bucket_mbs = parse_number_list(buckets_->text(), "bucket-mb", "bucket sizes",
+                                            "a positive number of MiB (give a comma list, e.g. 1,10,100)",
+                                            std::nextafter(0.0, 1.0), 1 << 20, false);
+    }
     const std::string ranks = "a whole number from 1 to " + std::to_string(dist::kMaxLocalWorkers);
-    r.world_sizes = parse_list<int64_t>(world_sizes_->text(), "nproc", "ranks", ranks, 1, dist::kMaxLocalWorkers);
+    r.world_sizes.clear();
+    for (double n : parse_number_list(world_sizes_->text(), "nproc", "ranks", ranks, 1, dist::kMaxLocalWorkers, true)) {
+      r.world_sizes.push_back(static_cast<int64_t>(n));
+    }
     DdpConfig& base = r.spec.base;
     base.backend = static_cast<CommBackend>(backend_->currentData().toInt());
     base.device = device_->currentData().toString().toStdString();

@@ -158,6 +158,7 @@ std::string reading_text(const BucketOverheadReading& reading) {
       << schema::mib_text(static_cast<int64_t>(reading.param_bytes)) << "\n";
   }
   if (reading.optimum && reading.fit) s << optimum_text(*reading.fit, reading.param_bytes) << "\n";
+  if (reading.rows.empty()) s << "No bucketed DDP rows: run the bucketed variant to set s and compare\n";
   for (const auto& r : reading.rows) {
     s << "bucketed " << schema::exact_number(r.bucket_mb) << " MiB x" << r.ranks << ": n_b = " << r.buckets << "; predicted "
       << (r.predicted_ms >= 0 ? ms_text(r.predicted_ms) : std::string("-")) << ", measured (exposed comm) "
