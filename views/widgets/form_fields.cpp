@@ -4,6 +4,9 @@
 #include <QVariant>
 
 #include <algorithm>
+#include <cmath>
+
+#include "model/model_config.h"
 
 namespace stepscope::views {
 
@@ -29,6 +32,21 @@ void flag_fields(const std::vector<QWidget*>& fields, const std::vector<QWidget*
     field->setStyleSheet(invalid ? QStringLiteral("border: 1px solid #b00020;") : QString());
     field->setToolTip(invalid ? error : field->property("help").toString());
   }
+}
+
+std::vector<double> parse_number_list(const QString& text, const std::string& key, const std::string& what,
+                                      const std::string& expected, double low, double high, bool whole) {
+  std::vector<double> out;
+  for (const QString& part : text.split(QLatin1Char(','))) {
+    const QString item = part.trimmed();
+    bool ok = false;
+    const double value = item.toDouble(&ok);
+    if (!ok || !std::isfinite(value) || (whole && std::floor(value) != value) || value < low || value > high) {
+      throw ConfigError(what + ": '" + item.toStdString() + "' is not " + expected, key);
+    }
+    if (std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
+  }
+  return out;
 }
 
 }  // namespace stepscope::views

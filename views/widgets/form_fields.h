@@ -4,6 +4,7 @@
 
 #include <QString>
 
+#include <string>
 #include <vector>
 
 class QSpinBox;
@@ -18,5 +19,10 @@ void set_help(QWidget* widget, const QString& tip);
 // Frames the `wrong` fields in red with `error` as their tooltip; the rest of `fields` get
 // their help back.
 void flag_fields(const std::vector<QWidget*>& fields, const std::vector<QWidget*>& wrong, const QString& error);
+// A comma list of numbers in [low, high] (whole ones only when `whole`), repeats dropped:
+// "1, 10,100" -> {1, 10, 100}. Anything else throws ConfigError("<what>: '<item>' is not
+// <expected>", key), so the form frames the field of that key.
+std::vector<double> parse_number_list(const QString& text, const std::string& key, const std::string& what,
+                                      const std::string& expected, double low, double high, bool whole);
 
 }  // namespace stepscope::views

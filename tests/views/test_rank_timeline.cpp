@@ -1,0 +1,181 @@
+// The overlap picture: a ddp.timeline table becomes two lanes per rank for one DDP row and
+// step, spans in their lane by start, overlapping spans merged for drawing; empty or malformed
+// tables give a note, not a crash; the view draws a few series for many spans and exports PNG.
+#include <QAreaSeries>
+#include <QElapsedTimer>
+#include <QImageReader>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "charts/chart_export.h"
+#include "charts/rank_timeline_data.h"
+#include "charts/rank_timeline_view.h"
+#include "experiments/ddp/ddp_timeline_schema.h"
+
+using namespace stepscope;
+using namespace stepscope::views;
+
+namespace {
+
+DdpConfig row_config(dist::DdpVariant variant, double bucket_mb = 25) {
+  DdpConfig c;
+  c.variant = variant;
+  c.bucket_mb = bucket_mb;
+  c.ranks = 2;
+  return c;
+}
+
+TimelineSpan span(TimelineLane lane, const char* name, double start, double end) { return {lane, name, start, end}; }
+
+void add(std::vector<TimelineRow>& rows, const DdpConfig& c, int rank, int step, std::vector<TimelineSpan> spans) {
+  for (const auto& row : timeline_rows({c, rank, step, std::move(spans)})) rows.push_back(row);
+}
+
+constexpr auto kCompute = TimelineLane::compute;
+constexpr auto kComm = TimelineLane::communication;
+
+schema::Table two_rows_table() {
+  std::vector<TimelineRow> rows;
+  const auto overlap = row_config(dist::DdpVariant::overlap), bucketed = row_config(dist::DdpVariant::bucketed, 10);
+  // Rank 1 first and spans out of order: the picture sorts.
+  add(rows, overlap, 1, 0,
+      {span(kComm, "all_reduce 1", 6, 9), span(kCompute, "backward", 3, 8), span(kCompute, "forward", 0, 3),
+       span(kComm, "all_reduce 0", 5, 7), span(kCompute, "optimizer", 9, 10)});
+  add(rows, overlap, 0, 0,
+      {span(kCompute, "forward", 0, 2.5), span(kCompute, "backward", 2.5, 7), span(kComm, "all_reduce 0", 4, 6),
+       span(kCompute, "optimizer step", 8, 9.5)});
+  add(rows, overlap, 0, 1, {span(kCompute, "forward", 0, 50)});  // another step: not drawn
+  add(rows, bucketed, 0, 0, {span(kCompute, "forward", 0, 4), span(kCompute, "elementwise_kernel", 4, 5)});
+  return ddp_timeline_schema().table(rows);
+}
+
+}  // namespace
+
+class RankTimelineTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void keysNameTheDdpRows() {
+    const auto keys = timeline_row_keys(two_rows_table());
+    QCOMPARE(keys.size(), size_t{2});
+    QCOMPARE(keys[0].label, QStringLiteral("overlap x2"));
+    QCOMPARE(keys[1].label, QStringLiteral("bucketed 10 MiB x2"));
+  }
+
+  void spansGoToTheirLaneInOrder() {
+    const auto table = two_rows_table();
+    const auto data = build_rank_timeline(table, timeline_row_keys(table)[0]);
+    QVERIFY(data.message.isEmpty());
+    QCOMPARE(data.lanes, (QStringList{"rank 0 compute", "rank 0 comm", "rank 1 compute", "rank 1 comm"}));
+    QCOMPARE(data.title, QStringLiteral("overlap x2, measured step 0"));
+    QCOMPARE(data.spans.size(), size_t{9});  // step 1 left out
+    QCOMPARE(data.end_ms, 10.0);
+    QStringList order;
+    for (const auto& s : data.spans) order << QStringLiteral("%1:%2").arg(s.lane).arg(s.name);
+    QCOMPARE(order, (QStringList{"0:forward", "0:backward", "0:optimizer step", "1:all_reduce 0", "2:forward",
+                                 "2:backward", "2:optimizer", "3:all_reduce 0", "3:all_reduce 1"}));
+    QCOMPARE(data.spans[0].category, TimelineCategory::forward);
+    QCOMPARE(data.spans[2].category, TimelineCategory::optimizer);
+    QCOMPARE(data.spans[3].category, TimelineCategory::communication);
+    QCOMPARE(data.spans[6].category, TimelineCategory::optimizer);
+    // Rank 1's two all-reduces overlap: one band from 5 to 9.
+    for (const auto& band : timeline_bands(data)) {
+      if (band.lane != 3) continue;
+      QCOMPARE(band.intervals.size(), size_t{1});
+      QCOMPARE(band.intervals[0], std::make_pair(5.0, 9.0));
+    }
+    QCOMPARE(spans_at(data, 3, 6.5).size(), 2);
+    QVERIFY(spans_at(data, 3, 6.5)[0].startsWith("all_reduce 0"));
+    QVERIFY(spans_at(data, 1, 8).isEmpty());
+
+    const auto bucketed = build_rank_timeline(table, timeline_row_keys(table)[1]);
+    QCOMPARE(bucketed.lanes.size(), 2);
+    QCOMPARE(bucketed.spans[1].category, TimelineCategory::other);
+    QCOMPARE(compute_category("backward"), TimelineCategory::backward);
+  }
+
+  void badTablesGiveANoteNotACrash() {
+    const TimelineRowKey key{row_config(dist::DdpVariant::overlap), QStringLiteral("overlap x2")};
+    auto empty = build_rank_timeline(ddp_timeline_schema().table({}), key);
+    QVERIFY(empty.spans.empty());
+    QVERIFY2(empty.message.contains("No spans recorded for overlap x2"), qPrintable(empty.message));
+    schema::Table other{"collective", {}, {}};
+    QVERIFY(build_rank_timeline(other, key).message.contains("not a ddp.timeline table"));
+    QVERIFY(timeline_row_keys(other).empty());
+    // A column missing, and rows that cannot be read (an unknown lane, text for a number).
+    auto table = two_rows_table();
+    auto broken = table;
+    broken.columns.erase(broken.columns.begin() + broken.column_index("lane"));
+    for (auto& row : broken.rows) row.erase(row.begin() + table.column_index("lane"));
+    QVERIFY(build_rank_timeline(broken, key).message.contains("no 'lane' column"));
+    table.rows[0][static_cast<size_t>(table.column_index("lane"))] = std::string("disk");
+    table.rows[1][static_cast<size_t>(table.column_index("end_ms"))] = -1.0;  // ends before it starts
+    table.rows.push_back({std::string("overlap")});  // a short row
+    const auto data = build_rank_timeline(table, key);
+    QCOMPARE(data.skipped_rows, 3);
+    QCOMPARE(data.spans.size(), size_t{7});
+    QVERIFY(data.message.isEmpty());
+
+    RankTimelineView view;
+    view.resize(640, 300);
+    view.setData(empty);
+    QVERIFY(view.chart()->series().isEmpty());
+    QVERIFY(!view.message().isEmpty());
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY2(save_chart_png(view, dir.filePath("empty.png"), &error), qPrintable(error));
+  }
+
+  void viewDrawsBandsAndExportsPng() {
+    const auto table = two_rows_table();
+    RankTimelineView view;
+    view.resize(800, 360);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setData(build_rank_timeline(table, timeline_row_keys(table)[0]));
+    QVERIFY(view.message().isEmpty());
+    // Bands: rank 0 compute forward/backward/optimizer, its comm; rank 1 the same.
+    QCOMPARE(view.chart()->series().size(), 8);
+    QCOMPARE(view.laneAt(3.5), 0);
+    QCOMPARE(view.laneAt(0.2), 3);
+    QCOMPARE(view.laneAt(4.5), -1);
+    QVERIFY(view.lanePosition(0, 1).y() < view.lanePosition(3, 1).y());  // rank 0 at the top
+    QTemporaryDir dir;
+    const QString path = dir.filePath("overlap.png");
+    QString error;
+    QVERIFY2(save_chart_png(view, path, &error), qPrintable(error));
+    const QImage image = QImageReader(path).read();
+    QCOMPARE(image.size(), QSize(800, 360));
+    // The forward of rank 0 is filled in its colour in the middle of its lane.
+    const QPoint at = view.lanePosition(0, 1).toPoint();
+    QCOMPARE(QColor(image.pixel(at)), timeline_category_color(TimelineCategory::forward));
+  }
+
+  void manySpansStayFast() {
+    std::vector<TimelineRow> rows;
+    const auto c = row_config(dist::DdpVariant::overlap);
+    for (int rank = 0; rank < 4; ++rank) {
+      std::vector<TimelineSpan> spans;
+      for (int i = 0; i < 250; ++i) {
+        spans.push_back(span(kCompute, i % 2 ? "backward" : "kernel", i, i + 0.8));
+        spans.push_back(span(kComm, "all_reduce", i + 0.5, i + 1.7));
+      }
+      add(rows, c, rank, 0, spans);
+    }
+    const auto table = ddp_timeline_schema().table(rows);
+    QElapsedTimer timer;
+    timer.start();
+    RankTimelineView view;
+    view.resize(800, 400);
+    const auto data = build_rank_timeline(table, timeline_row_keys(table)[0]);
+    QCOMPARE(data.spans.size(), size_t{2000});
+    view.setData(data);
+    QTemporaryDir dir;
+    QVERIFY(save_chart_png(view, dir.filePath("many.png"), nullptr));
+    QVERIFY(view.chart()->series().size() <= 12);
+    QVERIFY2(timer.elapsed() < 3000, qPrintable(QString::number(timer.elapsed())));
+  }
+};
+
+QTEST_MAIN(RankTimelineTest)
+#include "test_rank_timeline.moc"

@@ -1,0 +1,40 @@
+// The overlap picture: per rank a compute lane and a communication lane on a shared ms axis,
+// filled where spans ran (one area series per lane and category: a few dozen series however
+// many spans), span names in the tooltip, a note in the plot when there is nothing to draw.
+#pragma once
+
+#include <QChartView>
+
+#include "charts/rank_timeline_data.h"
+
+class QCategoryAxis;
+
+namespace stepscope::views {
+
+class ChartOverlayItem;
+class NiceValueAxis;
+
+class RankTimelineView : public QChartView {
+  Q_OBJECT
+ public:
+  explicit RankTimelineView(QWidget* parent = nullptr);
+
+  void setData(RankTimelineData data);
+  const RankTimelineData& data() const { return data_; }
+  // What the plot says instead of a picture ("" when it draws spans).
+  QString message() const { return data_.message; }
+  // The lane a value-space y falls in (-1 outside), for hover and tests.
+  int laneAt(double y) const;
+  // Scene position of (ms, middle of `lane`), for tests.
+  QPointF lanePosition(int lane, double ms) const;
+
+ private:
+  void paint_span_starts(QPainter& painter, const QRectF& plot) const;
+
+  RankTimelineData data_;
+  NiceValueAxis* time_axis_ = nullptr;
+  QCategoryAxis* lane_axis_ = nullptr;
+  ChartOverlayItem* overlay_ = nullptr;
+};
+
+}  // namespace stepscope::views
