@@ -92,6 +92,38 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
     setmaxnreg_dec<Tr::kProducerRegs>();
     const int warp = threadIdx.x / 32;
     const int lane = threadIdx.x % 32;
+    if constexpr (Tr::kPingPong) {
+      if (warp == 1) {
+        // dQ writer: reduces each consumer's staged dQ into the fp32 accumulator, in the order
+        // the consumers stage them (step by step, consumer 0 first), and frees the staging area
+        // once the reduce has read it.
+        if (m_steps > 0) {
+          named_barrier_arrive(Tr::kBarDqEmpty, Tr::kDqHandoffThreads);
+          named_barrier_arrive(Tr::kBarDqEmpty + 1, Tr::kDqHandoffThreads);
+        }
+        // One (step, consumer) pair per iteration, not unrolled: this warp has 24 registers.
+#pragma unroll 1
+        for (int k = 0; k < 2 * m_steps; ++k) {
+          const int c = k & 1;
+          named_barrier_sync(Tr::kBarDqFull + c, Tr::kDqHandoffThreads);
+          if (lane == 0) {
+            const uint32_t src = base + Tr::kOffDq + c * (Tr::kDqCols / 32) * 8192;
+            const int row = m_begin + (k >> 1) * kBlockM + (Tr::kDqSplitRows ? 64 * c : 0);
+            const int col = Tr::kDqSplitRows ? 0 : c * Tr::kDqCols;
+#pragma unroll
+            for (int b = 0; b < Tr::kDqCols / 32; ++b) {
+              if (col + 32 * b < p.head_dim) tma_reduce_add_3d(&args.dq_accum, src + b * 8192, col + 32 * b, row, bh);
+            }
+            bulk_commit();
+            bulk_wait_read<0>();
+          }
+          __syncwarp();
+          if (k + 2 < 2 * m_steps) named_barrier_arrive(Tr::kBarDqEmpty + c, Tr::kDqHandoffThreads);
+        }
+        if (lane == 0) bulk_wait<0>();
+        return;
+      }
+    }
     if (warp != 0) return;
     if (lane == 0) {
       tma_prefetch_map(&args.q);
@@ -122,7 +154,7 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
         }
       }
       // Rows past seq_q: lse = +inf makes P = 0 there, and D = 0.
-#pragma unroll
+#pragma unroll 2
       for (int r = lane; r < kBlockM; r += 32) {
         const int row = m0 + r;
         s_lse[s * kBlockM + r] = row < p.seq_q ? lse[row] * static_cast<float>(M_LOG2E) : INFINITY;
@@ -157,7 +189,9 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
   const bool key_tail = n0 + kBlockN > p.seq_k;
 
   // The main loops are statement blocks of this body (see their headers).
-  if constexpr (Tr::kOverlapDq) {
+  if constexpr (Tr::kPingPong) {
+#include "kernels/cuda/flash_backward_sm90_loop_pingpong.inc"
+  } else if constexpr (Tr::kOverlapDq) {
 #include "kernels/cuda/flash_backward_sm90_loop_overlap.inc"
   } else {
 #include "kernels/cuda/flash_backward_sm90_loop_serial.inc"
@@ -179,7 +213,9 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
             E::pack(dv[4 * j + 2 * h], dv[4 * j + 2 * h + 1]);
       }
     }
-  if (wtid == 0) bulk_wait<0>();
+  if constexpr (!Tr::kPingPong) {
+    if (wtid == 0) bulk_wait<0>();
+  }
 #elif defined(__CUDA_ARCH__)
   __trap();  // compiled for a target without sm_90a features: the host never launches this
 #endif

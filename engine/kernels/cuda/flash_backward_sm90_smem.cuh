@@ -5,6 +5,7 @@
 #pragma once
 
 #include "kernels/cuda/flash_backward_sm90_traits.h"
+#include "kernels/cuda/sm90_async_copy.cuh"
 #include "kernels/cuda/sm90_wgmma.cuh"
 
 #include <cstdint>
@@ -153,6 +154,26 @@ __device__ __forceinline__ void sm90_bwd_stage_dq(const float (&dq)[Tr::kDqCols 
                    "f"(dq[4 * j + 2 * h + 1])
                    : "memory");
     }
+}
+
+// Hands this consumer's dQ to the dQ writer warp: waits until the writer's last reduce has read
+// the staging area, stages, and signals it full.
+template <typename Tr>
+__device__ __forceinline__ void sm90_bwd_hand_dq(const float (&dq)[Tr::kDqCols / 2], uint32_t dq_base,
+                                                 int wg, int warp_in_wg, int g, int t) {
+  using namespace sm90;
+  named_barrier_sync(Tr::kBarDqEmpty + wg, Tr::kDqHandoffThreads);
+  sm90_bwd_stage_dq<Tr>(dq, dq_base, warp_in_wg, g, t);
+  fence_proxy_async();
+  named_barrier_arrive(Tr::kBarDqFull + wg, Tr::kDqHandoffThreads);
+}
+
+// 2^x flushing denormals: one MUFU.EX2 (exp2f adds a range fix-up around it). P below 2^-126
+// contributes nothing at bf16/fp16 precision.
+__device__ __forceinline__ float sm90_bwd_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
 }
 
 }  // namespace stepscope::kernels::flash

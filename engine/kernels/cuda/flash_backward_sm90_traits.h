@@ -51,10 +51,23 @@ struct Sm90BackwardTraits {
 #ifndef STEPSCOPE_BWD_OVERLAP_D128
 #define STEPSCOPE_BWD_OVERLAP_D128 0
 #endif
-  static constexpr bool kOverlapDq = kHeadDim == 64 || STEPSCOPE_BWD_OVERLAP_D128;
+  // Ping-pong (flash_backward_sm90_loop_pingpong.inc): the consumers take turns on the tensor
+  // cores, one running dV/dK/dQ and the next S^T/dP^T while the other computes exponentials;
+  // a warp of the producer warpgroup issues the dQ reduces.
+#ifndef STEPSCOPE_BWD_PINGPONG
+#define STEPSCOPE_BWD_PINGPONG 1
+#endif
+  static constexpr bool kPingPong = STEPSCOPE_BWD_PINGPONG;
+  static constexpr bool kOverlapDq = !kPingPong && (kHeadDim == 64 || STEPSCOPE_BWD_OVERLAP_D128);
   static constexpr bool kDqEarly = kHeadDim == 64 && kBlockM == 64 && STEPSCOPE_BWD_DQ_EARLY_D64;
-  static constexpr int kDsBuffers = kOverlapDq ? 2 : 1;
+  static constexpr int kDsBuffers = kOverlapDq || kPingPong ? 2 : 1;
   static constexpr int kDqBuffers = kOverlapDq && !kDqSplitRows ? 2 : 1;  // 128 rows: no room
+  // Named barriers (0 is __syncthreads): the consumers' turns (kBarTurn + consumer), and per
+  // consumer dQ staging full / empty between it and the dQ writer warp.
+  static constexpr int kBarTurn = 1;
+  static constexpr int kBarDqFull = 3;
+  static constexpr int kBarDqEmpty = 5;
+  static constexpr int kDqHandoffThreads = 128 + 32;
 
   static constexpr int kKSwizzleBytes = kHeadDim == 64 ? 64 : 128;
   static constexpr int kKBlockCols = kKSwizzleBytes / 2;

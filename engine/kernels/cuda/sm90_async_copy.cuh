@@ -168,6 +168,15 @@ __device__ __forceinline__ void tma_reduce_add_3d(const void* map, const void* s
       : "memory");
 }
 
+// The same with the box's shared-memory address given as a 32-bit shared-window address.
+__device__ __forceinline__ void tma_reduce_add_3d(const void* map, uint32_t src, int c0, int c1, int c2) {
+  asm volatile(
+      "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3, %4}], "
+      "[%1];\n" ::"l"(reinterpret_cast<uint64_t>(map)),
+      "r"(src), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+
 // ---- bulk (non-tensor) copies and bulk-group completion ------------------------------------
 
 // global[0 .. bytes) += shared[0 .. bytes) (fp32 elements); both 16-byte aligned, bytes % 16 == 0.
