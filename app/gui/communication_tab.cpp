@@ -47,6 +47,7 @@ CommunicationTab::CommunicationTab(history::RunHistory& history, views::Communic
     view_->set_running(false);
     view_->show_tables({table});
     emit status(ok ? tr("Collectives done: %1 row(s)").arg(table.rows.size()) : tr("Collectives: %1").arg(message));
+    emit table_finished(table);
     emit finished(ok);
   });
   connect(&lab_, &LabRun::history_changed, this, &CommunicationTab::history_changed);

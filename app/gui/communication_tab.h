@@ -26,6 +26,8 @@ class CommunicationTab : public QObject {
   void history_changed();
   void history_problem(const QString& message);
   void finished(bool ok);
+  // The table of a run that ended (also a failed or cancelled one: what it measured).
+  void table_finished(const stepscope::schema::Table& table);
 
  private:
   views::CommunicationView* view_;

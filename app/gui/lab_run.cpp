@@ -85,9 +85,12 @@ void LabRun::start(const QString& label, Experiment experiment) {
             emit finished(outcome.table, false, error);
             return;
           }
+          std::vector<schema::Table> tables{outcome.table};
+          tables.insert(tables.end(), outcome.side_tables.begin(), outcome.side_tables.end());
+          emit tables_finished(tables);
           if (history_.is_open()) {
             QString problem;  // the table is shown either way
-            if (history_.import_record(RunRecord{environment, {}, {outcome.table}}, label, &problem) == 0) {
+            if (history_.import_record(RunRecord{environment, {}, tables}, label, &problem) == 0) {
               emit history_problem(tr("Not kept in the history: %1").arg(problem));
             }
             emit history_changed();

@@ -39,6 +39,8 @@ class LabRun : public QObject {
   // Where the run is: "3/24 flash b 8 h 1 d 64 seq 4096 fp32: measuring 40/100".
   void progress(const QString& text);
   void table_changed(const stepscope::schema::Table& table);
+  // Right before `finished`: the experiment's table and its side tables, as kept in the history.
+  void tables_finished(const std::vector<stepscope::schema::Table>& tables);
   void history_changed();
   // The table could not be kept in the history; it is shown all the same.
   void history_problem(const QString& message);

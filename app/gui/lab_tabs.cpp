@@ -4,9 +4,11 @@
 
 #include "gui/attention_tab.h"
 #include "gui/communication_tab.h"
+#include "gui/distributed_tab.h"
 #include "gui/precision_tab.h"
 #include "widgets/attention_view.h"
 #include "widgets/communication_view.h"
+#include "widgets/distributed_view.h"
 #include "widgets/precision_view.h"
 
 namespace stepscope::gui {
@@ -24,6 +26,8 @@ void report(Tab* tab, const LabTabCallbacks& callbacks) {
 
 void attach_lab_tabs(const std::vector<views::ResultView*>& views, const std::vector<views::DeviceChoice>& devices,
                      history::RunHistory& history, QObject* parent, const LabTabCallbacks& callbacks) {
+  CommunicationTab* communication_tab = nullptr;
+  DistributedTab* distributed_tab = nullptr;
   for (auto* view : views) {
     if (auto* precision = dynamic_cast<views::PrecisionView*>(view)) {
       precision->set_devices(devices);
@@ -34,8 +38,19 @@ void attach_lab_tabs(const std::vector<views::ResultView*>& views, const std::ve
     } else if (auto* communication = dynamic_cast<views::CommunicationView*>(view)) {
       communication->set_devices(devices);
       const QString cli = QCoreApplication::applicationDirPath() + QStringLiteral("/stepscope-cli");
-      report(new CommunicationTab(history, communication, cli, parent), callbacks);
+      communication_tab = new CommunicationTab(history, communication, cli, parent);
+      report(communication_tab, callbacks);
+    } else if (auto* distributed = dynamic_cast<views::DistributedView*>(view)) {
+      distributed->set_devices(devices);
+      const QString cli = QCoreApplication::applicationDirPath() + QStringLiteral("/stepscope-cli");
+      distributed_tab = new DistributedTab(history, distributed, cli, parent);
+      report(distributed_tab, callbacks);
     }
+  }
+  // All-reduce rows just measured feed the bucket overhead model.
+  if (communication_tab && distributed_tab) {
+    QObject::connect(communication_tab, &CommunicationTab::table_finished, distributed_tab,
+                     &DistributedTab::set_collectives);
   }
 }
 

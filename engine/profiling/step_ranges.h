@@ -9,6 +9,10 @@ inline constexpr const char* kStep = "step";
 inline constexpr const char* kForward = "forward";
 inline constexpr const char* kBackward = "backward";
 inline constexpr const char* kOptimizerStep = "optimizer step";
+// DDP: from backward's end until every gradient is the ranks' mean.
+inline constexpr const char* kGradientSync = "gradient sync";
+// Where a kernel's name follows the phase it ran in, in the DDP overlap picture: "backward: ...".
+inline constexpr const char* kPhaseSeparator = ": ";
 // The memory record's mark where a step's last phase ends.
 inline constexpr const char* kStepEnd = "step end";
 // The kernel summary of the whole run, ahead of every range's.

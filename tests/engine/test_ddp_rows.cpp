@@ -88,7 +88,7 @@ TEST(DdpRows, NaiveCommunicatesOnlyAfterBackward) {
     EXPECT_EQ(t.step, config.measured_steps);
     const double backward_end = phase(t, "backward").end_ms;
     EXPECT_LE(phase(t, "forward").end_ms, phase(t, "backward").start_ms);
-    EXPECT_LE(backward_end, phase(t, "optimizer").start_ms);
+    EXPECT_LE(backward_end, phase(t, "optimizer step").start_ms);
     const auto comm = communication(t);
     EXPECT_EQ(comm.size(), parameter_count(config)) << "one all-reduce per parameter";
     for (const auto& s : comm) {

@@ -64,7 +64,7 @@ TEST(StepTimeline, KernelsGoToTheirLaneAndPhase) {
   recorder.start();                                   // t = 1 ms
   source.kernel("ampere_sgemm_128x64_tn", 1'100'000, 1'400'000);
   now = 2'000'000;
-  recorder.phase_done("forward");                     // forward ends at 1 ms from the start
+  recorder.phase_done("forward");  // forward ends at 1 ms from the start
   source.kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 2'100'000, 3'600'000);
   source.kernel("ampere_sgemm_64x64_nt", 2'200'000, 2'900'000);
   now = 3'000'000;

@@ -92,6 +92,11 @@ class RankTimelineTest : public QObject {
     QCOMPARE(bucketed.lanes.size(), 2);
     QCOMPARE(bucketed.spans[1].category, TimelineCategory::other);
     QCOMPARE(compute_category("backward"), TimelineCategory::backward);
+    // GPU pictures name each kernel after the phase it ran in.
+    QCOMPARE(compute_category("backward: sm90_xmma_gemm_bf16"), TimelineCategory::backward);
+    QCOMPARE(compute_category("optimizer step: multi_tensor_apply_kernel"), TimelineCategory::optimizer);
+    QCOMPARE(compute_category("gradient sync"), TimelineCategory::other);
+    QCOMPARE(compute_category("ampere_sgemm_128x64_tn"), TimelineCategory::other);
   }
 
   void badTablesGiveANoteNotACrash() {

@@ -49,7 +49,10 @@ QColor timeline_category_color(TimelineCategory category) {
   return ddp_phase_color(DdpPhase::other);
 }
 
-TimelineCategory compute_category(const std::string& name) {
+TimelineCategory compute_category(const std::string& span_name) {
+  // A kernel is named after the phase it ran in: "backward: sm90_xmma_gemm...".
+  const auto separator = span_name.find(profiling::step_ranges::kPhaseSeparator);
+  const std::string name = separator == std::string::npos ? span_name : span_name.substr(0, separator);
   if (name == profiling::step_ranges::kForward) return TimelineCategory::forward;
   if (name == profiling::step_ranges::kBackward) return TimelineCategory::backward;
   if (name == "optimizer" || name == profiling::step_ranges::kOptimizerStep) return TimelineCategory::optimizer;

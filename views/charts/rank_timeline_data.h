@@ -21,8 +21,9 @@ inline constexpr size_t kTimelineCategoryCount = 5;
 // "forward", "backward", "optimizer", "other compute", "communication".
 QString timeline_category_name(TimelineCategory category);
 QColor timeline_category_color(TimelineCategory category);
-// A compute span's category by its name ("optimizer step" is the optimizer too; a kernel's
-// name is other compute).
+// A compute span's category by its name, or for a kernel the phase before its name
+// ("backward: sm90_xmma_gemm..."); "optimizer step" is the optimizer too; anything else
+// (gradient sync, a kernel outside the phases) is other compute.
 TimelineCategory compute_category(const std::string& name);
 
 // Which DDP row a picture shows: the timeline table's identity columns.

@@ -3,6 +3,7 @@
 #include "widgets/attention_view.h"
 #include "widgets/benchmark_view.h"
 #include "widgets/communication_view.h"
+#include "widgets/distributed_view.h"
 #include "widgets/kernels_view.h"
 #include "widgets/memory_view.h"
 #include "widgets/precision_view.h"
@@ -17,6 +18,7 @@ std::vector<std::pair<QString, ResultView*>> make_result_views() {
           {QObject::tr("Sweep"), new SweepView},
           {QObject::tr("Attention"), new AttentionView},
           {QObject::tr("Communication"), new CommunicationView},
+          {QObject::tr("Distributed"), new DistributedView},
           {QObject::tr("Precision"), new PrecisionView}};
 }
 

@@ -17,6 +17,7 @@
 #include "model/adamw.h"
 #include "model/loss.h"
 #include "model/transformer_lm.h"
+#include "profiling/step_ranges.h"
 #include "runners/device_backend.h"
 #include "runners/training_step.h"
 
@@ -121,15 +122,15 @@ DdpCase::StepTimes DdpCase::train_step(StepTimelineRecorder* picture) {
     if (c.precision == Precision::bf16) autocast.emplace(backend_->device().type(), at::kBFloat16);
     loss = mean_cross_entropy(model_->module(mine.inputs), mine.targets);
   }
-  t.forward = phase_done("forward");
+  t.forward = phase_done(profiling::step_ranges::kForward);
   loss.backward();
-  t.backward = phase_done("backward");
+  t.backward = phase_done(profiling::step_ranges::kBackward);
   const dist::SyncTimings sync = sync_->finish();
-  phase_done("gradient sync");
+  phase_done(profiling::step_ranges::kGradientSync);
   t.comm = sync.comm_ms;
   t.exposed = sync.exposed_ms;
   optimizer_->step();
-  t.optimizer = phase_done("optimizer");
+  t.optimizer = phase_done(profiling::step_ranges::kOptimizerStep);
   t.step = std::chrono::duration<double, std::milli>(mark - start).count();
   return t;
 }

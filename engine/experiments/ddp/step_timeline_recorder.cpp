@@ -4,6 +4,7 @@
 
 #include "profiling/kernel_category.h"
 #include "profiling/kernel_names.h"
+#include "profiling/step_ranges.h"
 
 namespace stepscope {
 
@@ -72,7 +73,8 @@ std::vector<TimelineSpan> StepTimelineRecorder::finish() {
       // The phase the kernel started in: the first whose end lies after its start.
       const auto phase = std::find_if(phases_.begin(), phases_.end(),
                                       [&](const Phase& p) { return k.start_ns <= p.end_source_ns; });
-      const std::string prefix = phase == phases_.end() ? std::string() : phase->name + ": ";
+      const std::string prefix =
+          phase == phases_.end() ? std::string() : phase->name + profiling::step_ranges::kPhaseSeparator;
       spans.push_back({communication ? TimelineLane::communication : TimelineLane::compute,
                        prefix + profiling::short_kernel_name(demangled), ms(k.start_ns - start_source_ns_),
                        ms(k.end_ns - start_source_ns_)});

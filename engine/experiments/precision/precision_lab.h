@@ -14,6 +14,8 @@ struct LabOutcome {
   RunStatus status = RunStatus::ok;
   std::string message;  // why it failed or ran out of memory
   schema::Table table;  // accumulation_schema() or autocast_schema() rows
+  // Kept in the run beside `table` (a DDP run's per-rank rows and overlap picture).
+  std::vector<schema::Table> side_tables;
 };
 
 struct AutocastRequest {

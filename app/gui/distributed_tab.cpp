@@ -1,0 +1,127 @@
+#include "gui/distributed_tab.h"
+
+#include <QFileInfo>
+
+#include "cli/rank_launch.h"
+#include "experiments/ddp/ddp_schema.h"
+#include "experiments/ddp/ddp_timeline_schema.h"
+#include "schema/value_format.h"
+
+namespace stepscope::gui {
+
+namespace {
+
+template <class Item, class Text>
+std::string joined(const std::vector<Item>& items, Text text) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ",") + text(item);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> ddp_arguments(const DdpSweepSpec& spec) {
+  const DdpConfig& b = spec.base;
+  std::vector<std::string> args{"--variant",   joined(spec.variants, [](dist::DdpVariant v) { return dist::to_string(v); }),
+                                "--backend",   to_string(b.backend),
+                                "--model",     b.model.name,
+                                "--context",   std::to_string(b.context),
+                                "--batch",     std::to_string(b.batch),
+                                "--precision", to_string(b.precision),
+                                "--warmup",    std::to_string(b.warmup_steps),
+                                "--steps",     std::to_string(b.measured_steps),
+                                "--seed",      std::to_string(b.seed),
+                                "--device",    b.device,
+                                "--quiet"};
+  if (!spec.bucket_mbs.empty()) {
+    args.push_back("--bucket-mb");
+    args.push_back(joined(spec.bucket_mbs, [](double mb) { return schema::exact_number(mb); }));
+  }
+  if (b.check) args.push_back("--check");
+  return args;
+}
+
+DistributedTab::DistributedTab(history::RunHistory& history, views::DistributedView* view, QString cli_program,
+                               QObject* parent)
+    : QObject(parent), view_(view), cli_program_(std::move(cli_program)), lab_(history) {
+  connect(view, &views::DistributedView::run_requested, this,
+          [this](const views::DistributedRequest& request) { start(request); });
+  connect(view, &views::DistributedView::cancel_requested, this, [this] {
+    lab_.cancel();
+    emit status(tr("Cancelling: ending every worker"));
+  });
+  connect(&lab_, &LabRun::progress, this, &DistributedTab::status);
+  connect(&lab_, &LabRun::table_changed, this, [this](const schema::Table& table) {
+    view_->show_tables({table});
+    emit status(tr("DDP: %1 row(s) measured").arg(table.rows.size()));
+  });
+  connect(&lab_, &LabRun::tables_finished, this,
+          [this](const std::vector<schema::Table>& tables) { view_->show_tables(tables); });
+  connect(&lab_, &LabRun::finished, this, [this](const schema::Table& table, bool ok, const QString& message) {
+    view_->set_running(false);
+    emit status(ok ? tr("DDP done: %1 row(s)").arg(table.rows.size()) : tr("DDP: %1").arg(message));
+    emit finished(ok);
+  });
+  connect(&lab_, &LabRun::history_changed, this, &DistributedTab::history_changed);
+  connect(&lab_, &LabRun::history_problem, this, &DistributedTab::history_problem);
+}
+
+void DistributedTab::set_collectives(const schema::Table& table) { view_->show_tables({table}); }
+
+bool DistributedTab::start(const views::DistributedRequest& request) {
+  if (lab_.is_running()) return false;
+  try {
+    for (int64_t n : request.world_sizes) {
+      for (const auto& c : expand(request.spec, static_cast<int>(n))) validate(c);
+    }
+  } catch (const ConfigError& e) {
+    emit status(tr("Cannot run: %1").arg(QString::fromStdString(e.what())));
+    return false;
+  }
+  if (!QFileInfo(cli_program_).isExecutable()) {
+    emit status(tr("Cannot run: the workers need %1, which is missing").arg(cli_program_));
+    return false;
+  }
+  view_->clear();
+  view_->set_running(true);
+  emit status(tr("Starting workers"));
+  const std::string program = cli_program_.toStdString();
+  const auto args = ddp_arguments(request.spec);
+  const auto world_sizes = request.world_sizes;
+  const QString label = QStringLiteral("ddp: %1 %2 on %3")
+                            .arg(QString::fromStdString(request.spec.base.model.name),
+                                 QString::fromStdString(to_string(request.spec.base.backend)),
+                                 QString::fromStdString(request.spec.base.device));
+  lab_.start(label, [program, args, world_sizes](ProgressSink*, const CancelFlag* cancel,
+                                                 const LabRun::TablePublisher& publish) {
+    schema::Table ranks = ddp_schema().table({});
+    ranks.schema = "ddp.ranks";
+    std::vector<schema::Table> tables{ddp_schema().table({}), ranks, ddp_timeline_schema().table({})};
+    precision::LabOutcome outcome;
+    for (int64_t n : world_sizes) {
+      const auto run = cli::run_on_local_ranks(
+          {program, "ddp", args, static_cast<int>(n), std::chrono::seconds(120)}, tables,
+          [&](size_t t, const std::vector<schema::Value>& row) {
+            tables[t].rows.push_back(row);
+            if (t == 0) publish(tables[0]);
+          },
+          nullptr, cancel);
+      if (run.outcome.status == dist::LaunchStatus::cancelled) {
+        outcome.status = RunStatus::cancelled;
+        outcome.message = "cancelled; " + std::to_string(tables[0].rows.size()) + " row(s) kept";
+        break;
+      }
+      if (!run.outcome.ok()) {
+        outcome.status = RunStatus::failed;
+        outcome.message = std::to_string(n) + " ranks: " + run.outcome.message;
+        break;
+      }
+    }
+    outcome.table = tables[0];
+    outcome.side_tables = {tables[1], tables[2]};
+    return outcome;
+  });
+  return true;
+}
+
+}  // namespace stepscope::gui
