@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# One device call for distributed (issue 11): the CUDA build with NCCL process groups and the GPU
+# tests; then, on every GPU the machine has (1 or more):
+#  - stepscope-cli allreduce with NCCL against torch.distributed.all_reduce, same sizes, same call;
+#  - the DDP variants on the xl model (the seeds' setting: context 128, 16 sequences per rank) with
+#    the overlap picture, against PyTorch's DDP (25 MB buckets) and the single-GPU step (ours and
+#    PyTorch's) with the same per-GPU batch.
+# With one GPU only the one-rank rows run (NCCL and CUPTI paths, single-GPU steps).
+# Usage (GPU machine, repository root, .deps-debs carried): tests/device/run_issue11.sh
+set -uo pipefail
+OUT=${OUT:-/tmp/stepscope-device}
+mkdir -p "$OUT/c" "$OUT/d"
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+source "$(dirname "$0")/common.sh"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
+gpus=$(nvidia-smi -L | wc -l)
+nvidia-smi topo -m >"$OUT/topo.txt" 2>&1
+log "$gpus GPU(s)"
+
+mkdir -p build/deps && for d in .deps-debs/*.deb; do dpkg -x "$d" build/deps; done
+log "build"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTEPSCOPE_DEPS_PREFIX="$PWD/build/deps/usr" \
+  -DSTEPSCOPE_CUDA_ARCHITECTURES=90a >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
+grep -a "NCCL\|nccl" "$OUT/configure.log" | tee -a "$OUT/summary.txt"
+cmake --build build --target stepscope-cli stepscope_gpu_tests >"$OUT/build.log" 2>&1 ||
+  { grep -a -B2 -A12 "error" "$OUT/build.log" | head -80; exit 1; }
+log "GPU tests (distributed)"
+build/bin/stepscope_gpu_tests --gtest_filter='*Ddp*:*Nccl*:*Collective*' >"$OUT/gpu_tests.log" 2>&1
+grep -a -E "OK \]|FAILED|PASSED|Failure|SKIPPED" "$OUT/gpu_tests.log" | head -30 | tee -a "$OUT/summary.txt"
+
+ranks=1
+[ "$gpus" -ge 2 ] && ranks=$gpus
+sizes=1MB,10MB,100MB,1GB
+log "all-reduce: ours (NCCL, c10d) and torch.distributed, $ranks rank(s), $sizes"
+timeout 120 $cli allreduce --device cuda --nproc $ranks --sizes $sizes --dtype fp32 --warmup 5 --iters 20 --quiet \
+  --csv "$OUT/c/ours.csv" --json "$OUT/c/ours.json"
+echo "ours exit $?" | tee -a "$OUT/summary.txt"
+timeout 120 python3 -m torch.distributed.run --standalone --nproc-per-node $ranks tests/reference/allreduce_reference.py \
+  --sizes $sizes --dtype fp32 --warmup 5 --iters 20 --csv "$OUT/c/torch.csv" >"$OUT/c/torch.log" 2>&1
+echo "torch exit $?" | tee -a "$OUT/summary.txt"
+if [ "$ranks" -ge 2 ]; then
+  timeout 100 $cli allreduce --device cuda --nproc $ranks --op allreduce,reducescatter,allgather,broadcast \
+    --sizes 1MB,100MB --dtype bf16 --quiet --csv "$OUT/c/ops_bf16.csv"
+  echo "ops exit $?" | tee -a "$OUT/summary.txt"
+fi
+python3 - "$OUT/c" <<'PY' | tee -a "$OUT/summary.txt"
+import csv, os, sys
+d = sys.argv[1]
+rows = lambda f: list(csv.DictReader(open(os.path.join(d, f)))) if os.path.exists(os.path.join(d, f)) else []
+torch = {int(r["size_bytes"]): r for r in rows("torch.csv")}
+for r in rows("ours.csv"):
+    t = torch.get(int(r["size_bytes"]))
+    ratio = float(r["busbw_gbps"]) / float(t["busbw_gbps"]) if t and float(t["busbw_gbps"]) > 0 else float("nan")
+    print(f"allreduce x{r['nproc']} {int(r['size_bytes']):>11} B: ours {float(r['time_us']):10.1f} us busbw "
+          f"{float(r['busbw_gbps']):7.1f} GB/s wrong {r['wrong']}; torch "
+          f"{t and float(t['time_us']) or 0:10.1f} us busbw {t and float(t['busbw_gbps']) or 0:7.1f}; ratio {ratio:.3f}")
+for r in rows("ops_bf16.csv"):
+    print(f"{r['op']:14} bf16 x{r['nproc']} {r['size_bytes']:>10} B {float(r['time_us']):9.1f} us busbw {float(r['busbw_gbps']):7.1f} wrong {r['wrong']}")
+PY
+
+model=${DDP_MODEL:-xl}; ctx=128; batch=16
+log "single-GPU step, $model ctx $ctx batch $batch fp32: ours (bench) and PyTorch"
+timeout 150 $cli bench --model $model --context $ctx --batch $batch --precision fp32 --mode train --device cuda \
+  --warmup 2 --steps 5 --quiet --csv "$OUT/d/single_ours.csv"
+echo "bench exit $?" | tee -a "$OUT/summary.txt"
+timeout 150 python3 tests/reference/ddp_reference.py --model $model --context $ctx --batch $batch --warmup 2 --steps 5 \
+  --csv "$OUT/d/single_torch.csv" >"$OUT/d/single_torch.log" 2>&1
+echo "torch single exit $?" | tee -a "$OUT/summary.txt"
+log "DDP variants, $ranks rank(s), with the overlap picture"
+timeout 300 $cli ddp --device cuda --nproc $ranks --model $model --context $ctx --batch $batch --precision fp32 \
+  --variant naive,flat,overlap,bucketed --bucket-mb 1,10,100,1000 --warmup 2 --steps 5 --timeout 120 --quiet \
+  --csv "$OUT/d/ddp.csv" --json "$OUT/d/ddp.json" --trace "$OUT/d/ddp_trace.json"
+echo "ddp exit $?" | tee -a "$OUT/summary.txt"
+if [ "$ranks" -ge 2 ]; then
+  timeout 150 python3 -m torch.distributed.run --standalone --nproc-per-node $ranks tests/reference/ddp_reference.py \
+    --model $model --context $ctx --batch $batch --warmup 2 --steps 5 --csv "$OUT/d/torch_ddp.csv" \
+    >"$OUT/d/torch_ddp.log" 2>&1
+  echo "torch ddp exit $?" | tee -a "$OUT/summary.txt"
+fi
+python3 - "$OUT/d" <<'PY' | tee -a "$OUT/summary.txt"
+import csv, os, sys
+d = sys.argv[1]
+rows = lambda f: list(csv.DictReader(open(os.path.join(d, f)))) if os.path.exists(os.path.join(d, f)) else []
+single = [float(r["total_mean_ms"]) for r in rows("single_ours.csv") if r.get("total_mean_ms")]
+for r in rows("single_ours.csv"): print("ours single GPU:", r.get("status"), r.get("total_mean_ms"), "ms")
+for f in ("single_torch.csv", "torch_ddp.csv"):
+    for r in rows(f): print(r["impl"], "x" + r["nproc"], r["step_ms"], "ms +-", r["step_std_ms"])
+for r in rows("ddp.csv"):
+    ratio = f"{float(r['step_ms']) / single[0]:.3f}x single" if single and r["step_ms"] else ""
+    print(f"ddp {r['variant']:9} {r['bucket_mb'] or '-':>6} MiB x{r['nproc']} {r['status']}: step {r['step_ms']:.8} fwd "
+          f"{r['forward_ms']:.7} bwd {r['backward_ms']:.7} comm {r['comm_ms']:.7} exposed {r['exposed_comm_ms']:.7} "
+          f"opt {r['optimizer_ms']:.7} {ratio} {r['message'][:80]}")
+t = rows("ddp.timeline.csv")
+kinds = {}
+for r in t:
+    kinds.setdefault((r["variant"], r["bucket_mb"], r["rank"], r["lane"]), 0)
+    kinds[(r["variant"], r["bucket_mb"], r["rank"], r["lane"])] += 1
+print("timeline spans per (variant, bucket, rank, lane):", kinds)
+print("first communication spans:", [r["name"] for r in t if r["lane"] == "communication"][:3])
+PY
+log "done"
+tar czf /tmp/issue11-results.tgz -C "$OUT" --exclude=summary.txt . &&
+  find "$OUT" -mindepth 1 -not -name summary.txt -delete && mv /tmp/issue11-results.tgz "$OUT/"
