@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The DDP experiments as users run them, on Gloo: 2 local workers from --nproc, all four
 # variants on the tiny model, each checked against one process (fp32: 1e-5); each rank's own rows
-# and the overlap picture beside the CSV, and the picture as a trace with a process per rank.
+# and the overlap picture beside the CSV, and the picture as a trace with a process per rank; 4 and
+# 6 ranks.
 # Usage: run_ddp_ranks.sh CLI WORKDIR
 set -u
 cli=$1
@@ -31,4 +32,9 @@ for lane in compute communication; do
   done
 done
 grep -q '"name":"rank 0"' trace.json && grep -q '"name":"rank 1"' trace.json || fail "trace: no process per rank"
+# 4 and 6 ranks (the seeds' world sizes), each still matching one process.
+"$cli" ddp --nproc 4,6 --model tiny --context 16 --batch 1 --variant bucketed --bucket-mb 0.05 --steps 1 --warmup 0 \
+  --check --quiet --csv many.csv || fail "4 and 6 ranks exited $?"
+awk -F, 'NR > 1 { print $3 }' many.csv | tr '\n' ' ' | grep -q '^4 6 $' || fail "4 and 6 ranks: $(cat many.csv)"
+[ "$(tail -n +2 many.ranks.csv | wc -l)" = 10 ] || fail "rank rows of 4 and 6 ranks: $(cat many.ranks.csv)"
 echo "PASS"
