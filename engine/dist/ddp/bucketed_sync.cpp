@@ -46,11 +46,13 @@ class BucketedSync final : public GradientSync {
                                  " received no gradient in this backward");
       }
     }
+    // The buckets hold the means (each gradient was divided on its way in): the gradients become
+    // views of them, as PyTorch's gradient_as_bucket_view, with no pass over the memory after
+    // the last wait. The optimizer only reads them; the next step's gradients are new tensors.
     for (auto& b : buckets_) {
-      b.buffer.div_(comm_.size());
       for (size_t k = 0; k < b.plan.parameters.size(); ++k) {
         at::Tensor& p = parameters_[b.plan.parameters[k]];
-        p.mutable_grad().copy_(b.buffer.narrow(0, b.plan.offsets[k], p.numel()).view(p.sizes()));
+        p.mutable_grad() = b.buffer.narrow(0, b.plan.offsets[k], p.numel()).view(p.sizes());
       }
     }
     reset();
@@ -100,7 +102,8 @@ class BucketedSync final : public GradientSync {
     }
     arrived_[i] = true;
     BucketState& b = buckets_[places_[i].bucket];
-    b.buffer.narrow(0, places_[i].offset, grad.numel()).view(grad.sizes()).copy_(grad);
+    at::Tensor slot = b.buffer.narrow(0, places_[i].offset, grad.numel()).view(grad.sizes());
+    at::mul_out(slot, grad, mean_factor_);  // copied and divided in one pass, during backward
     ++b.arrived;
     // In bucket order, as PyTorch's reducer: every rank then starts the same collectives in
     // the same order even where backward finishes buckets in another.
@@ -111,6 +114,7 @@ class BucketedSync final : public GradientSync {
   }
 
   std::mutex mutex_;  // hooks of parameters on different devices run on different threads
+  at::Scalar mean_factor_{1.0 / comm_.size()};
   std::vector<BucketState> buckets_;
   std::vector<Place> places_;
   std::vector<bool> arrived_;

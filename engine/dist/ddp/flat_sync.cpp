@@ -21,18 +21,21 @@ class FlatSync final : public GradientSync {
  protected:
   void complete() override {
     if (parameters_.empty()) return;
+    // Each gradient copied in and divided in one pass; afterwards the gradients are views of
+    // the buffer (the optimizer only reads them), so nothing is copied back.
+    const at::Scalar mean_factor(1.0 / comm_.size());
     int64_t offset = 0;
     for (size_t i = 0; i < parameters_.size(); ++i) {
       const at::Tensor& grad = gradient(i);
-      buffer_.narrow(0, offset, grad.numel()).view(grad.sizes()).copy_(grad);
+      at::Tensor slot = buffer_.narrow(0, offset, grad.numel()).view(grad.sizes());
+      at::mul_out(slot, grad, mean_factor);
       offset += grad.numel();
     }
     auto work = start_all_reduce(buffer_);
     timed([&] { work->wait(); });
-    buffer_.div_(comm_.size());
     offset = 0;
     for (auto& p : parameters_) {
-      p.mutable_grad().copy_(buffer_.narrow(0, offset, p.numel()).view(p.sizes()));
+      p.mutable_grad() = buffer_.narrow(0, offset, p.numel()).view(p.sizes());
       offset += p.numel();
     }
   }

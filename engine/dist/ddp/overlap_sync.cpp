@@ -38,7 +38,6 @@ class OverlapSync final : public GradientSync {
       throw std::runtime_error("overlap DDP: parameter " + missing + " received no gradient in this backward");
     }
     for (size_t i = 0; i < in_flight_.size(); ++i) {
-      in_flight_[i].sum.div_(comm_.size());
       parameters_[i].mutable_grad() = in_flight_[i].sum;  // ours alone: no copy needed
     }
     reset();
@@ -57,8 +56,9 @@ class OverlapSync final : public GradientSync {
 
   void start(size_t i, const at::Tensor& grad) {
     if (!grad.defined()) return;  // no gradient: complete() names the parameter
-    // A copy: autograd may steal or copy `grad` into .grad while the collective writes it.
-    at::Tensor sum = grad.detach().clone(at::MemoryFormat::Contiguous);
+    // A copy, divided on the way (one pass): autograd may steal or copy `grad` into .grad while
+    // the collective writes it. The ranks' divided gradients then sum to the mean.
+    at::Tensor sum = at::mul(grad.detach(), at::Scalar(1.0 / comm_.size())).contiguous();
     std::lock_guard<std::mutex> lock(mutex_);
     if (in_flight_[i].work) {
       throw std::runtime_error("overlap DDP: parameter " + std::to_string(i) +
