@@ -97,6 +97,7 @@ class DistributedViewTest : public QObject {
     form.warmup_field()->setValue(2);
     form.steps_field()->setValue(7);
     form.check_box()->setChecked(true);
+    form.precision_field()->setCurrentText("bf16");
     QString error;
     const auto r = view.request(&error);
     QVERIFY2(r, qPrintable(error));
@@ -110,6 +111,7 @@ class DistributedViewTest : public QObject {
     QCOMPARE(r->spec.base.warmup_steps, 2);
     QCOMPARE(r->spec.base.measured_steps, 7);
     QVERIFY(r->spec.base.check);
+    QCOMPARE(r->spec.base.precision, Precision::bf16);
     QCOMPARE(r->spec.base.backend, CommBackend::gloo);
     QCOMPARE(r->spec.base.device, std::string("cpu"));
     form.run_button()->click();
@@ -170,6 +172,10 @@ class DistributedViewTest : public QObject {
     for (dist::DdpVariant v : dist::all_ddp_variants()) form.variant_box(v)->setChecked(false);
     refused(form.variant_box(dist::DdpVariant::naive), "variant", "at least one variant");
     form.variant_box(dist::DdpVariant::flat)->setChecked(true);
+
+    form.precision_field()->setCurrentText("fp16");
+    refused(form.precision_field(), "precision", "fp32 or bf16");
+    form.precision_field()->setCurrentText("fp32");
 
     form.backend_field()->setCurrentText("nccl");
     refused(form.backend_field(), "backend", "gloo");

@@ -49,6 +49,11 @@ DistributedForm::DistributedForm(QWidget* parent) : QWidget(parent) {
   backend_->addItem(QStringLiteral("gloo"), static_cast<int>(CommBackend::gloo));
   backend_->addItem(QStringLiteral("nccl"), static_cast<int>(CommBackend::nccl));
   device_ = new QComboBox;
+  precision_ = new QComboBox;
+  for (Precision p : {Precision::fp32, Precision::bf16, Precision::fp16}) {
+    precision_->addItem(QString::fromStdString(to_string(p)), static_cast<int>(p));
+  }
+  set_help(precision_, tr("fp32, or bf16 autocast with fp32 master weights and gradients"));
   model_ = new QComboBox;
   for (const std::string& name : model_preset_names()) model_->addItem(QString::fromStdString(name));
   model_->setCurrentIndex(std::max(0, model_->findText(QStringLiteral("tiny"))));
@@ -81,6 +86,7 @@ DistributedForm::DistributedForm(QWidget* parent) : QWidget(parent) {
   add(tr("Model"), model_);
   add(tr("Context"), context_);
   add(tr("Batch/rank"), batch_);
+  add(tr("Precision"), precision_);
   add(tr("Warm-up"), warmup_);
   add(tr("Steps"), steps_);
   add(tr("Device"), device_);
@@ -91,7 +97,9 @@ DistributedForm::DistributedForm(QWidget* parent) : QWidget(parent) {
 
   for (QCheckBox* box : variants_) connect(box, &QCheckBox::toggled, this, &DistributedForm::refresh);
   for (QLineEdit* field : {buckets_, world_sizes_}) connect(field, &QLineEdit::textChanged, this, &DistributedForm::refresh);
-  for (QComboBox* box : {backend_, device_, model_}) connect(box, &QComboBox::currentIndexChanged, this, &DistributedForm::refresh);
+  for (QComboBox* box : {backend_, device_, model_, precision_}) {
+    connect(box, &QComboBox::currentIndexChanged, this, &DistributedForm::refresh);
+  }
   for (QSpinBox* box : {context_, batch_, warmup_, steps_}) connect(box, &QSpinBox::valueChanged, this, &DistributedForm::refresh);
   connect(run_, &QPushButton::clicked, this, [this] {
     if (running_) {
@@ -136,6 +144,7 @@ std::optional<DistributedRequest> DistributedForm::request(QString* error, std::
     base.model = model_preset(model_->currentText().toStdString());
     base.context = context_->value();
     base.batch = batch_->value();
+    base.precision = static_cast<Precision>(precision_->currentData().toInt());
     base.warmup_steps = warmup_->value();
     base.measured_steps = steps_->value();
     base.check = check_->isChecked();
@@ -151,7 +160,7 @@ std::optional<DistributedRequest> DistributedForm::request(QString* error, std::
 }
 
 std::vector<QWidget*> DistributedForm::all_fields() const {
-  std::vector<QWidget*> out{buckets_, world_sizes_, backend_, device_, model_, context_, batch_, warmup_, steps_};
+  std::vector<QWidget*> out{buckets_, world_sizes_, backend_, device_, model_, context_, batch_, precision_, warmup_, steps_};
   out.insert(out.end(), variants_.begin(), variants_.end());
   return out;
 }
@@ -161,7 +170,7 @@ std::vector<QWidget*> DistributedForm::fields_for(const std::string& key) const 
   const std::pair<const char*, QWidget*> fields[] = {
       {"bucket-mb", buckets_}, {"nproc", world_sizes_}, {"backend", backend_},  {"device", device_},
       {"context", context_},   {"context_length", context_}, {"batch", batch_}, {"warmup", warmup_},
-      {"steps", steps_}};
+      {"steps", steps_},       {"precision", precision_}};
   for (const auto& [name, widget] : fields) {
     if (key == name) return {widget};
   }

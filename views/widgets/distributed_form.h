@@ -47,6 +47,7 @@ class DistributedForm : public QWidget {
   QLineEdit* world_sizes_field() const { return world_sizes_; }
   QComboBox* backend_field() const { return backend_; }
   QComboBox* model_field() const { return model_; }
+  QComboBox* precision_field() const { return precision_; }
   QSpinBox* context_field() const { return context_; }
   QSpinBox* batch_field() const { return batch_; }
   QSpinBox* warmup_field() const { return warmup_; }
@@ -65,7 +66,7 @@ class DistributedForm : public QWidget {
 
   std::vector<QCheckBox*> variants_;  // in dist::all_ddp_variants() order
   QLineEdit *buckets_, *world_sizes_;
-  QComboBox *backend_, *device_, *model_;
+  QComboBox *backend_, *device_, *model_, *precision_;
   QSpinBox *context_, *batch_, *warmup_, *steps_;
   QCheckBox* check_;
   QPushButton* run_;
