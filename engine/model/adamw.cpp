@@ -15,14 +15,18 @@ void require(bool ok, const std::string& message) {
 }
 }  // namespace
 
+void check_adamw_options(const AdamWOptions& o) {
+  require(o.lr >= 0.0, "learning rate must be >= 0");
+  require(o.beta1 >= 0.0 && o.beta1 < 1.0, "beta1 must be in [0, 1)");
+  require(o.beta2 >= 0.0 && o.beta2 < 1.0, "beta2 must be in [0, 1)");
+  require(o.eps >= 0.0, "eps must be >= 0");
+  require(o.weight_decay >= 0.0, "weight decay must be >= 0");
+  require(o.chunk_elements > 0, "chunk size must be positive");
+}
+
 AdamW::AdamW(std::vector<at::Tensor> parameters, AdamWOptions options)
     : parameters_(std::move(parameters)), options_(options) {
-  require(options_.lr >= 0.0, "learning rate must be >= 0");
-  require(options_.beta1 >= 0.0 && options_.beta1 < 1.0, "beta1 must be in [0, 1)");
-  require(options_.beta2 >= 0.0 && options_.beta2 < 1.0, "beta2 must be in [0, 1)");
-  require(options_.eps >= 0.0, "eps must be >= 0");
-  require(options_.weight_decay >= 0.0, "weight decay must be >= 0");
-  require(options_.chunk_elements > 0, "chunk size must be positive");
+  check_adamw_options(options_);
   m_.resize(parameters_.size());
   v_.resize(parameters_.size());
   t_.assign(parameters_.size(), 0);
@@ -61,7 +65,6 @@ void AdamW::step() {
 }
 
 void AdamW::update(const std::vector<size_t>& indices, int64_t t) {
-  const auto& o = options_;
   std::vector<at::Tensor> params, grads, m, v;
   for (size_t i : indices) {
     params.push_back(parameters_[i]);
@@ -69,6 +72,11 @@ void AdamW::update(const std::vector<size_t>& indices, int64_t t) {
     m.push_back(m_[i]);
     v.push_back(v_[i]);
   }
+  adamw_update(std::move(params), std::move(grads), std::move(m), std::move(v), t, options_);
+}
+
+void adamw_update(std::vector<at::Tensor> params, std::vector<at::Tensor> grads, std::vector<at::Tensor> m,
+                  std::vector<at::Tensor> v, int64_t t, const AdamWOptions& o) {
   at::_foreach_mul_(m, c10::Scalar(o.beta1));
   at::_foreach_add_(m, grads, c10::Scalar(1.0 - o.beta1));
   at::_foreach_mul_(v, c10::Scalar(o.beta2));

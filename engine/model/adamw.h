@@ -20,6 +20,14 @@ struct AdamWOptions {
   int64_t chunk_elements = int64_t{128} << 20;
 };
 
+// One AdamW update of `params` in place, step t (from 1) of their moments m and v (updated in
+// place), with `grads`: the rule of AdamW::step on any tensors (slices of parameters too, as a
+// sharded optimizer updates). Multi-tensor kernels; the lists are of equal length and shapes.
+void adamw_update(std::vector<at::Tensor> params, std::vector<at::Tensor> grads, std::vector<at::Tensor> m,
+                  std::vector<at::Tensor> v, int64_t t, const AdamWOptions& options);
+// Throws std::invalid_argument for out-of-range hyper-parameters.
+void check_adamw_options(const AdamWOptions& options);
+
 class AdamW {
  public:
   // Throws std::invalid_argument for out-of-range hyper-parameters.

@@ -1,6 +1,7 @@
-// Training parity of every DDP variant: the tiny Transformer trained 3 AdamW steps on 2 Gloo
-// ranks (threads), each on its half of a fixed global batch, ends where one process training
-// on the whole batch ends (fp32, CPU, 1e-5).
+// Training parity of every DDP variant with every optimizer sharding: the tiny Transformer
+// trained 3 AdamW steps on Gloo ranks (threads), each on its share of a fixed global batch, ends
+// where one process training on the whole batch ends (fp32, CPU, 1e-5); sharded state is 1/N
+// per rank; parameter groups with their own learning rate, one added after the first step.
 #include <gtest/gtest.h>
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -8,6 +9,7 @@
 
 #include "dist_test_support.h"
 #include "dist/ddp/gradient_sync.h"
+#include "dist/sharding/distributed_optimizer.h"
 #include "model/adamw.h"
 #include "model/loss.h"
 #include "model/transformer_lm.h"
@@ -18,7 +20,7 @@ using namespace stepscope;
 namespace {
 
 constexpr int kSteps = 3;
-constexpr int64_t kBatch = 4, kContext = 16;
+constexpr int64_t kContext = 16;
 
 ModelConfig parity_model() {
   ModelConfig config = with_context(model_preset("tiny"), kContext);
@@ -36,57 +38,152 @@ struct Batch {
   at::Tensor inputs, targets;
 };
 
-Batch global_batch(int step) {
+Batch global_batch(int step, int64_t rows) {
   auto generator = at::detail::createCPUGenerator(500 + static_cast<uint64_t>(step));
   const auto ids = torch::TensorOptions().dtype(torch::kInt64);
-  return {at::randint(256, {kBatch, kContext}, generator, ids), at::randint(256, {kBatch, kContext}, generator, ids)};
+  return {at::randint(256, {rows, kContext}, generator, ids), at::randint(256, {rows, kContext}, generator, ids)};
 }
 
-void train_step(TransformerLM& model, AdamW& optimizer, const Batch& batch, dist::GradientSync* sync) {
-  if (sync) sync->begin_step();
-  else optimizer.zero_grad();
-  mean_cross_entropy(model(batch.inputs), batch.targets).backward();
-  if (sync) sync->finish();
-  optimizer.step();
+// The split of the model's parameters into two groups with their own learning rates: the
+// embeddings and the first block's, and the rest ("unfrozen" after the first step in one test).
+struct Groups {
+  std::vector<at::Tensor> early, late;
+};
+Groups split(TransformerLM& model) {
+  Groups g;
+  const auto parameters = model->parameters();
+  for (size_t i = 0; i < parameters.size(); ++i) (i < parameters.size() / 2 ? g.early : g.late).push_back(parameters[i]);
+  return g;
+}
+AdamWOptions lr(double value) {
+  AdamWOptions o;
+  o.lr = value;
+  return o;
 }
 
-void check_parity(const dist::GradientSyncOptions& options) {
-  SCOPED_TRACE(dist::to_string(options.variant));
-  constexpr int kRanks = 2;
+struct ParityCase {
+  dist::GradientSyncOptions sync;
+  dist::OptimizerSharding sharding = dist::OptimizerSharding::none;
+  int ranks = 2;
+  bool late_group = false;  // the second group joins after the first step
+};
+
+void check_parity(const ParityCase& c) {
+  SCOPED_TRACE(dist::to_string(c.sync.variant) + " " + dist::to_string(c.sharding) + " x" + std::to_string(c.ranks) +
+               (c.late_group ? " late group" : ""));
+  const int64_t batch = 2 * c.ranks;  // 2 rows per rank
   TransformerLM reference = build(7);
-  // Rank 1 starts elsewhere: broadcast_parameters must bring it to rank 0's weights.
-  std::vector<TransformerLM> models{build(7), build(8)};
-  AdamW reference_optimizer(reference->parameters());
-  for (int step = 0; step < kSteps; ++step) train_step(reference, reference_optimizer, global_batch(step), nullptr);
-
-  stepscope::testing::on_gloo_ranks(kRanks, [&](dist::Communicator& comm) {
+  std::vector<TransformerLM> models;
+  for (int r = 0; r < c.ranks; ++r) models.push_back(build(7 + static_cast<uint64_t>(r)));  // broadcast fixes them
+  {
+    const Groups g = split(reference);
+    AdamW early(g.early, lr(1e-3));
+    std::unique_ptr<AdamW> late;
+    if (!c.late_group) late = std::make_unique<AdamW>(g.late, lr(3e-3));
+    for (int step = 0; step < kSteps; ++step) {
+      const Batch whole = global_batch(step, batch);
+      for (auto& p : reference->parameters()) p.mutable_grad() = at::Tensor();
+      mean_cross_entropy(reference(whole.inputs), whole.targets).backward();
+      early.step();
+      if (late) late->step();
+      if (!late) late = std::make_unique<AdamW>(g.late, lr(3e-3));
+    }
+  }
+  std::vector<int64_t> state_bytes(static_cast<size_t>(c.ranks));
+  stepscope::testing::on_gloo_ranks(c.ranks, [&](dist::Communicator& comm) {
     TransformerLM& model = models[static_cast<size_t>(comm.rank())];
+    dist::GradientSyncOptions options = c.sync;
+    options.reduction = c.sharding == dist::OptimizerSharding::zero1 ? dist::GradientReduction::reduce_scatter
+                                                                     : dist::GradientReduction::all_reduce;
     auto sync = dist::make_gradient_sync(model->parameters(), comm, options);
     sync->broadcast_parameters();
-    AdamW optimizer(model->parameters());
-    const int64_t half = kBatch / kRanks, first = comm.rank() * half;
+    const Groups g = split(model);
+    std::vector<dist::ParameterGroup> groups{{g.early, lr(1e-3)}};
+    if (!c.late_group) groups.push_back({g.late, lr(3e-3)});
+    auto optimizer = dist::make_distributed_optimizer(c.sharding, model->parameters(), groups, comm);
+    const int64_t first = comm.rank() * 2;
     for (int step = 0; step < kSteps; ++step) {
-      const Batch whole = global_batch(step);
-      train_step(model, optimizer, {whole.inputs.narrow(0, first, half), whole.targets.narrow(0, first, half)},
-                 sync.get());
+      const Batch whole = global_batch(step, batch);
+      sync->begin_step();
+      mean_cross_entropy(model(whole.inputs.narrow(0, first, 2)), whole.targets.narrow(0, first, 2)).backward();
+      sync->finish();
+      optimizer->step(*sync);
+      if (c.late_group && step == 0) optimizer->add_param_group({g.late, lr(3e-3)});
     }
+    state_bytes[static_cast<size_t>(comm.rank())] = optimizer->state_bytes();
   });
   const auto expected = reference->named_parameters();
-  for (int r = 0; r < kRanks; ++r) {
+  for (int r = 0; r < c.ranks; ++r) {
     for (const auto& p : models[static_cast<size_t>(r)]->named_parameters()) {
       EXPECT_LE(stepscope::testing::max_abs_difference(p.value(), expected[p.key()]), 1e-5)
           << "rank " << r << " " << p.key();
     }
   }
+  // The state each rank holds: all of it, or 1/N (zero1: up to the padding; the seeds' design:
+  // up to one parameter's worth, since parameters are assigned whole).
+  int64_t whole = 0, largest = 0;
+  for (const auto& p : reference->parameters()) {
+    whole += 2 * p.numel() * 4;
+    largest = std::max<int64_t>(largest, 2 * p.numel() * 4);
+  }
+  int64_t sum = 0;
+  for (int64_t bytes : state_bytes) sum += bytes;
+  for (int64_t bytes : state_bytes) {
+    const double share = static_cast<double>(whole) / c.ranks;
+    switch (c.sharding) {
+      case dist::OptimizerSharding::none: EXPECT_EQ(bytes, whole); break;
+      case dist::OptimizerSharding::sharded: EXPECT_LE(std::abs(bytes - share), largest); break;
+      // At most one padding element (two moments of 4 bytes) per unit, and units <= parameters.
+      case dist::OptimizerSharding::zero1:
+        EXPECT_LE(std::abs(bytes - share), 8.0 * static_cast<double>(reference->parameters().size()));
+        break;
+    }
+  }
+  if (c.sharding != dist::OptimizerSharding::none) EXPECT_GE(sum, whole) << "every state held somewhere";
+}
+
+dist::GradientSyncOptions sync_options(dist::DdpVariant variant) {
+  dist::GradientSyncOptions options;
+  options.variant = variant;
+  options.bucket_bytes = 16 << 10;  // several buckets; the embeddings' 64 KB alone
+  return options;
 }
 
 }  // namespace
 
 TEST(DdpTraining, EveryVariantMatchesOneProcess) {
-  for (dist::DdpVariant variant : dist::all_ddp_variants()) {
-    dist::GradientSyncOptions options;
-    options.variant = variant;
-    options.bucket_bytes = 16 << 10;  // several buckets; the embeddings' 64 KB alone
-    check_parity(options);
+  for (dist::DdpVariant variant : dist::all_ddp_variants()) check_parity({sync_options(variant)});
+}
+
+TEST(DdpTraining, ShardedOptimizersMatchWithEveryVariant) {
+  for (dist::OptimizerSharding sharding : {dist::OptimizerSharding::sharded, dist::OptimizerSharding::zero1}) {
+    for (dist::DdpVariant variant : dist::all_ddp_variants()) check_parity({sync_options(variant), sharding});
   }
+}
+
+TEST(DdpTraining, ThreeRanksShardUnevenSizes) {
+  // 3 does not divide the sizes: zero1 pads its units, the seeds' design balances whole ones.
+  for (dist::OptimizerSharding sharding : dist::all_optimizer_shardings()) {
+    check_parity({sync_options(dist::DdpVariant::bucketed), sharding, 3});
+  }
+}
+
+TEST(DdpTraining, AGroupAddedDuringTrainingJoinsOnEveryRank) {
+  for (dist::OptimizerSharding sharding : dist::all_optimizer_shardings()) {
+    check_parity({sync_options(dist::DdpVariant::flat), sharding, 2, true});
+  }
+}
+
+TEST(DdpTraining, GroupsRefuseStrangers) {
+  stepscope::testing::on_gloo_ranks(1, [&](dist::Communicator& comm) {
+    TransformerLM model = build(7);
+    const auto parameters = model->parameters();
+    for (dist::OptimizerSharding sharding : dist::all_optimizer_shardings()) {
+      auto optimizer = dist::make_distributed_optimizer(sharding, parameters, {{{parameters[0]}, {}}}, comm);
+      EXPECT_THROW(optimizer->add_param_group({{parameters[0]}, {}}), std::invalid_argument) << dist::to_string(sharding);
+    }
+    auto zero1 = dist::make_distributed_optimizer(dist::OptimizerSharding::zero1, parameters, {}, comm);
+    EXPECT_THROW(zero1->add_param_group({{at::zeros({3}, at::TensorOptions().requires_grad(true))}, {}}),
+                 std::invalid_argument);
+  });
 }

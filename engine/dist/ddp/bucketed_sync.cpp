@@ -22,8 +22,8 @@ struct Place {
 class BucketedSync final : public GradientSync {
  public:
   BucketedSync(std::vector<at::Tensor> parameters, Communicator& comm, const GradientSyncOptions& options)
-      : GradientSync(std::move(parameters), comm, options.synchronize),
-        buckets_(make_buckets(parameters_, options.bucket_bytes)),
+      : GradientSync(std::move(parameters), comm, options),
+        buckets_(make_buckets(parameters_, options.bucket_bytes, scatters() ? comm.size() : 1)),
         places_(parameters_.size()),
         arrived_(parameters_.size(), false),
         hooks_(parameters_, [this](size_t i, const at::Tensor& grad) { arrive(i, grad); }) {
@@ -50,7 +50,7 @@ class BucketedSync final : public GradientSync {
     // views of them, as PyTorch's gradient_as_bucket_view, with no pass over the memory after
     // the last wait. The optimizer only reads them; the next step's gradients are new tensors.
     for (auto& b : buckets_) {
-      for (size_t k = 0; k < b.plan.parameters.size(); ++k) {
+      for (size_t k = 0; k < b.plan.parameters.size() && !scatters(); ++k) {
         at::Tensor& p = parameters_[b.plan.parameters[k]];
         p.mutable_grad() = b.buffer.narrow(0, b.plan.offsets[k], p.numel()).view(p.sizes());
       }
@@ -76,7 +76,9 @@ class BucketedSync final : public GradientSync {
     std::unique_ptr<PendingCollective> work;
   };
 
-  static std::vector<BucketState> make_buckets(const std::vector<at::Tensor>& parameters, int64_t bucket_bytes) {
+  // Buffers padded to a multiple of `ranks` (ZeRO-1's reduce-scatter); the tail stays zero.
+  static std::vector<BucketState> make_buckets(const std::vector<at::Tensor>& parameters, int64_t bucket_bytes,
+                                               int ranks) {
     std::vector<ParameterSize> sizes;
     for (size_t i = 0; i < parameters.size(); ++i) {
       sizes.push_back({i, parameters[i].numel(), static_cast<int64_t>(parameters[i].element_size())});
@@ -84,7 +86,7 @@ class BucketedSync final : public GradientSync {
     std::vector<BucketState> buckets;
     for (Bucket& plan : plan_buckets(sizes, bucket_bytes)) {
       BucketState state;
-      state.buffer = at::empty({plan.numel}, parameters[0].options().requires_grad(false));
+      state.buffer = at::zeros({padded_numel(plan.numel, ranks)}, parameters[0].options().requires_grad(false));
       state.plan = std::move(plan);
       buckets.push_back(std::move(state));
     }
@@ -109,7 +111,11 @@ class BucketedSync final : public GradientSync {
     // the same order even where backward finishes buckets in another.
     while (next_launch_ < buckets_.size() && full(buckets_[next_launch_])) {
       BucketState& ready = buckets_[next_launch_++];
-      ready.work = start_all_reduce(ready.buffer);
+      std::vector<UnitPiece> pieces;
+      for (size_t k = 0; k < ready.plan.parameters.size(); ++k) {
+        pieces.push_back({ready.plan.parameters[k], ready.plan.offsets[k], parameters_[ready.plan.parameters[k]].numel()});
+      }
+      ready.work = start_reduction(ready.buffer, std::move(pieces));
     }
   }
 

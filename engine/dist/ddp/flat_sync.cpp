@@ -10,11 +10,15 @@ namespace {
 class FlatSync final : public GradientSync {
  public:
   FlatSync(std::vector<at::Tensor> parameters, Communicator& comm, const GradientSyncOptions& options)
-      : GradientSync(std::move(parameters), comm, options.synchronize) {
+      : GradientSync(std::move(parameters), comm, options) {
     int64_t total = 0;
     for (const auto& p : parameters_) total += p.numel();
     // Kept across steps: the allocation is not what the experiment measures.
-    if (!parameters_.empty()) buffer_ = at::empty({total}, parameters_[0].options().requires_grad(false));
+    // ZeRO-1 pads it to a multiple of the ranks; the tail stays zero.
+    if (!parameters_.empty()) {
+      buffer_ = at::zeros({scatters() ? padded_numel(total, comm_.size()) : total},
+                          parameters_[0].options().requires_grad(false));
+    }
   }
   DdpVariant variant() const override { return DdpVariant::flat; }
 
@@ -31,8 +35,15 @@ class FlatSync final : public GradientSync {
       at::mul_out(slot, grad, mean_factor);
       offset += grad.numel();
     }
-    auto work = start_all_reduce(buffer_);
+    std::vector<UnitPiece> pieces;
+    offset = 0;
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      pieces.push_back({i, offset, parameters_[i].numel()});
+      offset += parameters_[i].numel();
+    }
+    auto work = start_reduction(buffer_, std::move(pieces));
     timed([&] { work->wait(); });
+    if (scatters()) return;  // the optimizer reads this rank's shard
     offset = 0;
     for (auto& p : parameters_) {
       p.mutable_grad() = buffer_.narrow(0, offset, p.numel()).view(p.sizes());

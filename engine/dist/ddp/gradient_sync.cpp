@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
@@ -37,8 +38,11 @@ void check_parameters(const std::vector<at::Tensor>& parameters, bool one_type) 
 
 }  // namespace
 
-GradientSync::GradientSync(std::vector<at::Tensor> parameters, Communicator& comm, std::function<void()> synchronize)
-    : parameters_(std::move(parameters)), comm_(comm), synchronize_(std::move(synchronize)) {}
+GradientSync::GradientSync(std::vector<at::Tensor> parameters, Communicator& comm, const GradientSyncOptions& options)
+    : parameters_(std::move(parameters)),
+      comm_(comm),
+      synchronize_(options.synchronize),
+      reduction_(options.reduction) {}
 
 void GradientSync::broadcast_parameters() {
   at::NoGradGuard no_grad;
@@ -59,6 +63,7 @@ void GradientSync::begin_step() {
   std::lock_guard<std::mutex> lock(step_mutex_);
   step_ = SyncTimings();
   spans_.clear();
+  shards_.clear();
 }
 
 SyncTimings GradientSync::finish() {
@@ -66,6 +71,8 @@ SyncTimings GradientSync::finish() {
   complete();
   if (synchronize_) synchronize_();
   std::lock_guard<std::mutex> lock(step_mutex_);
+  // Hooks start units in the order backward reaches them; the optimizer's state follows units.
+  std::sort(shards_.begin(), shards_.end(), [](const GradientShard& a, const GradientShard& b) { return a.unit < b.unit; });
   step_.exposed_ms = ms_since(start);
   const SyncTimings done = step_;
   step_ = SyncTimings();
@@ -109,7 +116,32 @@ class GradientSync::RecordedWork final : public PendingCollective {
 };
 
 std::unique_ptr<PendingCollective> GradientSync::start_all_reduce(at::Tensor& tensor) {
-  const int64_t bytes = tensor.numel() * static_cast<int64_t>(tensor.element_size());
+  return start_collective(tensor.numel() * static_cast<int64_t>(tensor.element_size()),
+                          [&] { return comm_.all_reduce(tensor); });
+}
+
+std::unique_ptr<PendingCollective> GradientSync::start_reduction(at::Tensor& buffer, std::vector<UnitPiece> pieces) {
+  if (!scatters()) return start_all_reduce(buffer);
+  const int ranks = comm_.size();
+  if (buffer.numel() % ranks != 0) throw std::logic_error("a reduce-scatter unit must be padded to the ranks");
+  GradientShard shard;
+  shard.unit = pieces.empty() ? 0 : pieces.front().parameter;
+  shard.pieces = std::move(pieces);
+  shard.unit_numel = buffer.numel();
+  shard.shard_numel = buffer.numel() / ranks;
+  shard.shard_offset = comm_.rank() * shard.shard_numel;
+  shard.gradient = at::empty({shard.shard_numel}, buffer.options());
+  at::Tensor output = shard.gradient;
+  {
+    std::lock_guard<std::mutex> lock(step_mutex_);
+    shards_.push_back(std::move(shard));
+  }
+  return start_collective(buffer.numel() * static_cast<int64_t>(buffer.element_size()),
+                          [&] { return comm_.reduce_scatter(output, buffer); });
+}
+
+std::unique_ptr<PendingCollective> GradientSync::start_collective(
+    int64_t bytes, const std::function<std::unique_ptr<PendingCollective>()>& start) {
   std::shared_ptr<SpanSlot> slot;
   {
     std::lock_guard<std::mutex> lock(step_mutex_);
@@ -124,7 +156,7 @@ std::unique_ptr<PendingCollective> GradientSync::start_all_reduce(at::Tensor& te
   }
   if (slot) slot->span.start = Clock::now();
   std::unique_ptr<PendingCollective> work;
-  timed([&] { work = comm_.all_reduce(tensor); });
+  timed([&] { work = start(); });
   if (!slot) return work;
   return std::make_unique<RecordedWork>(std::move(work), std::move(slot));
 }

@@ -14,6 +14,7 @@
 
 #include "dist/communicator.h"
 #include "dist/ddp/ddp_variant.h"
+#include "dist/ddp/gradient_shard.h"
 
 namespace stepscope::dist {
 
@@ -36,6 +37,7 @@ struct CollectiveSpan {
 struct GradientSyncOptions {
   DdpVariant variant = DdpVariant::naive;
   int64_t bucket_bytes = int64_t{25} << 20;  // bucketed only; PyTorch DDP's default
+  GradientReduction reduction = GradientReduction::all_reduce;
   // Called at the end of finish(), before its clock stops: on GPUs a device synchronisation,
   // so that exposed time includes collectives the device has not finished. Empty on the CPU.
   std::function<void()> synchronize;
@@ -63,13 +65,18 @@ class GradientSync {
 
   const std::vector<at::Tensor>& parameters() const { return parameters_; }
 
+  GradientReduction reduction() const { return reduction_; }
+  // With reduce_scatter, after finish(): this rank's shard of every unit, by unit; the
+  // parameters' own gradients are then left unreduced.
+  const std::vector<GradientShard>& shards() const { return shards_; }
+
   // From the next begin_step() on, records every collective's span (off by default: the
   // completion callbacks are not free). finish() keeps the step's; take them after it.
   void record_collectives(bool on) { recording_ = on; }
   std::vector<CollectiveSpan> take_collective_spans();
 
  protected:
-  GradientSync(std::vector<at::Tensor> parameters, Communicator& comm, std::function<void()> synchronize);
+  GradientSync(std::vector<at::Tensor> parameters, Communicator& comm, const GradientSyncOptions& options);
 
   // The variant's part of finish(): after it, every parameter's grad is the mean.
   virtual void complete() = 0;
@@ -80,6 +87,11 @@ class GradientSync {
   // Starts an all-reduce (sum) of `tensor`: counted, its start timed into comm_ms and, when
   // recording, its span recorded. Time its wait with timed().
   std::unique_ptr<PendingCollective> start_all_reduce(at::Tensor& tensor);
+  // Starts a unit's reduction: all_reduce: start_all_reduce(buffer); reduce_scatter: `buffer`
+  // (padded_numel elements, already divided by the ranks) into this rank's shard, kept for
+  // shards(). Counted, timed and recorded like start_all_reduce.
+  std::unique_ptr<PendingCollective> start_reduction(at::Tensor& buffer, std::vector<UnitPiece> pieces);
+  bool scatters() const { return reduction_ == GradientReduction::reduce_scatter; }
   // The gradient backward left on parameter i; throws when there is none.
   const at::Tensor& gradient(size_t i) const;
 
@@ -87,7 +99,12 @@ class GradientSync {
   Communicator& comm_;
 
  private:
+  std::unique_ptr<PendingCollective> start_collective(int64_t bytes,
+                                                      const std::function<std::unique_ptr<PendingCollective>()>& start);
+
   std::function<void()> synchronize_;
+  GradientReduction reduction_;
+  std::vector<GradientShard> shards_;
   struct SpanSlot;
   class RecordedWork;
 

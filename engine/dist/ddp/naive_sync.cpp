@@ -10,11 +10,12 @@ namespace {
 class NaiveSync final : public GradientSync {
  public:
   NaiveSync(std::vector<at::Tensor> parameters, Communicator& comm, const GradientSyncOptions& options)
-      : GradientSync(std::move(parameters), comm, options.synchronize) {}
+      : GradientSync(std::move(parameters), comm, options) {}
   DdpVariant variant() const override { return DdpVariant::naive; }
 
  protected:
   void complete() override {
+    if (scatters()) return scatter_each();
     for (size_t i = 0; i < parameters_.size(); ++i) {
       at::Tensor grad = gradient(i);
       // Collectives need dense memory; autograd's layout contract usually gives it already.
@@ -25,6 +26,19 @@ class NaiveSync final : public GradientSync {
       auto work = start_all_reduce(grad);
       timed([&] { work->wait(); });
       grad.div_(comm_.size());
+    }
+  }
+
+ private:
+  // ZeRO-1: each gradient, divided and padded, reduce-scattered on its own.
+  void scatter_each() {
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      const at::Tensor& grad = gradient(i);
+      at::Tensor unit = at::zeros({padded_numel(grad.numel(), comm_.size())}, grad.options());
+      at::Tensor head = unit.narrow(0, 0, grad.numel());
+      at::mul_out(head, grad.reshape({-1}), at::Scalar(1.0 / comm_.size()));
+      auto work = start_reduction(unit, {{i, 0, grad.numel()}});
+      timed([&] { work->wait(); });
     }
   }
 };

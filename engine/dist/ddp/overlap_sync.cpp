@@ -16,7 +16,7 @@ namespace {
 class OverlapSync final : public GradientSync {
  public:
   OverlapSync(std::vector<at::Tensor> parameters, Communicator& comm, const GradientSyncOptions& options)
-      : GradientSync(std::move(parameters), comm, options.synchronize),
+      : GradientSync(std::move(parameters), comm, options),
         in_flight_(parameters_.size()),
         hooks_(parameters_, [this](size_t i, const at::Tensor& grad) { start(i, grad); }) {}
   DdpVariant variant() const override { return DdpVariant::overlap; }
@@ -37,7 +37,7 @@ class OverlapSync final : public GradientSync {
       reset();
       throw std::runtime_error("overlap DDP: parameter " + missing + " received no gradient in this backward");
     }
-    for (size_t i = 0; i < in_flight_.size(); ++i) {
+    for (size_t i = 0; i < in_flight_.size() && !scatters(); ++i) {
       parameters_[i].mutable_grad() = in_flight_[i].sum;  // ours alone: no copy needed
     }
     reset();
@@ -58,13 +58,21 @@ class OverlapSync final : public GradientSync {
     if (!grad.defined()) return;  // no gradient: complete() names the parameter
     // A copy, divided on the way (one pass): autograd may steal or copy `grad` into .grad while
     // the collective writes it. The ranks' divided gradients then sum to the mean.
-    at::Tensor sum = at::mul(grad.detach(), at::Scalar(1.0 / comm_.size())).contiguous();
+    const at::Scalar mean_factor(1.0 / comm_.size());
+    at::Tensor sum;
+    if (scatters()) {  // ZeRO-1: padded to the ranks for the reduce-scatter
+      sum = at::zeros({padded_numel(grad.numel(), comm_.size())}, grad.options());
+      at::Tensor head = sum.narrow(0, 0, grad.numel());
+      at::mul_out(head, grad.detach().reshape({-1}), mean_factor);
+    } else {
+      sum = at::mul(grad.detach(), mean_factor).contiguous();
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     if (in_flight_[i].work) {
       throw std::runtime_error("overlap DDP: parameter " + std::to_string(i) +
                                " got a second gradient before finish() (call begin_step() and finish() each step)");
     }
-    in_flight_[i].work = start_all_reduce(sum);
+    in_flight_[i].work = start_reduction(sum, {{i, 0, grad.numel()}});
     in_flight_[i].sum = sum;
   }
 

@@ -1,0 +1,47 @@
+// The optimizer of data-parallel training with its state kept on every rank or sharded (issue
+// 12): AdamW's update rule over parameter groups with their own hyper-parameters, where a
+// group can be added during training (unfreezing layers: parameters in no group are left as
+// they are). Every rank calls every method in the same order (they communicate).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "dist/communicator.h"
+#include "dist/ddp/gradient_sync.h"
+#include "dist/sharding/optimizer_sharding.h"
+#include "model/adamw.h"
+
+namespace stepscope::dist {
+
+struct ParameterGroup {
+  std::vector<at::Tensor> parameters;
+  AdamWOptions options;
+};
+
+class DistributedOptimizer {
+ public:
+  virtual ~DistributedOptimizer() = default;
+  virtual OptimizerSharding sharding() const = 0;
+  // One update of every grouped parameter from the step's mean gradients: the parameters'
+  // own (none, sharded) or this rank's shards of `sync` (zero1, whose sync reduce-scatters).
+  // Afterwards every rank holds the same parameters.
+  virtual void step(const GradientSync& sync) = 0;
+  // Throws std::invalid_argument for a parameter already in a group, or (zero1) one the
+  // gradient sync does not reduce.
+  virtual void add_param_group(ParameterGroup group) = 0;
+  // Bytes of optimizer state this rank holds now (AdamW's moments).
+  virtual int64_t state_bytes() const = 0;
+};
+
+// `all_parameters`: every parameter the gradient sync reduces, in its order (zero1 maps its
+// shards back to them); `groups`: those the optimizer updates.
+std::unique_ptr<DistributedOptimizer> make_distributed_optimizer(OptimizerSharding sharding,
+                                                                 std::vector<at::Tensor> all_parameters,
+                                                                 std::vector<ParameterGroup> groups,
+                                                                 Communicator& comm);
+
+}  // namespace stepscope::dist

@@ -1,0 +1,27 @@
+#include "dist/sharding/optimizer_sharding.h"
+
+#include "model/model_config.h"
+
+namespace stepscope::dist {
+
+std::string to_string(OptimizerSharding sharding) {
+  switch (sharding) {
+    case OptimizerSharding::none: return "adamw";
+    case OptimizerSharding::sharded: return "sharded";
+    case OptimizerSharding::zero1: return "zero1";
+  }
+  return "adamw";
+}
+
+OptimizerSharding parse_optimizer_sharding(const std::string& text) {
+  for (OptimizerSharding s : all_optimizer_shardings()) {
+    if (text == to_string(s)) return s;
+  }
+  throw ConfigError("unknown optimizer '" + text + "' (adamw, sharded, zero1)", "optimizer");
+}
+
+std::vector<OptimizerSharding> all_optimizer_shardings() {
+  return {OptimizerSharding::none, OptimizerSharding::sharded, OptimizerSharding::zero1};
+}
+
+}  // namespace stepscope::dist
