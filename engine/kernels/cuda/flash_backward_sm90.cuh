@@ -1,25 +1,24 @@
 // FlashAttention backward for Hopper (sm_90a): wgmma, TMA and warp specialisation.
 //
 // Grid: one CTA per (key tile of 128, batch*head), heaviest key tiles (the first, under causal
-// masking) launched first. Warpgroup 0 produces: K and V once, then per query tile Q and dO
-// (TMA, 2 stages, mbarriers) and the tile's lse*log2(e) and D rows. Warpgroups 1 and 2
-// consume, each owning 64 keys:
+// masking) launched first. Warpgroup 0 produces: warp 0 loads K and V once, then per query tile
+// Q and dO (TMA, 2 stages, mbarriers) and the tile's lse*log2(e) and D rows; warp 1 writes dQ
+// (TMA reduce-add of what the consumers stage). Warpgroups 1 and 2 consume, each owning 64 keys:
 //   S^T = K Q^T, dP^T = V dO^T                   (wgmma, both operands from shared memory)
 //   P^T = exp2(S^T scale log2e - lse log2e), dS^T = P^T (dP^T - D)   (registers; masked)
 //   dV += P^T dO, dK += dS^T Q                   (wgmma, A = P^T / dS^T from registers)
-//   dS^T -> shared memory; dQ[:, half] = dS K    (wgmma over all 128 keys; each consumer
-//                                                 computes half of the head-dim columns)
-//   dQ -> swizzled fp32 staging -> TMA reduce-add into the fp32 accumulator, per consumer
-// dK (times the softmax scale) and dV go straight from registers to global memory.
-// 64 tile (kOverlapDq): 128 query rows per step, each consumer computing dQ for 64 of them over
-// all columns, and dQ of step it - 1 issued right behind dV/dK of step it (double-buffered dS^T),
-// so the tensor cores need no barrier between them; one consumer barrier per step.
+//   dS^T -> shared memory; dQ = dS K             (wgmma over all 128 keys, one step later; 64
+//                                                 tile: each consumer 64 of the 128 query rows,
+//                                                 128 tile: half of the head-dim columns)
+//   dQ -> swizzled fp32 staging -> the dQ writer warp
+// taking turns on the tensor cores (flash_backward_sm90_loop_pingpong.inc). dK (times the
+// softmax scale) and dV go straight from registers to global memory.
 //
-// This file holds the kernel's arguments and entry: barrier set-up, the producer warp, the
-// consumers' set-up and their epilogue (dK, dV stores). The consumer main loops are statement
-// blocks included into the kernel body: flash_backward_sm90_loop_overlap.inc (kOverlapDq) and
-// flash_backward_sm90_loop_serial.inc; the shared-memory descriptors and wgmma sequences both use
-// are in flash_backward_sm90_smem.cuh, the tiles in flash_backward_sm90_traits.h.
+// This file holds the kernel's arguments and entry: barrier set-up, the producer and dQ writer
+// warps, the consumers' set-up and their epilogue (dK, dV stores). The consumer main loop is a
+// statement block included into the kernel body; the shared-memory descriptors and wgmma
+// sequences it uses are in flash_backward_sm90_smem.cuh, the tiles in
+// flash_backward_sm90_traits.h.
 #pragma once
 
 #include "kernels/cuda/flash_backward_sm90_smem.cuh"
@@ -33,6 +32,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 namespace stepscope::kernels::flash {
 
@@ -92,37 +93,35 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
     setmaxnreg_dec<Tr::kProducerRegs>();
     const int warp = threadIdx.x / 32;
     const int lane = threadIdx.x % 32;
-    if constexpr (Tr::kPingPong) {
-      if (warp == 1) {
-        // dQ writer: reduces each consumer's staged dQ into the fp32 accumulator, in the order
-        // the consumers stage them (step by step, consumer 0 first), and frees the staging area
-        // once the reduce has read it.
-        if (m_steps > 0) {
-          named_barrier_arrive(Tr::kBarDqEmpty, Tr::kDqHandoffThreads);
-          named_barrier_arrive(Tr::kBarDqEmpty + 1, Tr::kDqHandoffThreads);
-        }
-        // One (step, consumer) pair per iteration, not unrolled: this warp has 24 registers.
-#pragma unroll 1
-        for (int k = 0; k < 2 * m_steps; ++k) {
-          const int c = k & 1;
-          named_barrier_sync(Tr::kBarDqFull + c, Tr::kDqHandoffThreads);
-          if (lane == 0) {
-            const uint32_t src = base + Tr::kOffDq + c * (Tr::kDqCols / 32) * 8192;
-            const int row = m_begin + (k >> 1) * kBlockM + (Tr::kDqSplitRows ? 64 * c : 0);
-            const int col = Tr::kDqSplitRows ? 0 : c * Tr::kDqCols;
-#pragma unroll
-            for (int b = 0; b < Tr::kDqCols / 32; ++b) {
-              if (col + 32 * b < p.head_dim) tma_reduce_add_3d(&args.dq_accum, src + b * 8192, col + 32 * b, row, bh);
-            }
-            bulk_commit();
-            bulk_wait_read<0>();
-          }
-          __syncwarp();
-          if (k + 2 < 2 * m_steps) named_barrier_arrive(Tr::kBarDqEmpty + c, Tr::kDqHandoffThreads);
-        }
-        if (lane == 0) bulk_wait<0>();
-        return;
+    if (warp == 1) {
+      // dQ writer: reduces each consumer's staged dQ into the fp32 accumulator, in the order
+      // the consumers stage them (step by step, consumer 0 first), and frees the staging area
+      // once the reduce has read it.
+      if (m_steps > 0) {
+        named_barrier_arrive(Tr::kBarDqEmpty, Tr::kDqHandoffThreads);
+        named_barrier_arrive(Tr::kBarDqEmpty + 1, Tr::kDqHandoffThreads);
       }
+      // One (step, consumer) pair per iteration, not unrolled: few registers here.
+#pragma unroll 1
+      for (int k = 0; k < 2 * m_steps; ++k) {
+        const int c = k & 1;
+        named_barrier_sync(Tr::kBarDqFull + c, Tr::kDqHandoffThreads);
+        if (lane == 0) {
+          const uint32_t src = base + Tr::kOffDq + c * (Tr::kDqCols / 32) * 8192;
+          const int row = m_begin + (k >> 1) * kBlockM + (Tr::kDqSplitRows ? 64 * c : 0);
+          const int col = Tr::kDqSplitRows ? 0 : c * Tr::kDqCols;
+#pragma unroll
+          for (int b = 0; b < Tr::kDqCols / 32; ++b) {
+            if (col + 32 * b < p.head_dim) tma_reduce_add_3d(&args.dq_accum, src + b * 8192, col + 32 * b, row, bh);
+          }
+          bulk_commit();
+          bulk_wait_read<0>();
+        }
+        __syncwarp();
+        if (k + 2 < 2 * m_steps) named_barrier_arrive(Tr::kBarDqEmpty + c, Tr::kDqHandoffThreads);
+      }
+      if (lane == 0) bulk_wait<0>();
+      return;
     }
     if (warp != 0) return;
     if (lane == 0) {
@@ -139,9 +138,32 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
     }
     const float* lse = p.lse + static_cast<int64_t>(bh) * p.seq_q;
     const float* d_rowsum = p.d_rowsum + static_cast<int64_t>(bh) * p.seq_q;
+    // Each lane owns kRows consecutive rows of lse and D, read with one vector load each when
+    // aligned and in range; rows past seq_q get lse = +inf (P = 0 there) and D = 0.
+    constexpr int kRows = kBlockM / 32;
+    using RowVec = std::conditional_t<kRows == 4, float4, float2>;
+    const bool vec_ok =
+        (reinterpret_cast<uintptr_t>(lse) | reinterpret_cast<uintptr_t>(d_rowsum)) % sizeof(RowVec) == 0;
     for (int it = 0; it < m_steps; ++it) {
       const int s = it % Tr::kStages;
       const int m0 = m_begin + it * kBlockM;
+      // lse and D go to registers before the wait for the stage, so their latency overlaps it.
+      const int row0 = m0 + lane * kRows;
+      float lv[kRows];
+      float dv_rows[kRows];
+      if (vec_ok && row0 + kRows <= p.seq_q) {
+        const RowVec a = *reinterpret_cast<const RowVec*>(lse + row0);
+        const RowVec b = *reinterpret_cast<const RowVec*>(d_rowsum + row0);
+        static_assert(sizeof(RowVec) == sizeof(lv), "one vector per lane");
+        memcpy(lv, &a, sizeof(a));
+        memcpy(dv_rows, &b, sizeof(b));
+      } else {
+#pragma unroll
+        for (int i = 0; i < kRows; ++i) {
+          lv[i] = row0 + i < p.seq_q ? lse[row0 + i] : INFINITY;
+          dv_rows[i] = row0 + i < p.seq_q ? d_rowsum[row0 + i] : 0.f;
+        }
+      }
       if (it >= Tr::kStages) mbarrier_wait_asm_loop(&empty[s], ((it / Tr::kStages) - 1) & 1);
       if (lane == 0) {
         mbarrier_expect_tx(&full[s], 2 * Tr::kQBytes);
@@ -153,13 +175,13 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
                       b * 64, m0, head, batch);
         }
       }
-      // Rows past seq_q: lse = +inf makes P = 0 there, and D = 0.
-#pragma unroll 2
-      for (int r = lane; r < kBlockM; r += 32) {
-        const int row = m0 + r;
-        s_lse[s * kBlockM + r] = row < p.seq_q ? lse[row] * static_cast<float>(M_LOG2E) : INFINITY;
-        s_d[s * kBlockM + r] = row < p.seq_q ? d_rowsum[row] : 0.f;
-      }
+#pragma unroll
+      for (int i = 0; i < kRows; ++i) lv[i] *= static_cast<float>(M_LOG2E);
+      RowVec a, b;
+      memcpy(&a, lv, sizeof(a));
+      memcpy(&b, dv_rows, sizeof(b));
+      *reinterpret_cast<RowVec*>(s_lse + s * kBlockM + lane * kRows) = a;
+      *reinterpret_cast<RowVec*>(s_d + s * kBlockM + lane * kRows) = b;
       mbarrier_arrive(&full[s]);
     }
     return;
@@ -188,14 +210,8 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
   mbarrier_wait_asm_loop(kv_bar, 0);
   const bool key_tail = n0 + kBlockN > p.seq_k;
 
-  // The main loops are statement blocks of this body (see their headers).
-  if constexpr (Tr::kPingPong) {
+  // The main loop is a statement block of this body (see its header).
 #include "kernels/cuda/flash_backward_sm90_loop_pingpong.inc"
-  } else if constexpr (Tr::kOverlapDq) {
-#include "kernels/cuda/flash_backward_sm90_loop_overlap.inc"
-  } else {
-#include "kernels/cuda/flash_backward_sm90_loop_serial.inc"
-  }
 
   // dK (scaled) and dV straight from the accumulators: rows = keys, pairs of columns.
   T* dk_out = p.dk.head<T>(batch, head);
@@ -213,9 +229,6 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
             E::pack(dv[4 * j + 2 * h], dv[4 * j + 2 * h + 1]);
       }
     }
-  if constexpr (!Tr::kPingPong) {
-    if (wtid == 0) bulk_wait<0>();
-  }
 #elif defined(__CUDA_ARCH__)
   __trap();  // compiled for a target without sm_90a features: the host never launches this
 #endif

@@ -1,6 +1,6 @@
-// Hopper (sm_90a) flash-attention backward: the shared-memory operands both consumer main loops
-// use. wgmma descriptors of the K, V, Q, dO and dS^T tiles (layouts in
-// flash_backward_sm90_traits.h), the wgmma sequences over them that the loops share (S^T / dP^T,
+// Hopper (sm_90a) flash-attention backward: the shared-memory operands of the consumer main
+// loop. wgmma descriptors of the K, V, Q, dO and dS^T tiles (layouts in
+// flash_backward_sm90_traits.h), the wgmma sequences over them that the loop issues (S^T / dP^T,
 // dV / dK, dQ) and the staging of dQ for its TMA reduce.
 #pragma once
 
@@ -70,10 +70,9 @@ __device__ __forceinline__ uint64_t sm90_bwd_k_mn_desc(uint32_t k_base, int wg, 
   if constexpr (Tr::kDqSplitRows) {
     static_assert(Tr::kKSwizzleBytes == 64, "row-split dQ reads the 64-byte-swizzled K");
     return make_smem_desc(k_base + kk * 1024, Tr::kKBlockBytes, 512, kSwizzle64);
-  } else if constexpr (Tr::kKSwizzleBytes == 128) {
-    return make_smem_desc(k_base + wg * Tr::kKBlockBytes + kk * 2048, 8192, 1024, kSwizzle128);
   } else {
-    return make_smem_desc(k_base + wg * Tr::kKBlockBytes + kk * 1024, 8192, 512, kSwizzle64);
+    static_assert(Tr::kKSwizzleBytes == 128, "column-split dQ reads the 128-byte-swizzled K");
+    return make_smem_desc(k_base + wg * Tr::kKBlockBytes + kk * 2048, 8192, 1024, kSwizzle128);
   }
 }
 
