@@ -35,6 +35,9 @@ std::string ddp_usage() {
          "\n"
          "  --variant V[,V...]     naive, flat, overlap, bucketed (default all four)\n"
          "  --bucket-mb M[,M...]   bucket sizes in MiB, bucketed only (default 1,10,100)\n"
+         "  --optimizer O[,O...]   adamw (state on every rank), sharded (whole parameters per rank, owners\n"
+         "                         broadcast) or zero1 (gradients reduce-scattered, shards all-gathered)\n"
+         "                         (default adamw)\n"
          "  --nproc N[,N...]       local workers, one run per value (default 2)\n"
          "  --backend B            gloo (CPU) or nccl (GPUs) (default gloo, nccl with --device cuda)\n"
          "  --model NAME           preset: small, medium, large, xl, 2.7B, tiny, mini (default tiny)\n"
@@ -70,7 +73,7 @@ struct DdpOptions {
 
 DdpOptions parse_options(const std::vector<std::string>& args) {
   const OptionReader options("ddp", args,
-                             {"variant", "bucket-mb", "nproc", "backend", "model", "context", "batch", "precision",
+                             {"variant", "bucket-mb", "optimizer", "nproc", "backend", "model", "context", "batch", "precision",
                               "warmup", "steps", "seed", "device", "timeout", "csv", "json", "trace"},
                              {"check", "quiet", "help", "worker-rows"});
   DdpOptions o;
@@ -85,6 +88,12 @@ DdpOptions parse_options(const std::vector<std::string>& args) {
     o.spec.bucket_mbs.clear();
     for (const auto& t : split_list("bucket-mb", options.get("bucket-mb"))) {
       o.spec.bucket_mbs.push_back(parse_positive_number("bucket-mb", t));
+    }
+  }
+  if (options.has("optimizer")) {
+    o.spec.optimizers.clear();
+    for (const auto& t : split_list("optimizer", options.get("optimizer"))) {
+      o.spec.optimizers.push_back(parse_with("optimizer", t, dist::parse_optimizer_sharding));
     }
   }
   if (options.has("nproc")) o.nprocs = parse_integer_list("nproc", options.get("nproc"));

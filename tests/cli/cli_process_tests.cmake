@@ -116,3 +116,4 @@ set_tests_properties(cli_e2e.ddp_ranks PROPERTIES LABELS "cli;e2e" PASS_REGULAR_
 stepscope_cli_error_test(ddp_bad_variant "--variant: unknown DDP variant 'fancy'" ddp --variant fancy)
 stepscope_cli_error_test(ddp_fp16 "--precision: the DDP experiments run fp32 or bf16" ddp --model tiny --precision fp16)
 stepscope_cli_error_test(ddp_bad_bucket "--bucket-mb" ddp --bucket-mb 0)
+stepscope_cli_error_test(ddp_bad_optimizer "--optimizer: unknown optimizer 'zero3'" ddp --optimizer zero3)

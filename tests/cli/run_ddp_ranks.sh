@@ -12,7 +12,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 "$cli" ddp --nproc 2 --model tiny --context 16 --batch 2 --variant naive,flat,overlap,bucketed --bucket-mb 1 \
   --steps 2 --warmup 1 --check --quiet --csv out.csv --trace trace.json || fail "ddp exited $?"
-head -n 1 out.csv | grep -q '^variant,bucket_mb,nproc,rank,backend,' || fail "header: $(head -n 1 out.csv)"
+head -n 1 out.csv | grep -q '^variant,bucket_mb,optimizer,nproc,rank,backend,' || fail "header: $(head -n 1 out.csv)"
 rows=$(tail -n +2 out.csv | wc -l)
 [ "$rows" = 4 ] || fail "wrote $rows rows, not 4: $(cat out.csv)"
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
@@ -22,7 +22,8 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
   END { exit bad || !("naive" in seen) || !("flat" in seen) || !("overlap" in seen) || !("bucketed" in seen) }' \
   out.csv || fail "a variant did not match one process: $(cat out.csv)"
 # Each rank's own row: ranks 0 and 1 of every variant.
-[ "$(awk -F, 'NR > 1 { print $1 "/" $4 }' out.ranks.csv | sort -u | wc -l)" = 8 ] ||
+[ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } { print $1 "/" $col["rank"] }' out.ranks.csv |
+  sort -u | wc -l)" = 8 ] ||
   fail "rank rows: $(cat out.ranks.csv)"
 # The picture: both ranks, every variant, compute phases and communication spans.
 for lane in compute communication; do
@@ -35,6 +36,18 @@ grep -q '"name":"rank 0"' trace.json && grep -q '"name":"rank 1"' trace.json || 
 # 4 and 6 ranks (the seeds' world sizes), each still matching one process.
 "$cli" ddp --nproc 4,6 --model tiny --context 16 --batch 1 --variant bucketed --bucket-mb 0.05 --steps 1 --warmup 0 \
   --check --quiet --csv many.csv || fail "4 and 6 ranks exited $?"
-awk -F, 'NR > 1 { print $3 }' many.csv | tr '\n' ' ' | grep -q '^4 6 $' || fail "4 and 6 ranks: $(cat many.csv)"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } { print $col["nproc"] }' many.csv | tr '\n' ' ' |
+  grep -q '^4 6 $' || fail "4 and 6 ranks: $(cat many.csv)"
 [ "$(tail -n +2 many.ranks.csv | wc -l)" = 10 ] || fail "rank rows of 4 and 6 ranks: $(cat many.ranks.csv)"
+# Sharded optimizer state at 3 ranks (sizes that 3 does not divide): same parameters as one
+# process; the largest rank holds a third of the state with zero1, and with the seeds' whole
+# parameters a third up to one parameter (tiny's embedding and output layer are 23 % each).
+"$cli" ddp --nproc 3 --model tiny --context 16 --batch 1 --variant overlap --optimizer adamw,sharded,zero1 --steps 2 \
+  --warmup 0 --check --quiet --csv sharded.csv || fail "sharded optimizers exited $?"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+  { d = $col["max_param_diff"]; if (d == "" || d + 0 > 1e-5 || $col["status"] != "ok") { bad = 1; print "bad row: " $0 }
+    state[$col["optimizer"]] = $col["optimizer_state_bytes"] }
+  END { r = state["zero1"] / state["adamw"]; s = state["sharded"] / state["adamw"]
+        if (r < 0.33 || r > 0.34 || s < 0.33 || s > 0.57) { print "state shares " r " " s; bad = 1 }
+        exit bad }' sharded.csv || fail "sharded optimizers: $(cat sharded.csv)"
 echo "PASS"

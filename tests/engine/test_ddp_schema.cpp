@@ -93,11 +93,31 @@ TEST(DdpTypes, BucketSizesExpandForBucketedOnly) {
   EXPECT_EQ(describe(configs[3]), "bucketed 1 MiB gloo x3 tiny ctx 16 b 2 fp32");
 }
 
+TEST(DdpTypes, OptimizersMultiplyTheRows) {
+  DdpSweepSpec spec;
+  spec.base = tiny();
+  spec.variants = {dist::DdpVariant::flat, dist::DdpVariant::bucketed};
+  spec.bucket_mbs = {1, 10};
+  spec.optimizers = {dist::OptimizerSharding::none, dist::OptimizerSharding::zero1};
+  const auto configs = expand(spec, 2);
+  ASSERT_EQ(configs.size(), 6u);  // (flat, bucketed x2) per optimizer
+  EXPECT_EQ(configs[2].optimizer, dist::OptimizerSharding::none);
+  EXPECT_EQ(configs[3].optimizer, dist::OptimizerSharding::zero1);
+  EXPECT_EQ(describe(configs[3]), "flat zero1 gloo x2 tiny ctx 16 b 2 fp32");
+  EXPECT_EQ(dist::parse_optimizer_sharding("sharded"), dist::OptimizerSharding::sharded);
+  try {
+    dist::parse_optimizer_sharding("zero3");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.field(), "optimizer");
+  }
+}
+
 TEST(DdpSchema, HasTheIssueColumns) {
   const auto columns = ddp_schema().columns();
   std::vector<std::string> keys;
   for (const auto& c : columns) keys.push_back(c.key);
-  for (const char* key : {"variant", "bucket_mb", "nproc", "backend", "step_ms", "backward_ms", "comm_ms",
+  for (const char* key : {"variant", "bucket_mb", "optimizer", "optimizer_state_bytes", "nproc", "backend", "step_ms", "backward_ms", "comm_ms",
                           "exposed_comm_ms", "optimizer_ms", "max_param_diff", "forward_ms", "model", "context",
                           "batch", "status", "message"}) {
     EXPECT_NE(std::find(keys.begin(), keys.end(), key), keys.end()) << key;

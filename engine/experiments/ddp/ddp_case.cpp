@@ -13,6 +13,7 @@
 #include "compat/torch_compat.h"
 #include "dist/ddp/gradient_sync.h"
 #include "dist/rank_gather.h"
+#include "dist/sharding/distributed_optimizer.h"
 #include "experiments/ddp/step_timeline_recorder.h"
 #include "model/adamw.h"
 #include "model/loss.h"
@@ -93,13 +94,16 @@ void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* /*m
   options.variant = result_.config.variant;
   options.bucket_bytes = bucket_bytes(result_.config);
   options.synchronize = [&backend] { backend.synchronize(); };
+  options.reduction = result_.config.optimizer == dist::OptimizerSharding::zero1 ? dist::GradientReduction::reduce_scatter
+                                                                                 : dist::GradientReduction::all_reduce;
   sync_ = dist::make_gradient_sync(model_->module->parameters(), comm_, options);
   sync_->broadcast_parameters();
   if (result_.config.check) {
     torch::NoGradGuard no_grad;
     for (const auto& p : model_->module->parameters()) initial_.push_back(p.detach().clone());
   }
-  optimizer_ = std::make_unique<AdamW>(model_->module->parameters());
+  const auto parameters = model_->module->parameters();
+  optimizer_ = dist::make_distributed_optimizer(result_.config.optimizer, parameters, {{parameters, AdamWOptions()}}, comm_);
 }
 
 DdpCase::StepTimes DdpCase::train_step(StepTimelineRecorder* picture) {
@@ -129,7 +133,7 @@ DdpCase::StepTimes DdpCase::train_step(StepTimelineRecorder* picture) {
   phase_done(profiling::step_ranges::kGradientSync);
   t.comm = sync.comm_ms;
   t.exposed = sync.exposed_ms;
-  optimizer_->step();
+  optimizer_->step(*sync_);
   t.optimizer = phase_done(profiling::step_ranges::kOptimizerStep);
   t.step = std::chrono::duration<double, std::milli>(mark - start).count();
   return t;
@@ -197,6 +201,7 @@ void DdpCase::after_measuring(DeviceBackend& backend) {
 }
 
 void DdpCase::release() {
+  if (optimizer_) result_.optimizer_state_bytes = optimizer_->state_bytes();
   optimizer_.reset();
   sync_.reset();
   model_.reset();
@@ -252,12 +257,13 @@ RankStepTimeline timeline_from_json(const std::string& text, const DdpConfig& co
 
 DdpRowSet combine_ranks(const DdpCase& done, dist::Communicator& comm, const c10::Device& device) {
   const DdpResult& local = done.result();
-  std::vector<double> mine{local.status == RunStatus::ok ? 0.0 : 1.0};
+  std::vector<double> mine{local.status == RunStatus::ok ? 0.0 : 1.0, static_cast<double>(local.optimizer_state_bytes)};
   for (Time time : kTimes) mine.push_back(local.*time);
   const auto all = dist::gather_numbers(comm, mine, device);
   DdpRowSet set;
   set.combined = local;
   set.combined.rank = -1;
+  set.combined.optimizer_state_bytes = -1;
   for (size_t k = 0; k < std::size(kTimes); ++k) set.combined.*kTimes[k] = -1;
   bool other_failed = false;
   for (int r = 0; r < comm.size(); ++r) {
@@ -269,9 +275,11 @@ DdpRowSet combine_ranks(const DdpCase& done, dist::Communicator& comm, const c10
       row.status = RunStatus::failed;
       row.message = "this rank failed the row";
     }
+    row.optimizer_state_bytes = static_cast<int64_t>(values[1]);
+    set.combined.optimizer_state_bytes = std::max(set.combined.optimizer_state_bytes, row.optimizer_state_bytes);
     for (size_t k = 0; k < std::size(kTimes); ++k) {
-      row.*kTimes[k] = values[k + 1];
-      set.combined.*kTimes[k] = std::max(set.combined.*kTimes[k], values[k + 1]);
+      row.*kTimes[k] = values[k + 2];
+      set.combined.*kTimes[k] = std::max(set.combined.*kTimes[k], values[k + 2]);
     }
     set.per_rank.push_back(row);
   }

@@ -1,12 +1,13 @@
 // One row of the DDP experiments as an experiment case, run on every rank at once: the model
-// built from the same seed on every rank and rank 0's weights broadcast, AdamW, and each rank's
-// distinct shard of a seeded global batch. A step is begin_step, forward, backward, finish
-// (communication and its exposed part) and the optimizer, each timed on the host after the
-// device is done. With --check, after the measured steps every rank also trains one process's
-// model in-process on the whole global batches from the same initial weights, and the largest
-// parameter difference is all-reduced (max). Before that, one more step, outside the means, is
-// recorded for the overlap picture (StepTimelineRecorder). `combine_ranks` then gives every
-// rank the row, each rank's own row and every rank's picture.
+// built from the same seed on every rank and rank 0's weights broadcast, AdamW with its state
+// on every rank or sharded (DistributedOptimizer), and each rank's distinct shard of a seeded
+// global batch. A step is begin_step, forward, backward, finish (communication and its exposed
+// part) and the optimizer, each timed on the host after the device is done. After the measured
+// steps one more step, outside the means, is recorded for the overlap picture
+// (StepTimelineRecorder). With --check, every rank then also trains one process's model
+// in-process on the whole global batches from the same initial weights, and the largest
+// parameter difference is gathered (max). `combine_ranks` then gives every rank the row, each
+// rank's own row and every rank's picture.
 #pragma once
 
 #include <memory>
@@ -25,8 +26,8 @@ namespace stepscope {
 
 namespace dist {
 class GradientSync;
-}
-class AdamW;
+class DistributedOptimizer;
+}  // namespace dist
 class StepTimelineRecorder;
 
 class DdpCase final : public ExperimentCase {
@@ -66,7 +67,7 @@ class DdpCase final : public ExperimentCase {
   std::unique_ptr<Model> model_;
   std::vector<at::Tensor> initial_;  // with check: the weights after the broadcast
   std::unique_ptr<dist::GradientSync> sync_;
-  std::unique_ptr<AdamW> optimizer_;
+  std::unique_ptr<dist::DistributedOptimizer> optimizer_;
   std::vector<StepTimes> steps_;
   int steps_run_ = 0;
   RankStepTimeline timeline_;

@@ -31,6 +31,10 @@ schema::Schema<Row> make_ddp_schema() {
   f.push_back({Column{"bucket_mb", "Bucket (MiB)", ColumnKind::real, ColumnRole::identity, "Bucketed only"},
                [](const Row& r) { return value_if(r.config.variant == dist::DdpVariant::bucketed, r.config.bucket_mb); },
                [](Row& r, const Value& v) { r.config.bucket_mb = schema::number_of(v).value_or(0); }});
+  f.push_back({Column{"optimizer", "Optimizer", ColumnKind::text, ColumnRole::identity,
+                      "adamw (state on every rank), sharded (whole parameters per rank) or zero1"},
+               [](const Row& r) { return Value(dist::to_string(r.config.optimizer)); },
+               [](Row& r, const Value& v) { r.config.optimizer = dist::parse_optimizer_sharding(schema::text_of(v)); }});
   f.push_back({Column{"nproc", "Ranks", ColumnKind::integer, ColumnRole::identity},
                [](const Row& r) { return Value(int64_t{r.config.ranks}); },
                [](Row& r, const Value& v) { r.config.ranks = static_cast<int>(integer(v)); }});
@@ -59,6 +63,10 @@ schema::Schema<Row> make_ddp_schema() {
   add_time(s, "exposed_comm_ms", "Exposed comm", &Row::exposed_comm_ms,
            "Communication left after backward ended");
   add_time(s, "optimizer_ms", "Optimizer", &Row::optimizer_ms, "AdamW step");
+  f.push_back({Column{"optimizer_state_bytes", "Optimizer state", ColumnKind::bytes, ColumnRole::measure,
+                      "AdamW's moments held by the rank (all ranks: the largest)"},
+               [](const Row& r) { return value_if(r.optimizer_state_bytes >= 0, r.optimizer_state_bytes); },
+               [](Row& r, const Value& v) { r.optimizer_state_bytes = schema::number_of(v) ? integer(v) : -1; }});
   f.push_back({Column{"max_param_diff", "Max |param diff|", ColumnKind::real, ColumnRole::measure,
                       "--check: largest parameter difference from one process on the whole global batch"},
                [](const Row& r) { return value_if(r.max_param_diff >= 0, r.max_param_diff); }});

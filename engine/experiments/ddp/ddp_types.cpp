@@ -47,6 +47,7 @@ std::string describe(const DdpConfig& c) {
   std::ostringstream s;
   s << dist::to_string(c.variant);
   if (c.variant == dist::DdpVariant::bucketed) s << ' ' << c.bucket_mb << " MiB";
+  if (c.optimizer != dist::OptimizerSharding::none) s << ' ' << dist::to_string(c.optimizer);
   s << ' ' << to_string(c.backend) << " x" << c.ranks << ' ' << c.model.name << " ctx " << c.context << " b "
     << c.batch << ' ' << to_string(c.precision);
   return s.str();
@@ -54,17 +55,20 @@ std::string describe(const DdpConfig& c) {
 
 std::vector<DdpConfig> expand(const DdpSweepSpec& spec, int ranks) {
   std::vector<DdpConfig> out;
-  for (dist::DdpVariant variant : spec.variants) {
-    DdpConfig c = spec.base;
-    c.variant = variant;
-    c.ranks = ranks;
-    if (variant != dist::DdpVariant::bucketed) {
-      out.push_back(c);
-      continue;
-    }
-    for (double mb : spec.bucket_mbs) {
-      c.bucket_mb = mb;
-      out.push_back(c);
+  for (dist::OptimizerSharding optimizer : spec.optimizers) {
+    for (dist::DdpVariant variant : spec.variants) {
+      DdpConfig c = spec.base;
+      c.optimizer = optimizer;
+      c.variant = variant;
+      c.ranks = ranks;
+      if (variant != dist::DdpVariant::bucketed) {
+        out.push_back(c);
+        continue;
+      }
+      for (double mb : spec.bucket_mbs) {
+        c.bucket_mb = mb;
+        out.push_back(c);
+      }
     }
   }
   return out;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dist/ddp/ddp_variant.h"
+#include "dist/sharding/optimizer_sharding.h"
 #include "experiments/collectives/collective_types.h"
 #include "model/model_config.h"
 #include "runners/bench_types.h"
@@ -19,6 +20,7 @@ namespace stepscope {
 struct DdpConfig {
   dist::DdpVariant variant = dist::DdpVariant::naive;
   double bucket_mb = 25;  // bucketed only; MiB, as PyTorch DDP's bucket_cap_mb
+  dist::OptimizerSharding optimizer = dist::OptimizerSharding::none;
   int ranks = 2;
   CommBackend backend = CommBackend::gloo;
   ModelConfig model;
@@ -52,16 +54,20 @@ struct DdpResult {
   // Per step, mean over the measured steps, max over ranks; < 0 unmeasured.
   double step_ms = -1, forward_ms = -1, backward_ms = -1, comm_ms = -1, exposed_comm_ms = -1, optimizer_ms = -1;
   double max_param_diff = -1;  // < 0 when not checked
+  int64_t optimizer_state_bytes = -1;  // AdamW's moments this rank holds (the row: the largest)
 };
 
-// What a DDP run covers: variants x bucket sizes (bucketed only) around one base configuration.
+// What a DDP run covers: optimizers x variants x bucket sizes (bucketed only) around one base
+// configuration.
 struct DdpSweepSpec {
   DdpConfig base;
   std::vector<dist::DdpVariant> variants = dist::all_ddp_variants();
   std::vector<double> bucket_mbs{1, 10, 100};
+  std::vector<dist::OptimizerSharding> optimizers{dist::OptimizerSharding::none};
 };
 
-// Variants in the given order; bucketed once per bucket size, the others once.
+// For each optimizer, the variants in the given order; bucketed once per bucket size, the
+// others once.
 std::vector<DdpConfig> expand(const DdpSweepSpec& spec, int ranks);
 
 }  // namespace stepscope
