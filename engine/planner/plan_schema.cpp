@@ -1,5 +1,7 @@
 #include "planner/plan_schema.h"
 
+#include <cmath>
+
 #include "planner/plan_text.h"
 
 namespace stepscope::planner {
@@ -12,6 +14,12 @@ using schema::Value;
 namespace {
 
 Value optional_value(const std::optional<double>& v) { return v ? Value(*v) : Value(std::monostate{}); }
+
+// Whole counts and byte sizes as integers: files write 1998235200, not 1.9982352e+09.
+Value whole_if_integral(const std::optional<double>& v) {
+  if (v && std::floor(*v) == *v && std::fabs(*v) < 9007199254740992.0) return Value(static_cast<int64_t>(*v));
+  return optional_value(v);
+}
 
 PlanLine count(PlanQuantity q, const std::string& label, double value, const std::string& formula) {
   return {q, label, value, std::nullopt, formula};
@@ -27,9 +35,9 @@ schema::Schema<PlanLine> make_plan_schema() {
   f.push_back({Column{"label", "What", ColumnKind::text, ColumnRole::measure},
                [](const PlanLine& l) { return Value(l.label); }});
   f.push_back({Column{"value", "Value", ColumnKind::real, ColumnRole::measure, "Counts: parameters, GPUs, N_FSDP, tokens"},
-               [](const PlanLine& l) { return optional_value(l.value); }});
+               [](const PlanLine& l) { return whole_if_integral(l.value); }});
   f.push_back({Column{"bytes", "Bytes", ColumnKind::real, ColumnRole::measure, "Per device"},
-               [](const PlanLine& l) { return optional_value(l.bytes); }});
+               [](const PlanLine& l) { return whole_if_integral(l.bytes); }});
   f.push_back({Column{"gb", "GB", ColumnKind::real, ColumnRole::measure, "10^9 bytes"},
                [](const PlanLine& l) { return optional_value(l.bytes ? std::optional(*l.bytes / kGB) : std::nullopt); }});
   f.push_back({Column{"gib", "GiB", ColumnKind::real, ColumnRole::measure, "2^30 bytes"},
@@ -45,13 +53,13 @@ schema::Schema<MeasuredLine> make_measured_schema() {
   f.push_back({Column{"quantity", "Quantity", ColumnKind::text, ColumnRole::identity},
                [](const MeasuredLine& l) { return Value(to_string(l.quantity)); }});
   f.push_back({Column{"planned_bytes", "Planned", ColumnKind::bytes, ColumnRole::measure, "Per device"},
-               [](const MeasuredLine& l) { return Value(l.planned_bytes); }});
+               [](const MeasuredLine& l) { return whole_if_integral(l.planned_bytes); }});
   f.push_back({Column{"measured_bytes", "Measured", ColumnKind::bytes, ColumnRole::measure, "The memory profiler's, per device"},
-               [](const MeasuredLine& l) { return optional_value(l.measured_bytes); }});
+               [](const MeasuredLine& l) { return whole_if_integral(l.measured_bytes); }});
   f.push_back({Column{"difference_bytes", "Measured - planned", ColumnKind::bytes, ColumnRole::measure,
                       "Above zero: the allocator's rounding, or state the plan does not count"},
                [](const MeasuredLine& l) {
-                 return optional_value(l.measured_bytes ? std::optional(*l.measured_bytes - l.planned_bytes) : std::nullopt);
+                 return whole_if_integral(l.measured_bytes ? std::optional(*l.measured_bytes - l.planned_bytes) : std::nullopt);
                }});
   f.push_back({Column{"difference_percent", "Difference", ColumnKind::percent, ColumnRole::measure, "Of the planned bytes"},
                [](const MeasuredLine& l) {
