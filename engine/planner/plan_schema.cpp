@@ -34,7 +34,7 @@ schema::Schema<PlanLine> make_plan_schema() {
                [](const PlanLine& l) { return Value(to_string(l.quantity)); }});
   f.push_back({Column{"label", "What", ColumnKind::text, ColumnRole::measure},
                [](const PlanLine& l) { return Value(l.label); }});
-  f.push_back({Column{"value", "Value", ColumnKind::real, ColumnRole::measure, "Counts: parameters, GPUs, N_FSDP, tokens"},
+  f.push_back({Column{"value", "Value", ColumnKind::integer, ColumnRole::measure, "Counts: parameters, GPUs, N_FSDP, tokens, buckets"},
                [](const PlanLine& l) { return whole_if_integral(l.value); }});
   f.push_back({Column{"bytes", "Bytes", ColumnKind::real, ColumnRole::measure, "Per device"},
                [](const PlanLine& l) { return whole_if_integral(l.bytes); }});
@@ -116,14 +116,16 @@ std::vector<PlanLine> plan_lines(const Plan& plan) {
   PlanLine global{PlanQuantity::scaling_book_global_batch, "Compute-bound global batch (tokens)", std::nullopt,
                   std::nullopt, sb.global_formula};
   if (sb.compute_bound_possible) {
-    per_device.value = sb.per_device_batch;
+    per_device.value = static_cast<double>(sb.per_device_batch_tokens);  // the real b* is in the formula
     global.value = static_cast<double>(sb.global_batch_tokens);
   }
   out.push_back(per_device);
   out.push_back(global);
   if (plan.ddp_buckets) {
-    out.push_back({PlanQuantity::ddp_bucket_bytes, "DDP buckets with the least overhead (count; bucket bytes)",
-                   plan.ddp_buckets->optimum.buckets, plan.ddp_buckets->optimum.bucket_bytes, plan.ddp_buckets->formula});
+    const auto& ddp = *plan.ddp_buckets;
+    const double buckets = static_cast<double>(ddp.optimum.best_buckets);
+    out.push_back({PlanQuantity::ddp_bucket_bytes, "DDP buckets with the least overhead (count; bucket bytes)", buckets,
+                   ddp.gradient_bytes / buckets, ddp.formula});
   }
   return out;
 }

@@ -1,8 +1,8 @@
 // The planner's tables, declared once for the CLI's CSV and console, run records and the
 // Planner panel:
 //   "plan": quantity,label,value,bytes,gb,gib,formula: one row per number of the plan; sizes
-//     are per device in bytes, GB (10^9) and GiB (2^30); counts (parameters, GPUs, N_FSDP,
-//     batch sizes in tokens) in `value`.
+//     are per device in bytes, GB (10^9) and GiB (2^30); whole counts (parameters, GPUs,
+//     N_FSDP, batch sizes in tokens rounded up, DDP buckets) in `value`.
 //   "plan.measured": quantity,planned_bytes,measured_bytes,difference_bytes,difference_percent:
 //     a finished run's parameter, gradient and optimizer-state bytes beside the plan's.
 #pragma once

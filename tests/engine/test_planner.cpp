@@ -221,6 +221,10 @@ TEST(Planner, DdpBucketOptimumIsTheBucketModels) {
   const double s = 2.0 * 1998235200;  // bf16 gradients on the wire
   EXPECT_DOUBLE_EQ(plan.ddp_buckets->gradient_bytes, s);
   EXPECT_DOUBLE_EQ(plan.ddp_buckets->optimum.bucket_bytes, std::sqrt(s * 100e9 * 20e-6));
+  // n_b* = sqrt(s / (w o)) = sqrt(3.996e9 / 2e6) = 44.7: the table's whole count is 45 or 44.
+  const auto& row = line(plan_lines(plan), PlanQuantity::ddp_bucket_bytes);
+  EXPECT_EQ(*row.value, static_cast<double>(plan.ddp_buckets->optimum.best_buckets));
+  EXPECT_TRUE(*row.value == 44 || *row.value == 45);
 }
 
 TEST(Planner, JsonHasTheNamedFields) {

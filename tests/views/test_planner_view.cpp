@@ -50,7 +50,15 @@ class PlannerViewTest : public QObject {
     QCOMPARE(csv_cell(model, "devices_80gib", "value"), QStringLiteral("41"));
     QCOMPARE(csv_cell(model, "devices_80gb", "value"), QStringLiteral("44"));
     QCOMPARE(csv_cell(model, "fsdp_to_fit", "value"), QStringLiteral("38"));
+    QCOMPARE(csv_cell(model, "scaling_book_per_device_batch", "value"), QStringLiteral("396"));
     QCOMPARE(csv_cell(model, "scaling_book_global_batch", "value"), QStringLiteral("25344"));
+    // Counts read as counts on screen too.
+    const int value = model.table().column_index("value");
+    for (int row = 0; row < model.rowCount(); ++row) {
+      if (model.data(model.index(row, 0), CsvTextRole).toString() == "devices_80gib") {
+        QCOMPARE(model.data(model.index(row, value)).toString(), QStringLiteral("41"));
+      }
+    }
     // The formulas show with their values.
     QCOMPARE(csv_cell(model, "master_weights", "formula"),
              QStringLiteral("master weights = 4 B (fp32) x 2.20e11 params = 879 GB"));
@@ -147,6 +155,15 @@ class PlannerViewTest : public QObject {
     lines = table_to_csv(*tables[1].model).split('\n');
     QCOMPARE(lines.at(0), QStringLiteral("quantity,planned_bytes,measured_bytes,difference_bytes,difference_percent"));
     QVERIFY(view.charts().empty());
+  }
+
+  void aMeasuredAllReduceAddsTheBucketOptimum() {
+    PlannerView view;
+    view.form().set_all_reduce(AllReduceFit{20e-6, 100e9, 4, 4});
+    QCOMPARE(view.plan_model().rowCount(), 14);
+    QVERIFY(csv_cell(view.plan_model(), "ddp_bucket_bytes", "formula").startsWith("n_b* = sqrt(s/(w*o))"));
+    view.form().set_all_reduce(std::nullopt);
+    QCOMPARE(view.plan_model().rowCount(), 13);
   }
 
   void aRecordsPlanTableShowsAsWritten() {
