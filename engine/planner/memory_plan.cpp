@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 #include "attention/attention_memory.h"
 #include "model/memory_estimate.h"
@@ -21,14 +22,25 @@ double element(Precision p) { return static_cast<double>(element_bytes(p)); }
 // "4 B (fp32)"
 std::string element_text(Precision p) { return std::to_string(element_bytes(p)) + " B (" + to_string(p) + ")"; }
 
-// " / (8 FSDP x 4 TP)", " / 8 (FSDP)", or nothing on one device.
-std::string shard_text(const ParallelLayout& l) {
-  if (l.fsdp > 1 && l.tensor_parallel > 1) {
-    return " / (" + std::to_string(l.fsdp) + " FSDP x " + std::to_string(l.tensor_parallel) + " TP)";
+// " / (8 FSDP x 4 TP)", " / 8 (FSDP)", or nothing on one device; `zero1` adds the DP ranks.
+std::string shard_text(const ParallelLayout& l, bool zero1) {
+  std::vector<std::string> parts;
+  if (l.fsdp > 1) parts.push_back(std::to_string(l.fsdp) + " FSDP");
+  if (l.tensor_parallel > 1) parts.push_back(std::to_string(l.tensor_parallel) + " TP");
+  if (zero1 && l.data_parallel > 1 && l.shard_optimizer_over_dp) parts.push_back(std::to_string(l.data_parallel) + " ZeRO-1-DP");
+  if (parts.empty()) return "";
+  if (parts.size() == 1) {
+    const auto space = parts[0].find(' ');
+    return " / " + parts[0].substr(0, space) + " (" + parts[0].substr(space + 1) + ")";  // " / 8 (FSDP)"
   }
-  if (l.fsdp > 1) return " / " + std::to_string(l.fsdp) + " (FSDP)";
-  if (l.tensor_parallel > 1) return " / " + std::to_string(l.tensor_parallel) + " (TP)";
-  return "";
+  std::string text = " / (";
+  for (size_t i = 0; i < parts.size(); ++i) text += (i ? " x " : "") + parts[i];
+  return text + ")";
+}
+
+// The DP ranks the optimizer state is split over: all of them under ZeRO-1, else none.
+double optimizer_dp_shards(const ParallelLayout& l) {
+  return l.shard_optimizer_over_dp ? static_cast<double>(l.data_parallel) : 1.0;
 }
 
 // What a device keeps of the activations: (1 - f) + f/N of them, then 1/T.
@@ -48,13 +60,13 @@ std::string activation_share_text(const ParallelLayout& l) {
 }
 
 Amount state_amount(const char* what, double elements_per_param, Precision p, double parameters,
-                    const ParallelLayout& l) {
-  const double shards = static_cast<double>(l.fsdp * l.tensor_parallel);
+                    const ParallelLayout& l, bool zero1 = false) {
+  const double shards = static_cast<double>(l.fsdp * l.tensor_parallel) * (zero1 ? optimizer_dp_shards(l) : 1.0);
   Amount a;
   a.bytes = elements_per_param * element(p) * parameters / shards;
   std::ostringstream s;
   s << what << " = " << (elements_per_param > 1 ? number_text(elements_per_param) + " moments x " : std::string())
-    << element_text(p) << " x " << number_text(parameters) << " params" << shard_text(l) << " = " << size_text(a.bytes);
+    << element_text(p) << " x " << number_text(parameters) << " params" << shard_text(l, zero1) << " = " << size_text(a.bytes);
   a.formula = s.str();
   return a;
 }
@@ -124,7 +136,7 @@ MemoryPlan plan_memory(const PlanRequest& r) {
   const double P = static_cast<double>(plan.parameters);
   plan.master_weights = state_amount("master weights", 1, pr.master_weights, P, l);
   plan.gradients = state_amount("gradients", 1, pr.gradients, P, l);
-  plan.optimizer_state = state_amount("optimizer state", kAdamMoments, pr.optimizer_state, P, l);
+  plan.optimizer_state = state_amount("optimizer state", kAdamMoments, pr.optimizer_state, P, l, true);
 
   const Amount whole = unsharded_activations(r);
   const double tokens = static_cast<double>(r.batch) * static_cast<double>(r.context);
@@ -144,6 +156,9 @@ MemoryPlan plan_memory(const PlanRequest& r) {
 
   const double state_per_param = element(pr.master_weights) + element(pr.gradients) + kAdamMoments * element(pr.optimizer_state);
   const double model_state = state_per_param * P;
+  // What FSDP has to split: under ZeRO-1 the optimizer state is already split over the DP ranks.
+  const double fsdp_state = (element(pr.master_weights) + element(pr.gradients)) * P +
+                            kAdamMoments * element(pr.optimizer_state) * P / optimizer_dp_shards(l);
   plan.single_device.bytes = model_state + whole.bytes;
   plan.single_device.formula = "one device = (" + number_text(element(pr.master_weights)) + " + " +
                                number_text(element(pr.gradients)) + " + 2 x " + number_text(element(pr.optimizer_state)) +
@@ -154,7 +169,7 @@ MemoryPlan plan_memory(const PlanRequest& r) {
   plan.devices_formula = "80 GB GPUs = ceil(" + size_text(plan.single_device.bytes) + " / 80e9 B) = " +
                          std::to_string(plan.devices_80gb) + "; in GiB, as the seeds count = ceil(" +
                          gib_text(plan.single_device.bytes) + " / 80 GiB) = " + std::to_string(plan.devices_80gib);
-  plan.fsdp_to_fit = fit_fsdp(r, model_state, whole.bytes);
+  plan.fsdp_to_fit = fit_fsdp(r, fsdp_state, whole.bytes);
   return plan;
 }
 

@@ -1,6 +1,6 @@
 // Memory per device of a training step, by formula (seeds' communication_accounting (a), (b)):
 // master weights, accumulated gradients and AdamW's two moments, each P x its element size,
-// divided by FSDP x TP; activations saved for backward, a fraction sharded by FSDP, all of
+// divided by FSDP x TP (the optimizer state also by DP under ZeRO-1); activations saved for backward, a fraction sharded by FSDP, all of
 // them split by TP (sequence parallelism). Every number carries its formula with the values in.
 #pragma once
 

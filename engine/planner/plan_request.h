@@ -29,6 +29,8 @@ struct ParallelLayout {
   int64_t tensor_parallel = 1; // shards every matrix and (with sequence parallelism) every saved activation
   // Of the activations, the fraction FSDP shards too: the seeds' (b) shards half (every second layer).
   double fsdp_activation_fraction = 0.5;
+  // ZeRO-1 (the seeds' sharded optimizer): the optimizer state is split over the DP ranks too.
+  bool shard_optimizer_over_dp = false;
   int64_t devices() const { return data_parallel * fsdp * tensor_parallel; }
 };
 

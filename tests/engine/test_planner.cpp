@@ -95,6 +95,20 @@ TEST(Planner, XxlFsdpToFit95GBHalfTheActivationsSharded) {
   EXPECT_LE(plan.memory.total.bytes, 95 * kGiBytes);
 }
 
+TEST(Planner, Zero1SplitsOnlyTheOptimizerStateOverDataParallelRanks) {
+  PlanRequest r;
+  r.model = plan_model("xl");
+  r.layout.data_parallel = 2;
+  r.layout.shard_optimizer_over_dp = true;
+  const Plan plan = make_plan(r);
+  const double p = 1998235200;
+  EXPECT_DOUBLE_EQ(plan.memory.master_weights.bytes, 4 * p);
+  EXPECT_DOUBLE_EQ(plan.memory.gradients.bytes, 4 * p);
+  EXPECT_DOUBLE_EQ(plan.memory.optimizer_state.bytes, 8 * p / 2);  // the xl on 2 GPUs
+  EXPECT_NE(plan.memory.optimizer_state.formula.find("/ 2 (ZeRO-1-DP)"), std::string::npos)
+      << plan.memory.optimizer_state.formula;
+}
+
 TEST(Planner, NoFsdpSizeFitsWhenUnshardedActivationsExceedTheDevice) {
   PlanRequest r = xxl();
   r.batch = 16;

@@ -1,6 +1,7 @@
 // The Planner tab: the default form is the seeds' XXL and gives their numbers (the engine's
 // test checks them by hand); a refused input frames its field and empties the plan; a custom
 // edit makes the model custom; planned beside measured; the CSV tables' names and columns.
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLineEdit>
 #include <QSignalSpy>
@@ -72,7 +73,12 @@ class PlannerViewTest : public QObject {
     QCOMPARE(csv_cell(view.plan_model(), "fsdp_to_fit", "value"), QStringLiteral("35"));  // the seeds' "n > 34"
     line(view, "fsdp")->setText(QStringLiteral("8"));
     QCOMPARE(csv_cell(view.plan_model(), "master_weights", "bytes"), QStringLiteral("109924319232"));
-    QVERIFY(changed.count() >= 2);
+    // ZeRO-1 over 2 DP ranks halves the optimizer state again, nothing else.
+    line(view, "dp")->setText(QStringLiteral("2"));
+    view.form().zero1_field()->setChecked(true);
+    QCOMPARE(csv_cell(view.plan_model(), "optimizer_state", "bytes"), QStringLiteral("109924319232"));
+    QCOMPARE(csv_cell(view.plan_model(), "master_weights", "bytes"), QStringLiteral("109924319232"));
+    QVERIFY(changed.count() >= 4);
   }
 
   void badInputFramesItsFieldAndEmptiesThePlan() {

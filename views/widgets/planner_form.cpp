@@ -1,5 +1,6 @@
 #include "widgets/planner_form.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QGridLayout>
 #include <QGroupBox>
@@ -98,7 +99,10 @@ PlannerForm::PlannerForm(QWidget* parent) : QWidget(parent) {
   place(layout_grid, 2, tr("TP"), add_line("tp", "1", tr("Tensor-parallel size (with sequence parallelism)")));
   place(layout_grid, 3, tr("Activations sharded"),
         add_line("activation_fraction", "0.5", tr("Fraction of activations FSDP shards (the seeds' (b): half)")));
-  place(layout_grid, 4, tr("Device memory"),
+  zero1_ = new QCheckBox(tr("ZeRO-1"));
+  set_help(zero1_, tr("Split the optimizer state over the DP ranks too (the seeds' sharded optimizer)"));
+  place(layout_grid, 4, tr("Optimizer"), zero1_);
+  place(layout_grid, 5, tr("Device memory"),
         add_line("device_memory", "95GB", tr("GB (10^9) or GiB (2^30): a TPU v5p holds 95GB")));
 
   auto* book_box = new QGroupBox(tr("TPU Scaling Book (forward pass)"));
@@ -134,6 +138,7 @@ PlannerForm::PlannerForm(QWidget* parent) : QWidget(parent) {
       model_->setCurrentText(kCustom);
     });
   }
+  connect(zero1_, &QCheckBox::toggled, this, &PlannerForm::refresh);
   for (QComboBox* box : {master_, gradients_, optimizer_, activations_, communication_}) {
     connect(box, &QComboBox::currentIndexChanged, this, &PlannerForm::refresh);
   }
@@ -199,6 +204,7 @@ std::optional<planner::PlanRequest> PlannerForm::request(QString* error, std::st
     r.layout.data_parallel = whole_number(line("dp"), "dp", "DP");
     r.layout.fsdp = whole_number(line("fsdp"), "fsdp", "FSDP");
     r.layout.tensor_parallel = whole_number(line("tp"), "tp", "TP");
+    r.layout.shard_optimizer_over_dp = zero1_->isChecked();
     r.layout.fsdp_activation_fraction = real_number(line("activation_fraction"), "activation_fraction", "activations sharded");
     const std::string memory = line("device_memory")->text().remove(QLatin1Char(' ')).toStdString();
     const auto bytes = parse_size_bytes(memory);
@@ -250,6 +256,7 @@ void PlannerForm::set_request(const planner::PlanRequest& r) {
     set("fsdp", QString::number(r.layout.fsdp));
     set("tp", QString::number(r.layout.tensor_parallel));
     set("activation_fraction", number(r.layout.fsdp_activation_fraction));
+    zero1_->setChecked(r.layout.shard_optimizer_over_dp);
     set("device_memory", size_field_text(r.device_memory_bytes));
     set("w_ici", number(r.scaling_book.w_ici_Bps));
     set("c_flops", number(r.scaling_book.c_flops));

@@ -11,6 +11,7 @@
 
 #include "planner/plan_request.h"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -33,6 +34,7 @@ class PlannerForm : public QWidget {
   // The field a key names ("d_model", "fsdp", "device_memory", ...); null for none.
   QWidget* field(const std::string& key) const;
   QComboBox* model_field() const { return model_; }
+  QCheckBox* zero1_field() const { return zero1_; }
   QString error_text() const;
 
  signals:
@@ -46,6 +48,7 @@ class PlannerForm : public QWidget {
   QComboBox* precision_box(Precision value, const QString& tip);
 
   QComboBox *model_, *blocks_;
+  QCheckBox* zero1_;
   QComboBox *master_, *gradients_, *optimizer_, *activations_, *communication_;
   std::map<std::string, QLineEdit*> lines_;
   QLabel* error_;
