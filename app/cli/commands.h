@@ -17,6 +17,7 @@ int run_precision_command(const std::vector<std::string>& args, std::ostream& ou
 int run_attention_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_allreduce_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_ddp_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int run_plan_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_check_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // Dispatches argv[1] to a command.
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err);

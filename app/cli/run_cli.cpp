@@ -34,6 +34,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (command == "check") return run_check_command(args, out, err);
   if (command == "allreduce") return run_allreduce_command(args, out, err);
   if (command == "ddp") return run_ddp_command(args, out, err);
+  if (command == "plan") return run_plan_command(args, out, err);
   if (command == "precision") return run_precision_command(args, out, err);
   if ((command == "models" || command == "version" || command == "--version") && !args.empty()) {
     err << "stepscope-cli " << command << ": error: takes no arguments (got '" << args.front() << "')\n";

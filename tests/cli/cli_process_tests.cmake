@@ -117,3 +117,11 @@ stepscope_cli_error_test(ddp_bad_variant "--variant: unknown DDP variant 'fancy'
 stepscope_cli_error_test(ddp_fp16 "--precision: the DDP experiments run fp32 or bf16" ddp --model tiny --precision fp16)
 stepscope_cli_error_test(ddp_bad_bucket "--bucket-mb" ddp --bucket-mb 0)
 stepscope_cli_error_test(ddp_bad_optimizer "--optimizer: unknown optimizer 'zero3'" ddp --optimizer zero3)
+
+# The planner against the seeds' XXL answers.
+add_test(NAME cli_e2e.plan COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_plan.sh $<TARGET_FILE:stepscope-cli>
+  ${CMAKE_CURRENT_BINARY_DIR}/e2e_plan)
+set_tests_properties(cli_e2e.plan PROPERTIES LABELS "cli;e2e" PASS_REGULAR_EXPRESSION "PASS" TIMEOUT 60)
+stepscope_cli_error_test(plan_bad_fsdp "--fsdp: 0 is too small" plan --fsdp 0)
+stepscope_cli_error_test(plan_unknown_model "--model: unknown model 'xxxl'" plan --model xxxl)
+stepscope_cli_error_test(plan_bad_memory "--device-memory" plan --device-memory lots)

@@ -12,6 +12,7 @@
 #include "models/schema_table_model.h"
 #include "widgets/planner_form.h"
 #include "widgets/planner_view.h"
+#include "widgets/run_outcome.h"
 
 using namespace stepscope;
 using namespace stepscope::views;
@@ -146,6 +147,35 @@ class PlannerViewTest : public QObject {
     view.clear();
     QCOMPARE(view.measured_model().rowCount(), 0);
     QCOMPARE(view.plan_model().rowCount(), 13);  // the plan stays (no DDP row without a measured all-reduce)
+  }
+
+  void aProfiledRunFillsTheFormAndTheMeasuredSide() {
+    PlannerView view;
+    const double p = static_cast<double>(parameter_count(model_preset("tiny")));
+    auto result = std::make_shared<BenchResult>();
+    result->config.model = model_preset("tiny");
+    result->config.batch = 2;
+    result->config.context = 16;
+    result->config.mode = StepMode::train;
+    auto timeline = std::make_shared<profiling::MemoryTimeline>();
+    // Each category's highest point counts, whichever point it is on.
+    profiling::MemoryPoint before, after;
+    before.bytes_by_category[profiling::category_index(profiling::MemoryCategory::parameter)] = int64_t(4 * p);
+    before.bytes_by_category[profiling::category_index(profiling::MemoryCategory::gradient)] = int64_t(4 * p);
+    after.bytes_by_category[profiling::category_index(profiling::MemoryCategory::parameter)] = int64_t(4 * p);
+    after.bytes_by_category[profiling::category_index(profiling::MemoryCategory::optimizer_state)] = int64_t(8 * p);
+    timeline->points = {before, after};
+    view.add_outcome(RunOutcome{result, timeline, nullptr});
+    QCOMPARE(view.form().model_field()->currentText(), QStringLiteral("tiny"));
+    const auto& measured = view.measured_model();
+    QCOMPARE(measured.rowCount(), 3);
+    for (const char* q : {"master_weights", "gradients", "optimizer_state"}) {
+      QCOMPARE(csv_cell(measured, q, "difference_bytes"), QStringLiteral("0"));
+    }
+    QVERIFY(view.measured_caption().contains("tiny"));
+    // A run without the memory profiler leaves the comparison alone.
+    view.add_outcome(RunOutcome{result, nullptr, nullptr});
+    QCOMPARE(measured.rowCount(), 3);
   }
 
   void exportsThePlanAndTheComparisonAsCsv() {

@@ -4,7 +4,11 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 #include "models/schema_table_model.h"
+#include "profiling/memory_timeline.h"
+#include "widgets/run_outcome.h"
 #include "widgets/planner_form.h"
 #include "widgets/result_table.h"
 
@@ -75,6 +79,32 @@ void PlannerView::show_measured(double parameter_bytes, double gradient_bytes, d
 }
 
 QString PlannerView::measured_caption() const { return measured_caption_->text(); }
+
+void PlannerView::add_outcome(const RunOutcome& outcome) {
+  if (!outcome.result || !outcome.timeline || outcome.result->status != RunStatus::ok) return;
+  const BenchConfig& c = outcome.result->config;
+  planner::PlanRequest request;
+  try {
+    request.model = planner::plan_model(c.model);
+  } catch (const ConfigError&) {
+    return;  // a shape the planner does not take: nothing to compare
+  }
+  request.batch = c.batch;
+  request.context = c.context;
+  request.precisions.activations = c.precision;
+  form_->set_request(request);
+  profiling::CategoryBytes highest{};
+  for (const auto& point : outcome.timeline->points) {
+    for (size_t k = 0; k < highest.size(); ++k) highest[k] = std::max(highest[k], point.bytes_by_category[k]);
+  }
+  const auto bytes = [&](profiling::MemoryCategory category) {
+    return static_cast<double>(highest[profiling::category_index(category)]);
+  };
+  planner::MeasuredState measured{bytes(profiling::MemoryCategory::parameter), std::nullopt, std::nullopt};
+  if (runs_backward(c.mode)) measured.gradient_bytes = bytes(profiling::MemoryCategory::gradient);
+  if (c.mode == StepMode::train) measured.optimizer_state_bytes = bytes(profiling::MemoryCategory::optimizer_state);
+  show_measured(measured, QString::fromStdString(describe(c)));
+}
 
 void PlannerView::clear() {
   measured_.reset();

@@ -40,7 +40,10 @@ class PlannerView : public ResultView {
 
   // A new run forgets the measured side; the plan stays.
   void clear() override;
-  void add_outcome(const RunOutcome&) override {}
+  // A finished step benchmark with the memory profiler: the form takes its model, batch,
+  // context and precision, and the measured side its parameter, gradient and optimizer-state
+  // bytes (each category's highest).
+  void add_outcome(const RunOutcome& outcome) override;
   // A record's "plan" and "plan.measured" tables, as written.
   void show_tables(const std::vector<schema::Table>& tables) override;
   std::vector<NamedTable> tables() const override;

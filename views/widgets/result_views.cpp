@@ -6,6 +6,7 @@
 #include "widgets/distributed_view.h"
 #include "widgets/kernels_view.h"
 #include "widgets/memory_view.h"
+#include "widgets/planner_view.h"
 #include "widgets/precision_view.h"
 #include "widgets/sweep_view.h"
 
@@ -19,7 +20,8 @@ std::vector<std::pair<QString, ResultView*>> make_result_views() {
           {QObject::tr("Attention"), new AttentionView},
           {QObject::tr("Communication"), new CommunicationView},
           {QObject::tr("Distributed"), new DistributedView},
-          {QObject::tr("Precision"), new PrecisionView}};
+          {QObject::tr("Precision"), new PrecisionView},
+          {QObject::tr("Planner"), new PlannerView}};
 }
 
 }  // namespace stepscope::views

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The planner as users run it, against the seeds' XXL answers (communication_accounting (a),
+# (b); /work/shared/seeds 004): 2 x 16384 x 53248 x 126 = 219,848,638,464 parameters; fp32
+# master weights, gradients and AdamW state: 16 B each = 3276 GiB, 41 GPUs of 80 GiB; bf16
+# activations 2 x 126 x (16384 + 53248) = 17,547,264 B per token; a 95 GiB device with half the
+# activations sharded needs N_FSDP > 34 (35), in GB (95e9 B) 38. And xl planned against one rank.
+# Usage: run_plan.sh CLI WORKDIR
+set -u
+cli=$1
+work=$2
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$cli" plan --model xxl-ffn --quiet --csv xxl.csv --json xxl.json || fail "plan exited $?"
+# A number field of the JSON (formulas come as text under the same names elsewhere).
+field() { grep -oE "\"$1\": *[0-9][0-9.e+]*" "$2" | head -1 | sed 's/.*: *//; s/\.0$//'; }
+[ "$(field parameters xxl.json)" = 219848638464 ] || fail "parameters: $(field parameters xxl.json)"
+[ "$(field master_weights_bytes xxl.json)" = 879394553856 ] || fail "weights: $(field master_weights_bytes xxl.json)"
+[ "$(field optimizer_state_bytes xxl.json)" = 1758789107712 ] || fail "adam: $(field optimizer_state_bytes xxl.json)"
+[ "$(field activations_per_token_bytes xxl.json)" = 17547264 ] || fail "activations: $(field activations_per_token_bytes xxl.json)"
+[ "$(field devices_80gib xxl.json)" = 41 ] || fail "80 GiB GPUs: $(field devices_80gib xxl.json)"
+[ "$(field fsdp_to_fit xxl.json)" = 38 ] || fail "FSDP for 95 GB: $(field fsdp_to_fit xxl.json)"
+"$cli" plan --model xxl-ffn --device-memory 95GiB --quiet --json gib.json >/dev/null || fail "95GiB exited $?"
+[ "$(field fsdp_to_fit gib.json)" = 35 ] || fail "FSDP for 95 GiB: $(field fsdp_to_fit gib.json)"
+grep -q '^master_weights,.*= 879 GB' xxl.csv || fail "formula beside the number: $(grep master_weights xxl.csv)"
+# zero1 over 2 data-parallel ranks halves the optimizer state and nothing else.
+"$cli" plan --model xl --dp 2 --zero1 --quiet --json xl.json >/dev/null || fail "xl exited $?"
+[ "$(field optimizer_state_bytes xl.json)" = "$(field master_weights_bytes xl.json)" ] ||
+  fail "zero1 x2: state $(field optimizer_state_bytes xl.json) vs weights $(field master_weights_bytes xl.json)"
+echo "PASS"
