@@ -43,8 +43,9 @@ std::vector<int64_t> flash_supported_head_dims() {
 }
 
 std::string flash_shape_problem(const AttentionShape& shape) {
-  std::ostringstream why;
+  // The stream only on a refusal: this check runs on every call.
   if (shape.batch < 1 || shape.heads < 1 || shape.seq_q < 1 || shape.seq_k < 1) {
+    std::ostringstream why;
     why << "attention shape batch " << shape.batch << ", heads " << shape.heads << ", seq_q "
         << shape.seq_q << ", seq_k " << shape.seq_k
         << " is not supported by the flash kernels (each must be at least 1)";
@@ -52,11 +53,13 @@ std::string flash_shape_problem(const AttentionShape& shape) {
   }
   if (shape.head_dim < kHeadDimStep || shape.head_dim > kMaxHeadDim ||
       shape.head_dim % kHeadDimStep != 0) {
+    std::ostringstream why;
     why << "head dim " << shape.head_dim << " is not supported by the flash kernels (supported: "
         << supported_list() << ")";
     return why.str();
   }
   if (shape.seq_q > kMaxSeq || shape.seq_k > kMaxSeq) {
+    std::ostringstream why;
     why << "sequence lengths seq_q " << shape.seq_q << ", seq_k " << shape.seq_k
         << " are too long for the flash kernels (at most " << kMaxSeq << ")";
     return why.str();
@@ -67,6 +70,7 @@ std::string flash_shape_problem(const AttentionShape& shape) {
   const int64_t tiles = (longest + kSmallestTile - 1) / kSmallestTile;
   if (!multiply_fits(shape.batch, shape.heads, batch_heads) ||
       !multiply_fits(batch_heads, tiles, blocks) || blocks > kMaxGridX) {
+    std::ostringstream why;
     why << "batch " << shape.batch << " x heads " << shape.heads << " x seq " << longest
         << " needs more thread blocks than a CUDA grid takes (split the batch)";
     return why.str();
@@ -78,6 +82,7 @@ std::string flash_shape_problem(const AttentionShape& shape) {
   const int64_t longest_row = shape.head_dim + 1;
   if (!multiply_fits(batch_heads, longest, rows) || !multiply_fits(rows, longest_row, elements) ||
       elements > std::numeric_limits<int64_t>::max() / 8) {
+    std::ostringstream why;
     why << "attention tensors of batch " << shape.batch << ", heads " << shape.heads << ", seq "
         << longest << ", head dim " << shape.head_dim << " are too large to index";
     return why.str();

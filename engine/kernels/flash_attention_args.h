@@ -51,7 +51,7 @@ struct FlashForwardArgs {
 };
 
 // dQ, dK, dV have the inputs' type and the strides given. The workspace is fp32, contiguous,
-// of flash_backward_workspace_floats(shape) elements, and need not be zeroed by the caller.
+// 16-byte aligned, of flash_backward_workspace_floats(shape) elements, and need not be zeroed.
 struct FlashBackwardArgs {
   AttentionShape shape;
   ElementType type = ElementType::bf16;

@@ -13,7 +13,8 @@ namespace stepscope::kernels {
 // Writes O and lse (natural log, fp32, contiguous (batch, heads, seq_q)).
 void flash_forward_cuda(const FlashForwardArgs& args, cudaStream_t stream);
 
-// Writes dQ, dK, dV; uses and zeroes args.workspace (flash_backward_workspace_floats floats).
+// Writes dQ, dK, dV; uses args.workspace (flash_backward_workspace_floats floats, 16-byte
+// aligned; zeroed by the backward's first kernel).
 void flash_backward_cuda(const FlashBackwardArgs& args, cudaStream_t stream);
 
 }  // namespace stepscope::kernels

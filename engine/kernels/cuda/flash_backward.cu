@@ -1,5 +1,6 @@
-// Host launcher of the flash-attention backward: zero the workspace, D = rowsum(dO * O), the
-// key-parallel main kernel (dK, dV, and dQ into the fp32 accumulator), then dQ's conversion.
+// Host launcher of the flash-attention backward: D = rowsum(dO * O) with the dQ accumulator
+// zeroed, the key-parallel main kernel (dK, dV, and dQ into the fp32 accumulator), then dQ's
+// conversion: three launches.
 #include "kernels/cuda/flash_attention_cuda.h"
 #include "kernels/cuda/flash_backward_helpers.cuh"
 #include "kernels/cuda/flash_backward_mma.cuh"
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 
 namespace stepscope::kernels {
@@ -28,7 +30,7 @@ unsigned helper_blocks(int64_t work_items) {
 
 template <typename T>
 void launch_helpers_before(const BackwardParams& params, cudaStream_t stream) {
-  const int64_t threads = params.rows * flash::kWarpSize;
+  const int64_t threads = params.rows * flash::rowsum_threads_per_row<T>(params);
   flash::launch_kernel(flash::flash_backward_rowsum_kernel<T>, helper_blocks(threads),
                        flash::kHelperThreads, 0, stream, params, "flash_backward_rowsum_kernel");
 }
@@ -36,7 +38,8 @@ void launch_helpers_before(const BackwardParams& params, cudaStream_t stream) {
 template <typename T>
 void launch_helpers_after(const BackwardParams& params, cudaStream_t stream) {
   flash::launch_kernel(flash::flash_backward_dq_kernel<T>,
-                       helper_blocks(params.rows * params.head_dim), flash::kHelperThreads, 0,
+                       helper_blocks(params.rows * params.head_dim / flash::kChunk<T>),
+                       flash::kHelperThreads, 0,
                        stream, params, "flash_backward_dq_kernel");
 }
 
@@ -72,6 +75,8 @@ void launch_backward_sm90(BackwardParams params, const FlashBackwardArgs& args,
   const AttentionShape& shape = args.shape;
   params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
   flash::check_device_supported(Tr::kSmemBytes);
+  // The rowsum pass first, so the GPU starts while the host encodes the tensor maps.
+  launch_helpers_before<T>(params, stream);
   flash::Sm90BackwardParams sp;
   sp.p = params;
   using flash::make_attention_tensor_map;
@@ -87,7 +92,6 @@ void launch_backward_sm90(BackwardParams params, const FlashBackwardArgs& args,
                                    {64, Tr::kBlockN, CU_TENSOR_MAP_SWIZZLE_128B});
   sp.dq_accum = flash::make_dq_accum_map(params.dq_accum, shape.head_dim, shape.seq_q,
                                          shape.batch * shape.heads, Tr::kDqBoxRows);
-  launch_helpers_before<T>(params, stream);
   const auto blocks = static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads);
   flash::launch_kernel(flash::flash_backward_sm90_kernel<T, kHeadDim>, blocks, Tr::kThreads,
                        Tr::kSmemBytes, stream, sp, "flash_backward_sm90_kernel");
@@ -161,6 +165,9 @@ void flash_backward_cuda(const FlashBackwardArgs& args, cudaStream_t stream) {
   flash::check_view("dv", args.dv, args.dv_strides, shape, shape.seq_k);
   if (args.lse == nullptr) throw std::runtime_error("flash attention: lse is null");
   if (args.workspace == nullptr) throw std::runtime_error("flash attention: workspace is null");
+  if (reinterpret_cast<std::uintptr_t>(args.workspace) % 16 != 0) {
+    throw std::runtime_error("flash attention: workspace must be 16-byte aligned");
+  }
 
   const std::size_t bytes = flash::element_bytes(args.type);
   BackwardParams params;
@@ -188,14 +195,12 @@ void flash_backward_cuda(const FlashBackwardArgs& args, cudaStream_t stream) {
                         flash::allows_vector_access(args.d_o, args.d_o_strides, bytes) &&
                         flash::allows_vector_access(args.dk, args.dk_strides, bytes) &&
                         flash::allows_vector_access(args.dv, args.dv_strides, bytes);
+  // The helpers' 16-byte accesses (the workspace itself is read as float4 by the conversion).
+  params.helper_vectors = flash::allows_vector_access(args.o, args.o_strides, bytes) &&
+                          flash::allows_vector_access(args.d_o, args.d_o_strides, bytes);
+  params.dq_vectors = flash::allows_vector_access(args.dq, args.dq_strides, bytes);
   params.scale = args.softmax_scale;
   params.scale_log2 = args.softmax_scale * static_cast<float>(M_LOG2E);
-
-  // The dQ accumulator must start at zero; D is fully written by the rowsum kernel.
-  const auto workspace_bytes =
-      static_cast<std::size_t>(flash_backward_workspace_floats(shape)) * sizeof(float);
-  flash::check_cuda(cudaMemsetAsync(args.workspace, 0, workspace_bytes, stream),
-                    "cudaMemsetAsync of the backward workspace");
 
   if (sm90_backward_applies(args)) {
     const bool launched = args.type == ElementType::f16

@@ -43,7 +43,7 @@ struct ForwardParams {
 struct BackwardParams {
   TensorView q, k, v, o, d_o, dq, dk, dv;
   const float* lse = nullptr;
-  float* dq_accum = nullptr;  // (batch * heads, seq_q, head_dim) fp32, zeroed
+  float* dq_accum = nullptr;  // (batch * heads, seq_q, head_dim) fp32, 16-byte aligned
   float* d_rowsum = nullptr;  // (batch * heads, seq_q): rowsum(dO * O)
   int heads = 1;
   int seq_q = 1;
@@ -53,6 +53,8 @@ struct BackwardParams {
   int64_t rows = 1;   // batch * heads * seq_q
   bool causal = false;
   bool vector_loads = true;
+  bool helper_vectors = false;  // O and dO rows allow 16-byte loads (rowsum kernel)
+  bool dq_vectors = false;      // dQ allows 16-byte stores (conversion kernel)
   float scale = 1.f;
   float scale_log2 = 1.f;
 };

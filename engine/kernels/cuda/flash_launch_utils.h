@@ -7,6 +7,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -70,20 +71,30 @@ inline TensorView make_view(const void* data, const Strides& strides) {
   return view;
 }
 
-// The kernels use mma.sync/ldmatrix/cp.async (sm_80+); refuse older devices up front.
+// The kernels use mma.sync/ldmatrix/cp.async (sm_80+); refuse older devices up front. The two
+// attributes are queried once per device: this runs before every launch.
 inline void check_device_supported(std::size_t largest_smem) {
   int device = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  int major = 0;
-  check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
-             "cudaDeviceGetAttribute(compute capability)");
+  constexpr int kCachedDevices = 64;
+  static std::atomic<int> cached_major[kCachedDevices], cached_optin[kCachedDevices];  // 0: unknown
+  const bool cacheable = device >= 0 && device < kCachedDevices;
+  int major = cacheable ? cached_major[device].load(std::memory_order_relaxed) : 0;
+  int optin = cacheable ? cached_optin[device].load(std::memory_order_relaxed) : 0;
+  if (major == 0 || optin == 0) {
+    check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
+               "cudaDeviceGetAttribute(compute capability)");
+    check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+               "cudaDeviceGetAttribute(max shared memory per block)");
+    if (cacheable) {
+      cached_major[device].store(major, std::memory_order_relaxed);
+      cached_optin[device].store(optin, std::memory_order_relaxed);
+    }
+  }
   if (major < 8) {
     throw std::runtime_error("flash attention: the flash kernels need compute capability 8.0 "
                              "or newer (device has " + std::to_string(major) + ".x)");
   }
-  int optin = 0;
-  check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
-             "cudaDeviceGetAttribute(max shared memory per block)");
   if (static_cast<std::size_t>(optin) < largest_smem) {
     throw std::runtime_error("flash attention: kernel needs " + std::to_string(largest_smem) +
                              " bytes of shared memory per block, device allows " +
