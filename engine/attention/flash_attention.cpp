@@ -18,11 +18,21 @@ std::string shape_text(const at::Tensor& t) {
   return text + ")";
 }
 
+// The forward on inputs check_flash_inputs has passed.
+FlashForwardResult forward_checked(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal) {
+  if (q.is_cuda()) {
+#ifdef STEPSCOPE_WITH_CUDA
+    return flash_forward_gpu(q, k, v, causal);
+#endif
+  }
+  return flash_reference_forward(q, k, v, causal);
+}
+
 class FlashAttentionFunction : public torch::autograd::Function<FlashAttentionFunction> {
  public:
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& q, const at::Tensor& k,
                             const at::Tensor& v, bool causal) {
-    auto result = flash_forward(q, k, v, causal);
+    auto result = forward_checked(q, k, v, causal);
     ctx->save_for_backward({q, k, v, result.o, result.lse});
     ctx->saved_data["causal"] = causal;
     return result.o;
@@ -32,7 +42,7 @@ class FlashAttentionFunction : public torch::autograd::Function<FlashAttentionFu
                                                  torch::autograd::variable_list grad_outputs) {
     const auto saved = ctx->get_saved_variables();
     const bool causal = ctx->saved_data["causal"].toBool();
-    auto grads = flash_backward(saved[0], saved[1], saved[2], saved[3], grad_outputs[0].contiguous(), saved[4], causal);
+    auto grads = flash_backward(saved[0], saved[1], saved[2], saved[3], grad_outputs[0], saved[4], causal);
     return {grads.dq, grads.dk, grads.dv, at::Tensor()};
   }
 };
@@ -74,12 +84,7 @@ void check_flash_inputs(const at::Tensor& q, const at::Tensor& k, const at::Tens
 
 FlashForwardResult flash_forward(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal) {
   check_flash_inputs(q, k, v);
-  if (q.is_cuda()) {
-#ifdef STEPSCOPE_WITH_CUDA
-    return flash_forward_gpu(q, k, v, causal);
-#endif
-  }
-  return flash_reference_forward(q, k, v, causal);
+  return forward_checked(q, k, v, causal);
 }
 
 FlashGradients flash_backward(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& o,

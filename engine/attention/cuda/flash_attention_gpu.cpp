@@ -56,7 +56,9 @@ FlashForwardResult flash_forward_gpu(const at::Tensor& q_in, const at::Tensor& k
                                      bool causal) {
   const c10::cuda::CUDAGuard guard(q_in.device());
   const auto q = as_four_dims(q_in), k = as_four_dims(k_in), v = as_four_dims(v_in);
-  auto o = torch::empty(q.sizes(), q.options());
+  // O in (batch, seq, heads, d) memory order, as LibTorch's fused kernels write it: the model's
+  // transpose(1, 2).reshape of O is then a view, and dO comes back in the same order.
+  auto o = torch::empty({q.size(0), q.size(2), q.size(1), q.size(3)}, q.options()).transpose(1, 2);
   auto lse = torch::empty({q.size(0), q.size(1), q.size(2)}, q.options().dtype(torch::kFloat32));
   kernels::FlashForwardArgs args;
   set_inputs(args, q, k, v, causal);
@@ -74,8 +76,8 @@ FlashGradients flash_backward_gpu(const at::Tensor& q_in, const at::Tensor& k_in
   const auto q = as_four_dims(q_in), k = as_four_dims(k_in), v = as_four_dims(v_in);
   const auto o = as_four_dims(o_in), d_o = as_four_dims(d_o_in.to(q_in.scalar_type()));
   const auto lse = (lse_in.dim() == 2 ? lse_in.unsqueeze(1) : lse_in).contiguous();
-  auto dq = torch::empty(q.sizes(), q.options()), dk = torch::empty(k.sizes(), k.options()),
-       dv = torch::empty(v.sizes(), v.options());
+  // Gradients in their inputs' memory order, so autograd's views back to the inputs copy nothing.
+  auto dq = torch::empty_like(q), dk = torch::empty_like(k), dv = torch::empty_like(v);
   const auto shape = shape_of(q, k, causal);
   auto workspace = torch::empty({kernels::flash_backward_workspace_floats(shape)}, q.options().dtype(torch::kFloat32));
   kernels::FlashBackwardArgs args;
