@@ -64,12 +64,16 @@ mkdir -p "$OUT/m"
 timeout 150 $cli bench --model small --context 1024,4096 --batch 4 --attention naive,sdpa,flash --precision bf16 \
   --mode train --device cuda --profile kernels,memory --warmup 3 --steps 10 --quiet --csv "$OUT/m/model_attention.csv"
 echo "exit $?" | tee -a "$OUT/summary.txt"
+ls -la "$OUT/m" | head -40 >>"$OUT/summary.txt"
 python3 - "$OUT/m" <<'PY' | tee -a "$OUT/summary.txt"
 import csv, glob, os, sys
 d = sys.argv[1]
 for r in csv.DictReader(open(os.path.join(d, "model_attention.csv"))):
     print("model", r.get("attention"), "ctx", r.get("context"), r.get("status"), "step ms", r.get("total_mean_ms"),
           "peak", r.get("peak_memory_bytes") or r.get("peak_allocated_bytes"))
+for f in sorted(glob.glob(os.path.join(d, "*4096*kernel*.csv"))):
+    rows = list(csv.reader(open(f)))
+    print(os.path.basename(f), "|", " / ".join(",".join(r[:4])[:90] for r in rows[:10]))
 for f in sorted(glob.glob(os.path.join(d, "*.categories.csv"))):
     rows = list(csv.DictReader(open(f)))
     att = [r for r in rows if "attention" in str(r.values()).lower()]
@@ -88,6 +92,9 @@ for name in ("leaderboard.csv", "sdpa_vs_flash.csv", "pytorch_attention.csv"):
               f"mem {f('mem_before_bwd_bytes')} err {f('max_abs_err'):.8} @{f('checked_seq')}")
 PY
 log "done"
-# Few files come back from a device call: everything in one archive beside the summary.
-tar czf /tmp/issue10-results.tgz -C "$OUT" --exclude=summary.txt . &&
+# Few files come back from a device call: the CSVs, JSON and logs under 2 MB in one archive
+# beside the summary (memory snapshots, traces and larger tables stay behind).
+(cd "$OUT" && find . -type f \( -name '*.csv' -o -name '*.json' -o -name '*.log' -o -name '*.txt' \) \
+   -size -2M -not -name summary.txt -not -name '*trace*' -print0 |
+   tar czf /tmp/issue10-results.tgz --null -T -) &&
   find "$OUT" -mindepth 1 -not -name summary.txt -delete && mv /tmp/issue10-results.tgz "$OUT/"
