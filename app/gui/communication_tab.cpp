@@ -1,23 +1,10 @@
 #include "gui/communication_tab.h"
 
-#include <QFileInfo>
-
-#include "cli/rank_launch.h"
 #include "experiments/collectives/collective_case.h"
 #include "experiments/collectives/collective_schema.h"
+#include "gui/local_ranks_experiment.h"
 
 namespace stepscope::gui {
-
-namespace {
-
-template <class Item, class Text>
-std::string joined(const std::vector<Item>& items, Text text) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ",") + text(item);
-  return out;
-}
-
-}  // namespace
 
 std::vector<std::string> allreduce_arguments(const CollectiveSweepSpec& spec) {
   return {"--backend", to_string(spec.base.backend),
@@ -64,44 +51,18 @@ bool CommunicationTab::start(const views::CommunicationRequest& request) {
     emit status(tr("Cannot run: %1").arg(QString::fromStdString(e.what())));
     return false;
   }
-  if (!QFileInfo(cli_program_).isExecutable()) {
-    emit status(tr("Cannot run: the workers need %1, which is missing").arg(cli_program_));
+  if (const auto missing = missing_worker(cli_program_)) {
+    emit status(*missing);
     return false;
   }
   view_->clear();
   view_->set_running(true);
   emit status(tr("Starting workers"));
-  const std::string program = cli_program_.toStdString();
-  const auto args = allreduce_arguments(request.spec);
-  const auto world_sizes = request.world_sizes;
   const QString label = QStringLiteral("collectives: %1 on %2").arg(
       QString::fromStdString(to_string(request.spec.base.backend)), QString::fromStdString(request.spec.base.device));
-  lab_.start(label, [program, args, world_sizes](ProgressSink*, const CancelFlag* cancel,
-                                                 const LabRun::TablePublisher& publish) {
-    const auto& schema = collective_schema();
-    precision::LabOutcome outcome;
-    outcome.table = schema::Table{schema.id, schema.columns(), {}};
-    for (int64_t n : world_sizes) {
-      const auto run = cli::run_on_local_ranks(
-          {program, "allreduce", args, static_cast<int>(n), std::chrono::seconds(60)}, {outcome.table},
-          [&](size_t, const std::vector<schema::Value>& row) {
-            outcome.table.rows.push_back(row);
-            publish(outcome.table);
-          },
-          nullptr, cancel);
-      if (run.outcome.status == dist::LaunchStatus::cancelled) {
-        outcome.status = RunStatus::cancelled;
-        outcome.message = "cancelled; " + std::to_string(outcome.table.rows.size()) + " row(s) kept";
-        break;
-      }
-      if (!run.outcome.ok()) {
-        outcome.status = RunStatus::failed;
-        outcome.message = std::to_string(n) + " ranks: " + run.outcome.message;
-        break;
-      }
-    }
-    return outcome;
-  });
+  const auto& schema = collective_schema();
+  lab_.start(label, local_ranks_experiment({cli_program_.toStdString(), "allreduce", allreduce_arguments(request.spec),
+                                            request.world_sizes, {schema.table({})}}));
   return true;
 }
 

@@ -1,24 +1,11 @@
 #include "gui/distributed_tab.h"
 
-#include <QFileInfo>
-
-#include "cli/rank_launch.h"
 #include "experiments/ddp/ddp_schema.h"
 #include "experiments/ddp/ddp_timeline_schema.h"
 #include "schema/value_format.h"
+#include "gui/local_ranks_experiment.h"
 
 namespace stepscope::gui {
-
-namespace {
-
-template <class Item, class Text>
-std::string joined(const std::vector<Item>& items, Text text) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ",") + text(item);
-  return out;
-}
-
-}  // namespace
 
 std::vector<std::string> ddp_arguments(const DdpSweepSpec& spec) {
   const DdpConfig& b = spec.base;
@@ -78,49 +65,23 @@ bool DistributedTab::start(const views::DistributedRequest& request) {
     emit status(tr("Cannot run: %1").arg(QString::fromStdString(e.what())));
     return false;
   }
-  if (!QFileInfo(cli_program_).isExecutable()) {
-    emit status(tr("Cannot run: the workers need %1, which is missing").arg(cli_program_));
+  if (const auto missing = missing_worker(cli_program_)) {
+    emit status(*missing);
     return false;
   }
   view_->clear();
   view_->set_running(true);
   emit status(tr("Starting workers"));
-  const std::string program = cli_program_.toStdString();
-  const auto args = ddp_arguments(request.spec);
-  const auto world_sizes = request.world_sizes;
   const QString label = QStringLiteral("ddp: %1 %2 on %3")
                             .arg(QString::fromStdString(request.spec.base.model.name),
                                  QString::fromStdString(to_string(request.spec.base.backend)),
                                  QString::fromStdString(request.spec.base.device));
-  lab_.start(label, [program, args, world_sizes](ProgressSink*, const CancelFlag* cancel,
-                                                 const LabRun::TablePublisher& publish) {
-    schema::Table ranks = ddp_schema().table({});
-    ranks.schema = "ddp.ranks";
-    std::vector<schema::Table> tables{ddp_schema().table({}), ranks, ddp_timeline_schema().table({})};
-    precision::LabOutcome outcome;
-    for (int64_t n : world_sizes) {
-      const auto run = cli::run_on_local_ranks(
-          {program, "ddp", args, static_cast<int>(n), std::chrono::seconds(120)}, tables,
-          [&](size_t t, const std::vector<schema::Value>& row) {
-            tables[t].rows.push_back(row);
-            if (t == 0) publish(tables[0]);
-          },
-          nullptr, cancel);
-      if (run.outcome.status == dist::LaunchStatus::cancelled) {
-        outcome.status = RunStatus::cancelled;
-        outcome.message = "cancelled; " + std::to_string(tables[0].rows.size()) + " row(s) kept";
-        break;
-      }
-      if (!run.outcome.ok()) {
-        outcome.status = RunStatus::failed;
-        outcome.message = std::to_string(n) + " ranks: " + run.outcome.message;
-        break;
-      }
-    }
-    outcome.table = tables[0];
-    outcome.side_tables = {tables[1], tables[2]};
-    return outcome;
-  });
+  schema::Table ranks = ddp_schema().table({});
+  ranks.schema = "ddp.ranks";
+  lab_.start(label, local_ranks_experiment({cli_program_.toStdString(), "ddp", ddp_arguments(request.spec),
+                                            request.world_sizes,
+                                            {ddp_schema().table({}), ranks, ddp_timeline_schema().table({})},
+                                            std::chrono::seconds(120)}));
   return true;
 }
 

@@ -192,18 +192,14 @@ void AttentionSweepForm::refresh() {
   QString error;
   std::string key;
   const auto s = spec(&error, &key);
-  error_->setText(s ? QString() : error);
-  error_->setVisible(!s.has_value());
-  const auto wrong = s ? std::vector<QWidget*>() : fields_for(key);
-  flag_fields(all_fields(), wrong, error);
-  run_->setEnabled(running_ || s.has_value());
+  show_form_check(error_, run_, all_fields(), s ? std::vector<QWidget*>() : fields_for(key), error, s.has_value(),
+                  running_);
 }
 
 void AttentionSweepForm::set_running(bool running) {
   running_ = running;
-  for (QWidget* w : all_fields()) w->setEnabled(!running);
+  show_form_running(all_fields(), run_, running);
   causal_->setEnabled(!running);
-  run_->setText(running ? tr("Cancel") : tr("Run"));
   refresh();
 }
 

@@ -170,8 +170,6 @@ void CommunicationView::refresh() {
   QString error;
   std::string key;
   const auto r = request(&error, &key);
-  error_->setText(r ? QString() : error);
-  error_->setVisible(!r.has_value());
   std::vector<QWidget*> wrong;
   if (!r) {
     if (key == "nproc") wrong = {world_sizes_};
@@ -182,14 +180,12 @@ void CommunicationView::refresh() {
     if (key == "iters") wrong = {iters_};
     if (key == "warmup") wrong = {warmup_};
   }
-  flag_fields(fields(), wrong, error);
-  run_->setEnabled(running_ || r.has_value());
+  show_form_check(error_, run_, fields(), wrong, error, r.has_value(), running_);
 }
 
 void CommunicationView::set_running(bool running) {
   running_ = running;
-  for (QWidget* w : fields()) w->setEnabled(!running);
-  run_->setText(running ? tr("Cancel") : tr("Run"));
+  show_form_running(fields(), run_, running);
   refresh();
 }
 

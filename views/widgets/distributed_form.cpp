@@ -181,18 +181,15 @@ void DistributedForm::refresh() {
   QString error;
   std::string key;
   const auto r = request(&error, &key);
-  error_->setText(r ? QString() : error);
-  error_->setVisible(!r.has_value());
-  flag_fields(all_fields(), r ? std::vector<QWidget*>() : fields_for(key), error);
+  show_form_check(error_, run_, all_fields(), r ? std::vector<QWidget*>() : fields_for(key), error, r.has_value(),
+                  running_);
   buckets_->setEnabled(!running_ && variant_box(dist::DdpVariant::bucketed)->isChecked());
-  run_->setEnabled(running_ || r.has_value());
 }
 
 void DistributedForm::set_running(bool running) {
   running_ = running;
-  for (QWidget* w : all_fields()) w->setEnabled(!running);
+  show_form_running(all_fields(), run_, running);
   check_->setEnabled(!running);
-  run_->setText(running ? tr("Cancel") : tr("Run"));
   refresh();
 }
 

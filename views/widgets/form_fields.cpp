@@ -1,5 +1,7 @@
 #include "widgets/form_fields.h"
 
+#include <QLabel>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QVariant>
 
@@ -47,6 +49,19 @@ std::vector<double> parse_number_list(const QString& text, const std::string& ke
     if (std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
   }
   return out;
+}
+
+void show_form_check(QLabel* error_line, QPushButton* run, const std::vector<QWidget*>& fields,
+                     const std::vector<QWidget*>& wrong, const QString& error, bool ok, bool running) {
+  error_line->setText(ok ? QString() : error);
+  error_line->setVisible(!ok);
+  flag_fields(fields, ok ? std::vector<QWidget*>() : wrong, error);
+  run->setEnabled(running || ok);
+}
+
+void show_form_running(const std::vector<QWidget*>& fields, QPushButton* run, bool running) {
+  for (QWidget* w : fields) w->setEnabled(!running);
+  run->setText(running ? QObject::tr("Cancel") : QObject::tr("Run"));
 }
 
 }  // namespace stepscope::views

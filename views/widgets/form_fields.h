@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+class QLabel;
+class QPushButton;
 class QSpinBox;
 class QWidget;
 
@@ -19,6 +21,13 @@ void set_help(QWidget* widget, const QString& tip);
 // Frames the `wrong` fields in red with `error` as their tooltip; the rest of `fields` get
 // their help back.
 void flag_fields(const std::vector<QWidget*>& fields, const std::vector<QWidget*>& wrong, const QString& error);
+// A form checked as it is typed: the error line shows `error` (hidden when `ok`), the `wrong`
+// fields are framed, and Run is enabled for a good request (always, as Cancel, while running).
+void show_form_check(QLabel* error_line, QPushButton* run, const std::vector<QWidget*>& fields,
+                     const std::vector<QWidget*>& wrong, const QString& error, bool ok, bool running);
+// While running the fields are disabled and the button reads Cancel; afterwards Run.
+void show_form_running(const std::vector<QWidget*>& fields, QPushButton* run, bool running);
+
 // A comma list of numbers in [low, high] (whole ones only when `whole`), repeats dropped:
 // "1, 10,100" -> {1, 10, 100}. Anything else throws ConfigError("<what>: '<item>' is not
 // <expected>", key), so the form frames the field of that key.
