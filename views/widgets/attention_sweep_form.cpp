@@ -75,18 +75,11 @@ AttentionSweepForm::AttentionSweepForm(QWidget* parent) : QWidget(parent) {
   device_ = new QComboBox;
   run_ = new QPushButton(tr("Run"));
   run_->setObjectName("attentionRunButton");
-  error_ = new QLabel;
-  error_->setStyleSheet(QStringLiteral("color: #b00020;"));
-  error_->setWordWrap(true);
-  error_->setVisible(false);
+  error_ = make_error_line();
 
   auto* grid = new QGridLayout(this);
   grid->setContentsMargins(0, 0, 0, 0);
-  int column = 0;
-  const auto add = [&](const QString& label, QWidget* w) {
-    grid->addWidget(new QLabel(label), 0, column);
-    grid->addWidget(w, 1, column++);
-  };
+  const auto add = [&](const QString& label, QWidget* w) { return add_labelled_column(grid, label, w); };
   auto* impls = new QWidget;
   impls->setLayout(impl_row);
   impl_row->setContentsMargins(0, 0, 0, 0);
@@ -103,8 +96,9 @@ AttentionSweepForm::AttentionSweepForm(QWidget* parent) : QWidget(parent) {
   add(tr("Warm-up"), warmup_);
   add(tr("Passes"), steps_);
   add(tr("Device"), device_);
-  grid->addWidget(run_, 1, column);
-  grid->addWidget(error_, 2, 0, 1, column + 1);
+  const int run_column = grid->columnCount();
+  grid->addWidget(run_, 1, run_column);
+  grid->addWidget(error_, 2, 0, 1, run_column + 1);
   grid->setColumnStretch(3, 1);
   grid->setColumnStretch(4, 2);
   set_devices({{"cpu", "CPU", -1}});

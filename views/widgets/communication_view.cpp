@@ -61,16 +61,10 @@ CommunicationView::CommunicationView(QWidget* parent) : ResultView(parent) {
   iters_ = help_spin(1, 100000, 20, tr("Measured iterations"));
   run_ = new QPushButton(tr("Run"));
   run_->setObjectName("communicationRunButton");
-  error_ = new QLabel;
-  error_->setStyleSheet(QStringLiteral("color: #b00020;"));
-  error_->setVisible(false);
+  error_ = make_error_line();
 
   auto* form = new QGridLayout;
-  int column = 0;
-  const auto add = [&](const QString& label, QWidget* w) {
-    form->addWidget(new QLabel(label), 0, column);
-    form->addWidget(w, 1, column++);
-  };
+  const auto add = [&](const QString& label, QWidget* w) { return add_labelled_column(form, label, w); };
   add(tr("Backend"), backend_);
   add(tr("Ranks"), world_sizes_);
   add(tr("Collectives"), check_row(kOps, std::size(kOps), ops_, CollectiveOp::all_reduce));
@@ -79,8 +73,9 @@ CommunicationView::CommunicationView(QWidget* parent) : ResultView(parent) {
   add(tr("Warm-up"), warmup_);
   add(tr("Iterations"), iters_);
   add(tr("Device"), device_);
-  form->addWidget(run_, 1, column);
-  form->addWidget(error_, 2, 0, 1, column + 1);
+  const int run_column = form->columnCount();
+  form->addWidget(run_, 1, run_column);
+  form->addWidget(error_, 2, 0, 1, run_column + 1);
   form->setColumnStretch(3, 1);
 
   model_ = new SchemaTableModel(collective_schema().columns(), this);

@@ -67,18 +67,11 @@ DistributedForm::DistributedForm(QWidget* parent) : QWidget(parent) {
                         "parameter difference"));
   run_ = new QPushButton(tr("Run"));
   run_->setObjectName("distributedRunButton");
-  error_ = new QLabel;
-  error_->setStyleSheet(QStringLiteral("color: #b00020;"));
-  error_->setWordWrap(true);
-  error_->setVisible(false);
+  error_ = make_error_line();
 
   auto* grid = new QGridLayout(this);
   grid->setContentsMargins(0, 0, 0, 0);
-  int column = 0;
-  const auto add = [&](const QString& label, QWidget* w) {
-    grid->addWidget(new QLabel(label), 0, column);
-    grid->addWidget(w, 1, column++);
-  };
+  const auto add = [&](const QString& label, QWidget* w) { return add_labelled_column(grid, label, w); };
   add(tr("Variants"), variant_row);
   add(tr("Buckets (MiB)"), buckets_);
   add(tr("Ranks"), world_sizes_);
@@ -91,8 +84,9 @@ DistributedForm::DistributedForm(QWidget* parent) : QWidget(parent) {
   add(tr("Steps"), steps_);
   add(tr("Device"), device_);
   add(QString(), check_);
-  grid->addWidget(run_, 1, column);
-  grid->addWidget(error_, 2, 0, 1, column + 1);
+  const int run_column = grid->columnCount();
+  grid->addWidget(run_, 1, run_column);
+  grid->addWidget(error_, 2, 0, 1, run_column + 1);
   set_devices({{"cpu", "CPU", -1}});
 
   for (QCheckBox* box : variants_) connect(box, &QCheckBox::toggled, this, &DistributedForm::refresh);

@@ -1,5 +1,6 @@
 #include "widgets/form_fields.h"
 
+#include <QGridLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
@@ -49,6 +50,23 @@ std::vector<double> parse_number_list(const QString& text, const std::string& ke
     if (std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
   }
   return out;
+}
+
+QLabel* make_error_line() {
+  auto* line = new QLabel;
+  line->setStyleSheet(QStringLiteral("color: #b00020;"));
+  line->setWordWrap(true);
+  line->setVisible(false);
+  return line;
+}
+
+int add_labelled_column(QGridLayout* grid, const QString& label, QWidget* field) {
+  // Row 1 holds the fields; its column count is the next free one (a label-less cell counts).
+  int column = 0;
+  while (grid->itemAtPosition(1, column) || grid->itemAtPosition(0, column)) ++column;
+  grid->addWidget(new QLabel(label), 0, column);
+  grid->addWidget(field, 1, column);
+  return column;
 }
 
 void show_form_check(QLabel* error_line, QPushButton* run, const std::vector<QWidget*>& fields,

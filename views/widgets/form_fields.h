@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+class QGridLayout;
 class QLabel;
 class QPushButton;
 class QSpinBox;
@@ -21,6 +22,11 @@ void set_help(QWidget* widget, const QString& tip);
 // Frames the `wrong` fields in red with `error` as their tooltip; the rest of `fields` get
 // their help back.
 void flag_fields(const std::vector<QWidget*>& fields, const std::vector<QWidget*>& wrong, const QString& error);
+// The red line under a form that says what is wrong; hidden until something is.
+QLabel* make_error_line();
+// Puts `field` under its `label` in the next column of rows 0 and 1 of `grid`; returns the column.
+int add_labelled_column(QGridLayout* grid, const QString& label, QWidget* field);
+
 // A form checked as it is typed: the error line shows `error` (hidden when `ok`), the `wrong`
 // fields are framed, and Run is enabled for a good request (always, as Cancel, while running).
 void show_form_check(QLabel* error_line, QPushButton* run, const std::vector<QWidget*>& fields,
