@@ -14,6 +14,7 @@
 #include "dist/c10d_communicator.h"
 #include "dist/launch_env.h"
 #include "dist/worker_launcher.h"
+#include "experiments/ddp/ddp_memory_schema.h"
 #include "experiments/ddp/ddp_schema.h"
 #include "experiments/ddp/ddp_sweep.h"
 #include "experiments/ddp/ddp_timeline_schema.h"
@@ -50,6 +51,10 @@ std::string ddp_usage() {
          "  --device D             cpu or cuda (each rank on GPU LOCAL_RANK) (default cpu)\n"
          "  --check                then train one process on the whole global batches in-process and report\n"
          "                         the largest parameter difference (fp32 on the CPU must be at most 1e-5)\n"
+         "  --profile-memory       record each rank's allocations: live bytes per category (parameters,\n"
+         "                         gradients, optimizer state, activations, ...) after initialisation and right\n"
+         "                         before and after the last measured step's optimizer step, in F's stem +\n"
+         "                         .memory.csv\n"
          "  --timeout S            seconds a rank may stay silent or a collective wait (default 60)\n"
          "  --csv F                write the table to F, rewritten after every row (default: stdout); each\n"
          "                         rank's own rows go to F's stem + .ranks.csv, the overlap picture (one step\n"
@@ -75,7 +80,7 @@ DdpOptions parse_options(const std::vector<std::string>& args) {
   const OptionReader options("ddp", args,
                              {"variant", "bucket-mb", "optimizer", "nproc", "backend", "model", "context", "batch", "precision",
                               "warmup", "steps", "seed", "device", "timeout", "csv", "json", "trace"},
-                             {"check", "quiet", "help", "worker-rows"});
+                             {"check", "profile-memory", "quiet", "help", "worker-rows"});
   DdpOptions o;
   DdpConfig& base = o.spec.base;
   if (options.has("variant")) {
@@ -111,6 +116,7 @@ DdpOptions parse_options(const std::vector<std::string>& args) {
   base.measured_steps = static_cast<int>(steps);
   base.seed = static_cast<uint64_t>(parse_integer("seed", options.get("seed", "0"), 0));
   base.check = options.has("check");
+  base.profile_memory = options.has("profile-memory");
   o.timeout_s = static_cast<int>(parse_integer("timeout", options.get("timeout", "60"), 1));
   o.outputs.csv = options.get("csv");
   if (o.outputs.csv == "-") o.outputs.csv.clear();
@@ -121,12 +127,12 @@ DdpOptions parse_options(const std::vector<std::string>& args) {
   return o;
 }
 
-enum DdpTable : size_t { kRows, kRankRows, kTimeline };
+enum DdpTable : size_t { kRows, kRankRows, kTimeline, kMemory };
 
 std::vector<schema::Table> ddp_tables() {
   schema::Table ranks = ddp_schema().table({});
   ranks.schema = "ddp.ranks";
-  return {ddp_schema().table({}), ranks, ddp_timeline_schema().table({})};
+  return {ddp_schema().table({}), ranks, ddp_timeline_schema().table({}), ddp_memory_schema().table({})};
 }
 
 bool row_failed(const DdpResult& r) {
@@ -159,7 +165,10 @@ int run_as_rank(const dist::TorchrunEnv& env, const DdpOptions& o, std::ostream&
                 [&](const DdpRowSet& set) {
                   failed = failed || row_failed(set.combined);
                   // Side rows first: a launcher rewrites its files when the main row arrives.
-                  for (const auto& r : set.per_rank) writer.add(kRankRows, ddp_schema().values(r));
+                  for (const auto& r : set.per_rank) {
+                    writer.add(kRankRows, ddp_schema().values(r));
+                    for (const auto& m : memory_rows(r)) writer.add(kMemory, ddp_memory_schema().values(m));
+                  }
                   for (const auto& t : set.timelines) {
                     for (const auto& row : timeline_rows(t)) {
                       writer.add(kTimeline, ddp_timeline_schema().values(row));

@@ -1,5 +1,6 @@
 #include "gui/distributed_tab.h"
 
+#include "experiments/ddp/ddp_memory_schema.h"
 #include "experiments/ddp/ddp_schema.h"
 #include "experiments/ddp/ddp_timeline_schema.h"
 #include "schema/value_format.h"
@@ -80,7 +81,8 @@ bool DistributedTab::start(const views::DistributedRequest& request) {
   ranks.schema = "ddp.ranks";
   lab_.start(label, local_ranks_experiment({cli_program_.toStdString(), "ddp", ddp_arguments(request.spec),
                                             request.world_sizes,
-                                            {ddp_schema().table({}), ranks, ddp_timeline_schema().table({})},
+                                            {ddp_schema().table({}), ranks, ddp_timeline_schema().table({}),
+                                             ddp_memory_schema().table({})},
                                             std::chrono::seconds(120)}));
   return true;
 }

@@ -9,6 +9,8 @@ inline constexpr const char* kStep = "step";
 inline constexpr const char* kForward = "forward";
 inline constexpr const char* kBackward = "backward";
 inline constexpr const char* kOptimizerStep = "optimizer step";
+// DDP: the model, gradient buffers and optimizer built, before the first step.
+inline constexpr const char* kModelReady = "model ready";
 // DDP: from backward's end until every gradient is the ranks' mean.
 inline constexpr const char* kGradientSync = "gradient sync";
 // Where a kernel's name follows the phase it ran in, in the DDP overlap picture: "backward: ...".

@@ -1,6 +1,6 @@
 // The Distributed tab with real workers: its Run starts local Gloo ranks of stepscope-cli, fills
 // the DDP table, the step breakdown and the overlap picture of every rank, and keeps the run (all
-// three tables) in the history; an all-reduce table from the Communication tab brings the bucket
+// four tables) in the history; an all-reduce table from the Communication tab brings the bucket
 // overhead model; a missing worker binary is said, not crashed on.
 #include <QCheckBox>
 #include <QComboBox>
@@ -76,7 +76,7 @@ class DistributedTabTest : public QObject {
     QCOMPARE(history.runs().size(), size_t{1});
     const auto record = history.load(history.runs()[0].id, &error);
     QVERIFY2(record, qPrintable(error));
-    QCOMPARE(record->tables.size(), size_t{3});
+    QCOMPARE(record->tables.size(), size_t{4});  // rows, each rank's, the picture, memory (empty here)
 
     tab.set_collectives(collective_rows());
     QVERIFY2(view.reading().contains("bucket* = s/n_b* = sqrt(s*w*o)"), qPrintable(view.reading()));

@@ -33,6 +33,11 @@ class BucketedSync final : public GradientSync {
     }
   }
   DdpVariant variant() const override { return DdpVariant::bucketed; }
+  std::vector<at::Tensor> buffers() const override {
+    std::vector<at::Tensor> out;
+    for (const auto& b : buckets_) out.push_back(b.buffer);
+    return out;
+  }
 
  protected:
   void complete() override {

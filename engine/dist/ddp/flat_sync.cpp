@@ -21,6 +21,7 @@ class FlatSync final : public GradientSync {
     }
   }
   DdpVariant variant() const override { return DdpVariant::flat; }
+  std::vector<at::Tensor> buffers() const override { return {buffer_}; }
 
  protected:
   void complete() override {

@@ -69,6 +69,9 @@ void GradientSync::begin_step() {
 SyncTimings GradientSync::finish() {
   const auto start = Clock::now();
   complete();
+  if (scatters()) {
+    for (auto& p : parameters_) p.mutable_grad() = at::Tensor();
+  }
   if (synchronize_) synchronize_();
   std::lock_guard<std::mutex> lock(step_mutex_);
   // Hooks start units in the order backward reaches them; the optimizer's state follows units.

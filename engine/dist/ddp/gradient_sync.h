@@ -66,8 +66,11 @@ class GradientSync {
   const std::vector<at::Tensor>& parameters() const { return parameters_; }
 
   GradientReduction reduction() const { return reduction_; }
+  // The buffers the variant keeps gradients in (flat buffer, buckets, copies in flight), for
+  // the memory profiler's labels.
+  virtual std::vector<at::Tensor> buffers() const { return {}; }
   // With reduce_scatter, after finish(): this rank's shard of every unit, by unit; the
-  // parameters' own gradients are then left unreduced.
+  // parameters' own gradients are dropped (their memory is what ZeRO-1 saves).
   const std::vector<GradientShard>& shards() const { return shards_; }
 
   // From the next begin_step() on, records every collective's span (off by default: the

@@ -28,6 +28,14 @@ int64_t moment_bytes(const AdamW& optimizer) {
   return bytes;
 }
 
+void append_moments(const AdamW& optimizer, std::vector<at::Tensor>& out) {
+  for (size_t i = 0; i < optimizer.size(); ++i) {
+    for (const at::Tensor* m : {&optimizer.first_moment(i), &optimizer.second_moment(i)}) {
+      if (m->defined()) out.push_back(*m);
+    }
+  }
+}
+
 }  // namespace detail
 
 std::unique_ptr<DistributedOptimizer> make_distributed_optimizer(OptimizerSharding sharding,

@@ -35,6 +35,8 @@ class DistributedOptimizer {
   virtual void add_param_group(ParameterGroup group) = 0;
   // Bytes of optimizer state this rank holds now (AdamW's moments).
   virtual int64_t state_bytes() const = 0;
+  // The tensors of that state (for the memory profiler's labels).
+  virtual std::vector<at::Tensor> state_tensors() const = 0;
 };
 
 // `all_parameters`: every parameter the gradient sync reduces, in its order (zero1 maps its

@@ -54,6 +54,12 @@ class ParameterShardedOptimizer final : public DistributedOptimizer {
     groups_.push_back(std::move(g));
   }
 
+  std::vector<at::Tensor> state_tensors() const override {
+    std::vector<at::Tensor> out;
+    for (const auto& group : groups_) append_moments(*group.mine, out);
+    return out;
+  }
+
   int64_t state_bytes() const override {
     int64_t bytes = 0;
     for (const auto& group : groups_) bytes += moment_bytes(*group.mine);

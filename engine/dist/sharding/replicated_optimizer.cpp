@@ -22,6 +22,12 @@ class ReplicatedOptimizer final : public DistributedOptimizer {
     groups_.push_back(std::make_unique<AdamW>(std::move(group.parameters), group.options));
   }
 
+  std::vector<at::Tensor> state_tensors() const override {
+    std::vector<at::Tensor> out;
+    for (const auto& group : groups_) append_moments(*group, out);
+    return out;
+  }
+
   int64_t state_bytes() const override {
     int64_t bytes = 0;
     for (const auto& group : groups_) bytes += moment_bytes(*group);

@@ -16,7 +16,8 @@ std::unique_ptr<DistributedOptimizer> make_zero1_optimizer(std::vector<at::Tenso
 // Throws std::invalid_argument for an undefined parameter or one already in `known` (which
 // gains the new ones).
 void check_new_parameters(const std::vector<at::Tensor>& parameters, std::unordered_set<const void*>& known);
-// The bytes of the moments `optimizer` allocated so far.
+// The bytes of the moments `optimizer` allocated so far, and those moments.
 int64_t moment_bytes(const AdamW& optimizer);
+void append_moments(const AdamW& optimizer, std::vector<at::Tensor>& out);
 
 }  // namespace stepscope::dist::detail

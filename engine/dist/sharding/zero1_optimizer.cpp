@@ -89,6 +89,12 @@ class Zero1Optimizer final : public DistributedOptimizer {
     groups_.push_back({group.options, 0});
   }
 
+  std::vector<at::Tensor> state_tensors() const override {
+    std::vector<at::Tensor> out;
+    for (const auto& [unit, moments] : moments_) out.insert(out.end(), {moments.m, moments.v});
+    return out;
+  }
+
   int64_t state_bytes() const override {
     int64_t bytes = 0;
     for (const auto& [unit, moments] : moments_) {

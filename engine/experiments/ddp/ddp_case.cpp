@@ -18,6 +18,8 @@
 #include "model/adamw.h"
 #include "model/loss.h"
 #include "model/transformer_lm.h"
+#include "profiling/allocation_recorder.h"
+#include "profiling/memory_timeline.h"
 #include "profiling/step_ranges.h"
 #include "runners/device_backend.h"
 #include "runners/training_step.h"
@@ -85,7 +87,7 @@ void DdpCase::check(DeviceBackend& backend) {
   }
 }
 
-void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* /*memory*/) {
+void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* memory) {
   backend_ = &backend;
   result_.device_name = backend.name();
   model_ = std::make_unique<Model>();
@@ -104,9 +106,27 @@ void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* /*m
   }
   const auto parameters = model_->module->parameters();
   optimizer_ = dist::make_distributed_optimizer(result_.config.optimizer, parameters, {{parameters, AdamWOptions()}}, comm_);
+  if (memory) {
+    label_memory(*memory);
+    memory->mark_phase(profiling::step_ranges::kModelReady);
+  }
 }
 
-DdpCase::StepTimes DdpCase::train_step(StepTimelineRecorder* picture) {
+void DdpCase::label_memory(profiling::AllocationRecorder& memory) const {
+  // Storage bases: flat and bucketed gradients are views into one buffer.
+  const auto label = [&](const at::Tensor& t, profiling::MemoryCategory category) {
+    if (t.defined() && t.has_storage()) memory.label(t.storage().data(), category);
+  };
+  for (const auto& p : model_->module->parameters()) {
+    label(p, profiling::MemoryCategory::parameter);
+    label(p.grad(), profiling::MemoryCategory::gradient);
+  }
+  for (const auto& shard : sync_->shards()) label(shard.gradient, profiling::MemoryCategory::gradient);
+  for (const auto& buffer : sync_->buffers()) label(buffer, profiling::MemoryCategory::gradient);
+  for (const auto& m : optimizer_->state_tensors()) label(m, profiling::MemoryCategory::optimizer_state);
+}
+
+DdpCase::StepTimes DdpCase::train_step(StepTimelineRecorder* picture, profiling::AllocationRecorder* memory) {
   const DdpConfig& c = result_.config;
   const Batch mine = shard(global_batch(c, steps_run_++), comm_.rank() * c.batch, c.batch, backend_->device());
   StepTimes t;
@@ -114,11 +134,14 @@ DdpCase::StepTimes DdpCase::train_step(StepTimelineRecorder* picture) {
   if (picture) picture->start();
   const auto start = Clock::now();
   auto mark = start;
-  const auto phase_done = [&](const char* name) {
+  // `name` ended; the memory record's band of `next` begins.
+  const auto phase_done = [&](const char* name, const char* next) {
     backend_->synchronize();
     if (picture) picture->phase_done(name);
+    if (memory) memory->mark_phase(next);
     return ms_since(mark);
   };
+  if (memory) memory->mark_phase(profiling::step_ranges::kForward);
   sync_->begin_step();
   at::Tensor loss;
   {
@@ -126,21 +149,24 @@ DdpCase::StepTimes DdpCase::train_step(StepTimelineRecorder* picture) {
     if (c.precision == Precision::bf16) autocast.emplace(backend_->device().type(), at::kBFloat16);
     loss = mean_cross_entropy(model_->module(mine.inputs), mine.targets);
   }
-  t.forward = phase_done(profiling::step_ranges::kForward);
+  t.forward = phase_done(profiling::step_ranges::kForward, profiling::step_ranges::kBackward);
   loss.backward();
-  t.backward = phase_done(profiling::step_ranges::kBackward);
+  t.backward = phase_done(profiling::step_ranges::kBackward, profiling::step_ranges::kGradientSync);
   const dist::SyncTimings sync = sync_->finish();
-  phase_done(profiling::step_ranges::kGradientSync);
+  phase_done(profiling::step_ranges::kGradientSync, profiling::step_ranges::kOptimizerStep);
   t.comm = sync.comm_ms;
   t.exposed = sync.exposed_ms;
   optimizer_->step(*sync_);
-  t.optimizer = phase_done(profiling::step_ranges::kOptimizerStep);
+  t.optimizer = phase_done(profiling::step_ranges::kOptimizerStep, profiling::step_ranges::kStepEnd);
+  if (memory) label_memory(*memory);  // gradients and (first step) optimizer state are new
   t.step = std::chrono::duration<double, std::milli>(mark - start).count();
   return t;
 }
 
 void DdpCase::run_step(const StepContext& step) {
-  const StepTimes t = train_step(nullptr);
+  if (step.memory) step.memory->set_step(step.index, step.warmup);
+  const StepTimes t = train_step(nullptr, step.memory);
+  if (step.memory) step.memory->set_step(-1, false);
   if (!step.warmup) steps_.push_back(t);
 }
 
@@ -149,7 +175,7 @@ void DdpCase::picture_step() {
   const bool gpu = backend_->device().is_cuda();
   StepTimelineRecorder recorder(gpu ? profiling::make_cupti_activity_source() : nullptr);
   sync_->record_collectives(!recorder.records_kernels());
-  train_step(&recorder);
+  train_step(&recorder, nullptr);
   sync_->record_collectives(false);
   for (const auto& span : sync_->take_collective_spans()) {
     recorder.add_collective("all_reduce " + std::to_string(span.index) + " (" + format_size(span.bytes) + ")",
@@ -208,9 +234,49 @@ void DdpCase::release() {
   initial_.clear();
 }
 
+namespace {
+
+// Live bytes per category where the band of `phase` in `step` begins (the last point before its
+// first event); nothing when the record has no such band.
+std::optional<profiling::CategoryBytes> bytes_at(const profiling::MemoryTimeline& t, const char* phase, int step) {
+  int32_t band = -1;
+  for (size_t b = 0; b < t.bands.size(); ++b) {
+    if (t.bands[b].phase == phase && t.bands[b].step == step) band = static_cast<int32_t>(b);
+  }
+  if (band < 0) return std::nullopt;
+  profiling::CategoryBytes bytes{};
+  for (const auto& point : t.points) {
+    if (point.band >= band) break;
+    bytes = point.bytes_by_category;
+  }
+  return bytes;
+}
+
+}  // namespace
+
+void DdpCase::read_memory(const profiling::AllocationLog& log) {
+  profiling::TimelineOptions options;
+  options.device = device_ordinal(result_.config.device);
+  const auto timeline = profiling::build_memory_timeline(log, options);
+  const int last = result_.config.warmup_steps + result_.config.measured_steps - 1;
+  const std::pair<const char*, int> where[] = {{profiling::step_ranges::kModelReady, -1},
+                                               {profiling::step_ranges::kOptimizerStep, last},
+                                               {profiling::step_ranges::kStepEnd, last}};
+  result_.memory.clear();
+  for (const auto& [phase, step] : where) {
+    const auto bytes = bytes_at(timeline, phase, step);
+    if (!bytes) {
+      result_.memory.clear();
+      return;
+    }
+    result_.memory.push_back(*bytes);
+  }
+}
+
 void DdpCase::finish(CaseEnd end) {
   result_.status = end.status;
   result_.message = end.message;
+  if (end.observation.allocation_log && end.status == RunStatus::ok) read_memory(*end.observation.allocation_log);
   if (steps_.empty() || end.status != RunStatus::ok) return;
   StepTimes sum;
   for (const auto& t : steps_) {
@@ -259,11 +325,19 @@ DdpRowSet combine_ranks(const DdpCase& done, dist::Communicator& comm, const c10
   const DdpResult& local = done.result();
   std::vector<double> mine{local.status == RunStatus::ok ? 0.0 : 1.0, static_cast<double>(local.optimizer_state_bytes)};
   for (Time time : kTimes) mine.push_back(local.*time);
+  // Memory per point and category, -1 where this rank has none (every rank sends as many).
+  const size_t memory_at = mine.size();
+  for (size_t p = 0; p < std::size(kDdpMemoryPoints); ++p) {
+    for (size_t k = 0; k < profiling::kMemoryCategoryCount; ++k) {
+      mine.push_back(p < local.memory.size() ? static_cast<double>(local.memory[p][k]) : -1.0);
+    }
+  }
   const auto all = dist::gather_numbers(comm, mine, device);
   DdpRowSet set;
   set.combined = local;
   set.combined.rank = -1;
   set.combined.optimizer_state_bytes = -1;
+  set.combined.memory.clear();  // per rank only
   for (size_t k = 0; k < std::size(kTimes); ++k) set.combined.*kTimes[k] = -1;
   bool other_failed = false;
   for (int r = 0; r < comm.size(); ++r) {
@@ -280,6 +354,16 @@ DdpRowSet combine_ranks(const DdpCase& done, dist::Communicator& comm, const c10
     for (size_t k = 0; k < std::size(kTimes); ++k) {
       row.*kTimes[k] = values[k + 2];
       set.combined.*kTimes[k] = std::max(set.combined.*kTimes[k], values[k + 2]);
+    }
+    row.memory.clear();
+    if (values[memory_at] >= 0) {
+      for (size_t p = 0; p < std::size(kDdpMemoryPoints); ++p) {
+        profiling::CategoryBytes bytes{};
+        for (size_t k = 0; k < bytes.size(); ++k) {
+          bytes[k] = static_cast<int64_t>(values[memory_at + p * profiling::kMemoryCategoryCount + k]);
+        }
+        row.memory.push_back(bytes);
+      }
     }
     set.per_rank.push_back(row);
   }

@@ -39,6 +39,7 @@ class DdpCase final : public ExperimentCase {
   std::string device() const override { return result_.config.device; }
   int warmup_steps() const override { return result_.config.warmup_steps; }
   int measured_steps() const override { return result_.config.measured_steps; }
+  ObserverSpec observers() const override { return {false, result_.config.profile_memory}; }
   void check(DeviceBackend& backend) override;
   void prepare(DeviceBackend& backend, profiling::AllocationRecorder* memory) override;
   void run_step(const StepContext& step) override;
@@ -57,7 +58,12 @@ class DdpCase final : public ExperimentCase {
   struct StepTimes {
     double step = 0, forward = 0, backward = 0, comm = 0, exposed = 0, optimizer = 0;
   };
-  StepTimes train_step(StepTimelineRecorder* picture);
+  StepTimes train_step(StepTimelineRecorder* picture, profiling::AllocationRecorder* memory);
+  // result_.memory from the record: the bytes at each DdpMemoryPoint of this rank.
+  void read_memory(const profiling::AllocationLog& log);
+  // What the memory timeline cannot tell from addresses alone: parameters, gradients (and the
+  // buffers they are views of), the optimizer's state.
+  void label_memory(profiling::AllocationRecorder& memory) const;
   void picture_step();
   double reference_difference();
 

@@ -34,6 +34,22 @@ void validate(const DdpConfig& c) {
   }
 }
 
+std::string to_string(DdpMemoryPoint point) {
+  switch (point) {
+    case DdpMemoryPoint::after_init: return "after_init";
+    case DdpMemoryPoint::before_optimizer_step: return "before_optimizer_step";
+    case DdpMemoryPoint::after_optimizer_step: return "after_optimizer_step";
+  }
+  return "after_init";
+}
+
+DdpMemoryPoint parse_ddp_memory_point(const std::string& text) {
+  for (DdpMemoryPoint p : kDdpMemoryPoints) {
+    if (text == to_string(p)) return p;
+  }
+  throw ConfigError("unknown memory point '" + text + "'", "point");
+}
+
 std::optional<double> check_tolerance(const DdpConfig& c) {
   if (c.precision == Precision::fp32 && c.device == "cpu") return 1e-5;
   return std::nullopt;

@@ -13,6 +13,7 @@
 #include "dist/sharding/optimizer_sharding.h"
 #include "experiments/collectives/collective_types.h"
 #include "model/model_config.h"
+#include "profiling/memory_timeline.h"
 #include "runners/bench_types.h"
 
 namespace stepscope {
@@ -32,6 +33,7 @@ struct DdpConfig {
   std::string device = "cpu";
   uint64_t seed = 0;
   bool check = false;  // after the measured steps, compare with one process
+  bool profile_memory = false;  // record allocations: memory by category at the DdpMemoryPoints
 };
 
 // The largest parameter difference --check accepts: 1e-5 in fp32 on the CPU (Gloo sums in a
@@ -45,6 +47,15 @@ void validate(const DdpConfig& config);
 std::string describe(const DdpConfig& config);
 int64_t bucket_bytes(const DdpConfig& config);
 
+// Where a rank's memory is read when profiled (the seeds' optimizer_state_sharding_accounting):
+// once the model, gradient buffers and optimizer exist, and in the last measured step right
+// before and right after the optimizer step.
+enum class DdpMemoryPoint { after_init, before_optimizer_step, after_optimizer_step };
+inline constexpr DdpMemoryPoint kDdpMemoryPoints[] = {DdpMemoryPoint::after_init, DdpMemoryPoint::before_optimizer_step,
+                                                      DdpMemoryPoint::after_optimizer_step};
+std::string to_string(DdpMemoryPoint point);
+DdpMemoryPoint parse_ddp_memory_point(const std::string& text);  // ConfigError("point")
+
 struct DdpResult {
   DdpConfig config;
   int rank = -1;  // a rank's own row; -1: the row of all ranks (each time the slowest rank's)
@@ -55,6 +66,8 @@ struct DdpResult {
   double step_ms = -1, forward_ms = -1, backward_ms = -1, comm_ms = -1, exposed_comm_ms = -1, optimizer_ms = -1;
   double max_param_diff = -1;  // < 0 when not checked
   int64_t optimizer_state_bytes = -1;  // AdamW's moments this rank holds (the row: the largest)
+  // With profile_memory: this rank's live bytes per category at each DdpMemoryPoint, in order.
+  std::vector<profiling::CategoryBytes> memory;
 };
 
 // What a DDP run covers: optimizers x variants x bucket sizes (bucketed only) around one base
