@@ -20,6 +20,7 @@
 #include "experiments/ddp/ddp_schema.h"
 #include "experiments/ddp/ddp_timeline_schema.h"
 #include "models/schema_table_model.h"
+#include "experiments/ddp/ddp_memory_schema.h"
 #include "widgets/distributed_view.h"
 
 using namespace stepscope;
@@ -245,9 +246,18 @@ class DistributedViewTest : public QObject {
   void namesTablesAndCharts() {
     DistributedView view;
     const auto tables = view.tables();
-    QCOMPARE(tables.size(), size_t{2});
+    QCOMPARE(tables.size(), size_t{3});
     QCOMPARE(tables[0].name, QStringLiteral("ddp"));
     QCOMPARE(tables[1].name, QStringLiteral("ddp_timeline"));
+    QCOMPARE(tables[2].name, QStringLiteral("ddp_memory"));
+    // A run's memory table shows under its own tab.
+    DdpResult rank;
+    rank.rank = 1;
+    rank.memory = {profiling::CategoryBytes{}, profiling::CategoryBytes{}, profiling::CategoryBytes{}};
+    rank.memory[1][profiling::category_index(profiling::MemoryCategory::optimizer_state)] = 4096;
+    view.show_tables({ddp_memory_schema().table(memory_rows(rank))});
+    QCOMPARE(view.memory_model().rowCount(), 3);
+    QCOMPARE(tables[2].model, static_cast<const QAbstractItemModel*>(&view.memory_model()));
     QCOMPARE(tables[0].model, static_cast<const QAbstractItemModel*>(&view.model()));
     const auto charts = view.charts();
     QCOMPARE(charts.size(), size_t{2});

@@ -16,6 +16,7 @@
 #include "experiments/collectives/collective_schema.h"
 #include "experiments/ddp/bucket_overhead_reading.h"
 #include "experiments/ddp/ddp_schema.h"
+#include "experiments/ddp/ddp_memory_schema.h"
 #include "experiments/ddp/ddp_timeline_schema.h"
 #include "models/schema_table_model.h"
 #include "widgets/result_table.h"
@@ -26,6 +27,7 @@ DistributedView::DistributedView(QWidget* parent) : ResultView(parent) {
   form_ = new DistributedForm;
   model_ = new SchemaTableModel(ddp_schema().columns(), this);
   timeline_model_ = new SchemaTableModel(ddp_timeline_schema().columns(), this);
+  memory_model_ = new SchemaTableModel(ddp_memory_schema().columns(), this);
   step_chart_ = new DdpStepChartView;
   timeline_ = new RankTimelineView;
   add_png_export_menu(step_chart_, QStringLiteral("ddp_step_breakdown"));
@@ -56,6 +58,7 @@ DistributedView::DistributedView(QWidget* parent) : ResultView(parent) {
   auto* tables = new QTabWidget;
   tables->addTab(new ResultTable(model_, QStringLiteral("ddp")), tr("DDP rows"));
   tables->addTab(new ResultTable(timeline_model_, QStringLiteral("ddp_timeline")), tr("Timeline spans"));
+  tables->addTab(new ResultTable(memory_model_, QStringLiteral("ddp_memory")), tr("Memory per rank"));
   auto* reading_box = new QGroupBox(tr("Bucket overhead model: n_b*o + (s/n_b)/w"));
   auto* reading_layout = new QVBoxLayout(reading_box);
   auto* scroll = new QScrollArea;
@@ -92,6 +95,7 @@ void DistributedView::set_running(bool running) { form_->set_running(running); }
 void DistributedView::clear() {
   model_->clear();
   timeline_model_->clear();
+  memory_model_->clear();
   collectives_ = collective_schema().table({});
   step_chart_->setData({});
   refill_row_selector();
@@ -108,6 +112,8 @@ void DistributedView::show_tables(const std::vector<schema::Table>& tables) {
     } else if (table.schema == ddp_timeline_schema().id) {
       timeline_model_->set_table(table);
       timeline = true;
+    } else if (table.schema == ddp_memory_schema().id) {
+      memory_model_->set_table(table);
     } else if (table.schema == collective_schema().id) {
       collectives_ = table;
       collectives = true;
@@ -155,7 +161,9 @@ void DistributedView::redraw_reading() {
 QString DistributedView::reading() const { return reading_->text(); }
 
 std::vector<NamedTable> DistributedView::tables() const {
-  return {{QStringLiteral("ddp"), model_}, {QStringLiteral("ddp_timeline"), timeline_model_}};
+  return {{QStringLiteral("ddp"), model_},
+          {QStringLiteral("ddp_timeline"), timeline_model_},
+          {QStringLiteral("ddp_memory"), memory_model_}};
 }
 
 std::vector<NamedChart> DistributedView::charts() const {

@@ -34,7 +34,7 @@ class DistributedView : public ResultView {
 
   void clear() override;
   void add_outcome(const RunOutcome&) override {}
-  // Takes the "ddp", "ddp.timeline" and "collective" tables among `tables` (others are left
+  // Takes the "ddp", "ddp.timeline", "ddp.memory" and "collective" tables among `tables` (others are left
   // alone, and a table not among them keeps what it showed): live as rows arrive, or a record's.
   void show_tables(const std::vector<schema::Table>& tables) override;
   std::vector<NamedTable> tables() const override;
@@ -42,6 +42,7 @@ class DistributedView : public ResultView {
 
   const SchemaTableModel& model() const { return *model_; }
   const SchemaTableModel& timeline_model() const { return *timeline_model_; }
+  const SchemaTableModel& memory_model() const { return *memory_model_; }
   const DdpStepChartView& step_chart() const { return *step_chart_; }
   const RankTimelineView& timeline() const { return *timeline_; }
   QComboBox* timeline_selector() const { return row_selector_; }
@@ -57,7 +58,7 @@ class DistributedView : public ResultView {
   void redraw_reading();
 
   DistributedForm* form_;
-  SchemaTableModel *model_, *timeline_model_;
+  SchemaTableModel *model_, *timeline_model_, *memory_model_;
   schema::Table collectives_;
   DdpStepChartView* step_chart_;
   RankTimelineView* timeline_;
