@@ -3,7 +3,7 @@
 # (b); /work/shared/seeds 004): 2 x 16384 x 53248 x 126 = 219,848,638,464 parameters; fp32
 # master weights, gradients and AdamW state: 16 B each = 3276 GiB, 41 GPUs of 80 GiB; bf16
 # activations 2 x 126 x (16384 + 53248) = 17,547,264 B per token; a 95 GiB device with half the
-# activations sharded needs N_FSDP > 34 (35), in GB (95e9 B) 38. And xl planned against one rank.
+# activations sharded needs N_FSDP > 34 (35), in GB (95e9 B) 38. Then planned against measured.
 # Usage: run_plan.sh CLI WORKDIR
 set -u
 cli=$1
@@ -27,4 +27,19 @@ grep -q '^master_weights,.*= 879 GB' xxl.csv || fail "formula beside the number:
 "$cli" plan --model xl --dp 2 --zero1 --quiet --json xl.json >/dev/null || fail "xl exited $?"
 [ "$(field optimizer_state_bytes xl.json)" = "$(field master_weights_bytes xl.json)" ] ||
   fail "zero1 x2: state $(field optimizer_state_bytes xl.json) vs weights $(field master_weights_bytes xl.json)"
+# Closed loop: for the presets a CPU runs in seconds, the planner's fp32 weights, gradients and
+# AdamW state equal what the memory profiler measures in a training step (each category's
+# highest live bytes; the CPU allocator adds no rounding to these tensors).
+for model in tiny mini; do
+  "$cli" bench --model $model --context 16 --batch 2 --mode train --warmup 1 --steps 1 --profile memory --quiet \
+    --csv bench_$model.csv >/dev/null || fail "bench $model exited $?"
+  "$cli" plan --model $model --quiet --json plan_$model.json >/dev/null || fail "plan $model exited $?"
+  measured=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    { for (k in want) if ($col[k] + 0 > best[k]) best[k] = $col[k] + 0 }
+    BEGIN { want["parameter (bytes)"]; want["gradient (bytes)"]; want["optimizer state (bytes)"] }
+    END { printf "%d %d %d", best["parameter (bytes)"], best["gradient (bytes)"], best["optimizer state (bytes)"] }' \
+    bench_$model.$model-ctx16-b2-fp32-train.memory_peaks.csv)
+  planned="$(field master_weights_bytes plan_$model.json) $(field gradients_bytes plan_$model.json) $(field optimizer_state_bytes plan_$model.json)"
+  [ "$measured" = "$planned" ] || fail "$model: measured $measured, planned $planned"
+done
 echo "PASS"
