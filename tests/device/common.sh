@@ -35,3 +35,16 @@ for r in (1, 2):
           f"peak {pa / 2**30:.3f} -> {pb / 2**30:.3f} GiB (ratio {pb / pa:.4f})")
 PY
 }
+
+# The CUDA build with the carried Debian packages (.deps-debs: GoogleTest, nlohmann-json), for
+# sm_90a; `targets` default to the command line and the GPU tests.
+build_with_deps() {
+  local targets=${*:-stepscope-cli stepscope_gpu_tests}
+  mkdir -p build/deps && for d in .deps-debs/*.deb; do dpkg -x "$d" build/deps; done
+  log "build"
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTEPSCOPE_DEPS_PREFIX="$PWD/build/deps/usr" \
+    -DSTEPSCOPE_CUDA_ARCHITECTURES=90a >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; return 1; }
+  grep -a "NCCL\|nccl" "$OUT/configure.log" | tee -a "$OUT/summary.txt"
+  cmake --build build --target $targets >"$OUT/build.log" 2>&1 ||
+    { grep -a -B2 -A12 "error" "$OUT/build.log" | head -80; return 1; }
+}

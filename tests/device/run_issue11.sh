@@ -17,13 +17,7 @@ gpus=$(nvidia-smi -L | wc -l)
 nvidia-smi topo -m >"$OUT/topo.txt" 2>&1
 log "$gpus GPU(s)"
 
-mkdir -p build/deps && for d in .deps-debs/*.deb; do dpkg -x "$d" build/deps; done
-log "build"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTEPSCOPE_DEPS_PREFIX="$PWD/build/deps/usr" \
-  -DSTEPSCOPE_CUDA_ARCHITECTURES=90a >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
-grep -a "NCCL\|nccl" "$OUT/configure.log" | tee -a "$OUT/summary.txt"
-cmake --build build --target stepscope-cli stepscope_gpu_tests >"$OUT/build.log" 2>&1 ||
-  { grep -a -B2 -A12 "error" "$OUT/build.log" | head -80; exit 1; }
+build_with_deps || exit 1
 log "GPU tests (distributed)"
 build/bin/stepscope_gpu_tests --gtest_filter='*Ddp*:*Nccl*:*Collective*' >"$OUT/gpu_tests.log" 2>&1
 grep -a -E "OK \]|FAILED|PASSED|Failure|SKIPPED" "$OUT/gpu_tests.log" | head -30 | tee -a "$OUT/summary.txt"
