@@ -209,10 +209,10 @@ class DistributedViewTest : public QObject {
 
     QCOMPARE(view.timeline_selector()->count(), 2);
     QCOMPARE(view.timeline_selector()->itemText(1), QStringLiteral("overlap x2"));
-    QCOMPARE(view.timeline().data().title, QStringLiteral("naive x2, measured step 0"));
+    QCOMPARE(view.timeline().data().title, QStringLiteral("naive x2, step 0 (recorded after the measured ones)"));
     QCOMPARE(view.timeline().data().lanes.size(), 4);
     view.timeline_selector()->setCurrentIndex(1);
-    QCOMPARE(view.timeline().data().title, QStringLiteral("overlap x2, measured step 0"));
+    QCOMPARE(view.timeline().data().title, QStringLiteral("overlap x2, step 0 (recorded after the measured ones)"));
     QCOMPARE(view.timeline().data().spans[3].start_ms, 4.0);  // rank 0's all-reduce, overlapping backward
 
     const QString reading = view.reading();

@@ -67,7 +67,7 @@ class RankTimelineTest : public QObject {
     const auto data = build_rank_timeline(table, timeline_row_keys(table)[0]);
     QVERIFY(data.message.isEmpty());
     QCOMPARE(data.lanes, (QStringList{"rank 0 compute", "rank 0 comm", "rank 1 compute", "rank 1 comm"}));
-    QCOMPARE(data.title, QStringLiteral("overlap x2, measured step 0"));
+    QCOMPARE(data.title, QStringLiteral("overlap x2, step 0 (recorded after the measured ones)"));
     QCOMPARE(data.spans.size(), size_t{9});  // step 1 left out
     QCOMPARE(data.end_ms, 10.0);
     QStringList order;

@@ -131,7 +131,7 @@ RankTimelineData build_rank_timeline(const schema::Table& table, const TimelineR
   std::stable_sort(data.spans.begin(), data.spans.end(), [](const auto& a, const auto& b) {
     return a.lane != b.lane ? a.lane < b.lane : a.start_ms < b.start_ms;
   });
-  data.title = QStringLiteral("%1, measured step %2").arg(key.label).arg(step);
+  data.title = QStringLiteral("%1, step %2 (recorded after the measured ones)").arg(key.label).arg(step);
   return data;
 }
 

@@ -27,7 +27,7 @@ struct TimelineSpan {
 struct RankStepTimeline {
   DdpConfig config;  // variant, bucket size, ranks
   int rank = 0;
-  int step = 0;  // the measured step shown (0-based among measured steps)
+  int step = 0;  // 0-based among measured steps: the measured count, one more step after them
   std::vector<TimelineSpan> spans;
 };
 

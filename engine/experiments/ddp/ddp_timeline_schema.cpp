@@ -38,7 +38,7 @@ schema::Schema<TimelineRow> make_schema() {
   f.push_back({Column{"rank", "Rank", ColumnKind::integer, ColumnRole::identity},
                [](const Row& r) { return Value(int64_t{r.rank}); },
                [](Row& r, const Value& v) { r.rank = static_cast<int>(integer(v)); }});
-  f.push_back({Column{"step", "Step", ColumnKind::integer, ColumnRole::identity, "Measured step shown"},
+  f.push_back({Column{"step", "Step", ColumnKind::integer, ColumnRole::identity, "The step shown: one more after the measured ones, outside their means"},
                [](const Row& r) { return Value(int64_t{r.step}); },
                [](Row& r, const Value& v) { r.step = static_cast<int>(integer(v)); }});
   f.push_back({Column{"lane", "Lane", ColumnKind::text, ColumnRole::identity, "compute or communication"},
