@@ -21,17 +21,19 @@ int track_of(TimelineLane lane) { return lane == TimelineLane::compute ? 1 : 2; 
 std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 // What names a DDP row: its configuration as the table's identity columns.
-std::tuple<int, double, int> row_key(const DdpConfig& c) {
-  return {static_cast<int>(c.variant), c.variant == dist::DdpVariant::bucketed ? c.bucket_mb : 0.0, c.ranks};
+using RowKey = std::tuple<int, double, int, int>;
+RowKey row_key(const DdpConfig& c) {
+  return {static_cast<int>(c.variant), c.variant == dist::DdpVariant::bucketed ? c.bucket_mb : 0.0,
+          static_cast<int>(c.optimizer), c.ranks};
 }
 
 }  // namespace
 
 void write_timeline_trace(std::ostream& out, const std::vector<TimelineRow>& rows) {
   // DDP rows in first-seen order, each with its length (the longest rank's last end).
-  std::vector<std::tuple<int, double, int>> order;
-  std::map<std::tuple<int, double, int>, double> length;
-  std::map<std::tuple<int, double, int>, DdpConfig> config;
+  std::vector<RowKey> order;
+  std::map<RowKey, double> length;
+  std::map<RowKey, DdpConfig> config;
   std::set<int> ranks;
   for (const auto& r : rows) {
     const auto key = row_key(r.config);
@@ -43,7 +45,7 @@ void write_timeline_trace(std::ostream& out, const std::vector<TimelineRow>& row
     length[key] = std::max(length[key], r.span.end_ms);
     ranks.insert(r.rank);
   }
-  std::map<std::tuple<int, double, int>, double> offset;
+  std::map<RowKey, double> offset;
   double at = 0;
   for (const auto& key : order) {
     offset[key] = at;

@@ -28,7 +28,8 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 # The picture: both ranks, every variant, compute phases and communication spans.
 for lane in compute communication; do
   for rank in 0 1; do
-    [ "$(awk -F, -v l=$lane -v r=$rank 'NR > 1 && $6 == l && $4 == r { print $1 }' out.timeline.csv | sort -u | wc -l)" = 4 ] ||
+    [ "$(awk -F, -v l=$lane -v r=$rank 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+           $col["lane"] == l && $col["rank"] == r { print $1 }' out.timeline.csv | sort -u | wc -l)" = 4 ] ||
       fail "timeline lacks $lane spans of rank $rank for some variant: $(head -5 out.timeline.csv)"
   done
 done

@@ -62,6 +62,19 @@ class RankTimelineTest : public QObject {
     QCOMPARE(keys[1].label, QStringLiteral("bucketed 10 MiB x2"));
   }
 
+  void optimizersOfOneVariantAreTwoRows() {
+    std::vector<TimelineRow> rows;
+    auto zero1 = row_config(dist::DdpVariant::overlap);
+    zero1.optimizer = dist::OptimizerSharding::zero1;
+    add(rows, row_config(dist::DdpVariant::overlap), 0, 0, {span(kCompute, "forward", 0, 1)});
+    add(rows, zero1, 0, 0, {span(kCompute, "forward", 0, 2)});
+    const auto table = ddp_timeline_schema().table(rows);
+    const auto keys = timeline_row_keys(table);
+    QCOMPARE(keys.size(), size_t{2});
+    QCOMPARE(keys[1].label, QStringLiteral("overlap zero1 x2"));
+    QCOMPARE(build_rank_timeline(table, keys[1]).end_ms, 2.0);
+  }
+
   void spansGoToTheirLaneInOrder() {
     const auto table = two_rows_table();
     const auto data = build_rank_timeline(table, timeline_row_keys(table)[0]);

@@ -26,6 +26,9 @@ QString ddp_row_label(const DdpConfig& config) {
   if (config.variant == dist::DdpVariant::bucketed) {
     label += QStringLiteral(" %1 MiB").arg(QString::fromStdString(schema::exact_number(config.bucket_mb)));
   }
+  if (config.optimizer != dist::OptimizerSharding::none) {
+    label += QStringLiteral(" ") + QString::fromStdString(dist::to_string(config.optimizer));
+  }
   return label + QStringLiteral(" x%1").arg(config.ranks);
 }
 

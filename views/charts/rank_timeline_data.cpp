@@ -13,7 +13,7 @@ namespace stepscope::views {
 namespace {
 
 bool same_row(const DdpConfig& a, const DdpConfig& b) {
-  if (a.variant != b.variant || a.ranks != b.ranks) return false;
+  if (a.variant != b.variant || a.ranks != b.ranks || a.optimizer != b.optimizer) return false;
   return a.variant != dist::DdpVariant::bucketed || a.bucket_mb == b.bucket_mb;
 }
 

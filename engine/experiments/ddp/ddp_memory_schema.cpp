@@ -2,6 +2,8 @@
 
 #include <numeric>
 
+#include "experiments/ddp/ddp_row_fields.h"
+
 namespace stepscope {
 
 using schema::Column;
@@ -18,18 +20,7 @@ schema::Schema<DdpMemoryRow> make_schema() {
   using Row = DdpMemoryRow;
   schema::Schema<Row> s{"ddp.memory", {}};
   auto& f = s.fields;
-  f.push_back({Column{"variant", "Variant", ColumnKind::text, ColumnRole::identity},
-               [](const Row& r) { return Value(dist::to_string(r.config.variant)); },
-               [](Row& r, const Value& v) { r.config.variant = dist::parse_ddp_variant(schema::text_of(v)); }});
-  f.push_back({Column{"bucket_mb", "Bucket (MiB)", ColumnKind::real, ColumnRole::identity, "Bucketed only"},
-               [](const Row& r) { return value_if(r.config.variant == dist::DdpVariant::bucketed, r.config.bucket_mb); },
-               [](Row& r, const Value& v) { r.config.bucket_mb = schema::number_of(v).value_or(0); }});
-  f.push_back({Column{"optimizer", "Optimizer", ColumnKind::text, ColumnRole::identity},
-               [](const Row& r) { return Value(dist::to_string(r.config.optimizer)); },
-               [](Row& r, const Value& v) { r.config.optimizer = dist::parse_optimizer_sharding(schema::text_of(v)); }});
-  f.push_back({Column{"nproc", "Ranks", ColumnKind::integer, ColumnRole::identity},
-               [](const Row& r) { return Value(int64_t{r.config.ranks}); },
-               [](Row& r, const Value& v) { r.config.ranks = static_cast<int>(integer(v)); }});
+  add_ddp_row_fields(s);
   f.push_back({Column{"rank", "Rank", ColumnKind::integer, ColumnRole::identity},
                [](const Row& r) { return Value(int64_t{r.rank}); },
                [](Row& r, const Value& v) { r.rank = static_cast<int>(integer(v)); }});

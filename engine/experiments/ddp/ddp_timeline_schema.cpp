@@ -1,5 +1,6 @@
 #include "experiments/ddp/ddp_timeline_schema.h"
 
+#include "experiments/ddp/ddp_row_fields.h"
 #include "model/model_config.h"
 
 namespace stepscope {
@@ -26,15 +27,7 @@ schema::Schema<TimelineRow> make_schema() {
   using Row = TimelineRow;
   schema::Schema<Row> s{"ddp.timeline", {}};
   auto& f = s.fields;
-  f.push_back({Column{"variant", "Variant", ColumnKind::text, ColumnRole::identity},
-               [](const Row& r) { return Value(dist::to_string(r.config.variant)); },
-               [](Row& r, const Value& v) { r.config.variant = dist::parse_ddp_variant(schema::text_of(v)); }});
-  f.push_back({Column{"bucket_mb", "Bucket (MiB)", ColumnKind::real, ColumnRole::identity, "Bucketed only"},
-               [](const Row& r) { return value_if(r.config.variant == dist::DdpVariant::bucketed, r.config.bucket_mb); },
-               [](Row& r, const Value& v) { r.config.bucket_mb = schema::number_of(v).value_or(0); }});
-  f.push_back({Column{"nproc", "Ranks", ColumnKind::integer, ColumnRole::identity},
-               [](const Row& r) { return Value(int64_t{r.config.ranks}); },
-               [](Row& r, const Value& v) { r.config.ranks = static_cast<int>(integer(v)); }});
+  add_ddp_row_fields(s);
   f.push_back({Column{"rank", "Rank", ColumnKind::integer, ColumnRole::identity},
                [](const Row& r) { return Value(int64_t{r.rank}); },
                [](Row& r, const Value& v) { r.rank = static_cast<int>(integer(v)); }});

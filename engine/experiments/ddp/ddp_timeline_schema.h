@@ -1,5 +1,5 @@
 // The overlap picture as a table, so it travels like every result (worker rows, CSV, run
-// record, history): one row per span, keyed by the DDP row (variant, bucket_mb, nproc), the
+// record, history): one row per span, keyed by the DDP row (variant, bucket_mb, optimizer, nproc), the
 // rank and the step; lane (compute or communication), name, start_ms and end_ms from that
 // rank's step start.
 #pragma once

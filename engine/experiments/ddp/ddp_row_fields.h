@@ -1,0 +1,38 @@
+// The columns that name a DDP row in each of its tables (the rows, each rank's, the overlap
+// picture, memory per rank): variant, bucket_mb (bucketed only), optimizer, nproc. Declared once
+// for every row type with a DdpConfig `config`.
+#pragma once
+
+#include "experiments/ddp/ddp_types.h"
+#include "schema/schema.h"
+
+namespace stepscope {
+
+template <class Row>
+void add_ddp_row_fields(schema::Schema<Row>& s) {
+  using schema::Column;
+  using schema::ColumnKind;
+  using schema::ColumnRole;
+  using schema::Value;
+  auto& f = s.fields;
+  f.push_back({Column{"variant", "Variant", ColumnKind::text, ColumnRole::identity,
+                      "naive, flat, overlap or bucketed gradient synchronisation"},
+               [](const Row& r) { return Value(dist::to_string(r.config.variant)); },
+               [](Row& r, const Value& v) { r.config.variant = dist::parse_ddp_variant(schema::text_of(v)); }});
+  f.push_back({Column{"bucket_mb", "Bucket (MiB)", ColumnKind::real, ColumnRole::identity, "Bucketed only"},
+               [](const Row& r) {
+                 return schema::value_if(r.config.variant == dist::DdpVariant::bucketed, r.config.bucket_mb);
+               },
+               [](Row& r, const Value& v) { r.config.bucket_mb = schema::number_of(v).value_or(0); }});
+  f.push_back({Column{"optimizer", "Optimizer", ColumnKind::text, ColumnRole::identity,
+                      "adamw (state on every rank), sharded (whole parameters per rank) or zero1"},
+               [](const Row& r) { return Value(dist::to_string(r.config.optimizer)); },
+               [](Row& r, const Value& v) { r.config.optimizer = dist::parse_optimizer_sharding(schema::text_of(v)); }});
+  f.push_back({Column{"nproc", "Ranks", ColumnKind::integer, ColumnRole::identity},
+               [](const Row& r) { return Value(int64_t{r.config.ranks}); },
+               [](Row& r, const Value& v) {
+                 r.config.ranks = static_cast<int>(std::holds_alternative<int64_t>(v) ? std::get<int64_t>(v) : 0);
+               }});
+}
+
+}  // namespace stepscope
