@@ -3,7 +3,8 @@
 //   flash_kernel_check           every type x causal x supported head dim x shape; exit 1 on
 //                                any failure
 //   flash_kernel_check --small   one small case per type (for compute-sanitizer)
-//   flash_kernel_check --bench   forward/backward timings of the bf16 causal benchmark shapes
+//   flash_kernel_check --bench   forward/backward timings of the bf16 causal benchmark shapes, and
+//                                a forward timed as the sweep times it (after a backward, idle device)
 //   flash_kernel_check --filter TEXT   the cases whose line contains TEXT (e.g. "fastest bf16")
 #include "attention_reference_cpu.h"
 #include "flash_check_support.h"
@@ -319,6 +320,21 @@ void bench(KernelPath path, int64_t heads, int64_t seq, int64_t head_dim, bool c
   };
   const double fwd_ms = time_ms([&] { flash_forward_cuda(fwd, nullptr); });
   const double bwd_ms = time_ms([&] { flash_backward_cuda(bwd, nullptr); });
+  // The sweep's pattern: each forward starts on a device left idle after a backward, timed
+  // from an event recorded before its launch.
+  double fwd_after_bwd_ms = 0;
+  constexpr int kAfterReps = 10;
+  for (int i = 0; i < kAfterReps; ++i) {
+    flash_backward_cuda(bwd, nullptr);
+    check_cuda(cudaDeviceSynchronize(), "backward");
+    check_cuda(cudaEventRecord(start), "cudaEventRecord");
+    flash_forward_cuda(fwd, nullptr);
+    check_cuda(cudaEventRecord(stop), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0;
+    check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    fwd_after_bwd_ms += ms / kAfterReps;
+  }
   check_cuda(cudaDeviceSynchronize(), "kernels");
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
@@ -326,10 +342,10 @@ void bench(KernelPath path, int64_t heads, int64_t seq, int64_t head_dim, bool c
   const double fwd_flops = 4.0 * heads * static_cast<double>(seq) * seq * head_dim * (causal ? 0.5 : 1.0);
   const double bwd_flops = 2.5 * fwd_flops;
   std::printf("%-8s bf16 %s b=1 h=%lld s=%lld d=%lld | forward %.3f ms %.1f TFLOP/s | backward "
-              "%.3f ms %.1f TFLOP/s\n",
+              "%.3f ms %.1f TFLOP/s | forward after a backward %.3f ms\n",
               path_name(path), causal ? "causal" : "full", static_cast<long long>(heads),
               static_cast<long long>(seq), static_cast<long long>(head_dim), fwd_ms,
-              fwd_flops / fwd_ms * 1e-9, bwd_ms, bwd_flops / bwd_ms * 1e-9);
+              fwd_flops / fwd_ms * 1e-9, bwd_ms, bwd_flops / bwd_ms * 1e-9, fwd_after_bwd_ms);
 }
 
 }  // namespace
