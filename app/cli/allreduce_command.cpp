@@ -76,11 +76,7 @@ AllreduceOptions parse_options(const std::vector<std::string>& args) {
   base.warmup_iters = static_cast<int>(parse_integer("warmup", options.get("warmup", "5"), 0));
   base.iters = static_cast<int>(parse_integer("iters", options.get("iters", "20"), 1));
   o.timeout_s = static_cast<int>(parse_integer("timeout", options.get("timeout", "60"), 1));
-  o.outputs.csv = options.get("csv");
-  if (o.outputs.csv == "-") o.outputs.csv.clear();
-  o.outputs.json = options.get("json");
-  o.outputs.quiet = options.has("quiet");
-  o.outputs.worker_rows = options.has("worker-rows");
+  o.outputs = read_table_outputs(options);
   return o;
 }
 
@@ -121,10 +117,7 @@ int run_allreduce_command(const std::vector<std::string>& args, std::ostream& ou
   command.usage = allreduce_usage();
   command.parse = [&](const std::vector<std::string>& a) { o = parse_options(a); };
   command.nprocs = [&] { return o.nprocs; };
-  command.outputs = [&]() -> std::vector<std::pair<std::string, std::string>> {
-    if (o.outputs.worker_rows) return {};
-    return {{"--csv", o.outputs.csv.empty() ? "-" : o.outputs.csv}, {"--json", o.outputs.json}};
-  };
+  command.outputs = [&] { return output_files(o.outputs); };
   command.check = [&](int ranks) {
     for (const auto& c : expand(o.spec, ranks)) check_runnable(c);
   };

@@ -118,11 +118,7 @@ DdpOptions parse_options(const std::vector<std::string>& args) {
   base.check = options.has("check");
   base.profile_memory = options.has("profile-memory");
   o.timeout_s = static_cast<int>(parse_integer("timeout", options.get("timeout", "60"), 1));
-  o.outputs.csv = options.get("csv");
-  if (o.outputs.csv == "-") o.outputs.csv.clear();
-  o.outputs.json = options.get("json");
-  o.outputs.quiet = options.has("quiet");
-  o.outputs.worker_rows = options.has("worker-rows");
+  o.outputs = read_table_outputs(options);
   o.trace = options.get("trace");
   return o;
 }
@@ -194,9 +190,9 @@ int run_ddp_command(const std::vector<std::string>& args, std::ostream& out, std
   command.parse = [&](const std::vector<std::string>& a) { o = parse_options(a); };
   command.nprocs = [&] { return o.nprocs; };
   command.outputs = [&]() -> std::vector<std::pair<std::string, std::string>> {
-    if (o.outputs.worker_rows) return {};
-    std::vector<std::pair<std::string, std::string>> files{
-        {"--csv", o.outputs.csv.empty() ? "-" : o.outputs.csv}, {"--json", o.outputs.json}, {"--trace", o.trace}};
+    auto files = output_files(o.outputs);
+    if (files.empty()) return files;  // a worker writes no files
+    files.push_back({"--trace", o.trace});
     if (!o.outputs.csv.empty()) {
       for (const auto& t : ddp_tables()) {
         if (t.schema != "ddp") files.push_back({"--csv", side_csv_path(o.outputs.csv, t.schema)});

@@ -5,11 +5,27 @@
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "cli/console_table.h"
+#include "cli/option_reader.h"
 #include "cli/rank_launch.h"
 #include "io/run_record_json.h"
 #include "io/table_csv.h"
 
 namespace stepscope::cli {
+
+TableOutputs read_table_outputs(const OptionReader& options) {
+  TableOutputs o;
+  o.csv = options.get("csv");
+  if (o.csv == "-") o.csv.clear();
+  o.json = options.get("json");
+  o.quiet = options.has("quiet");
+  o.worker_rows = options.has("worker-rows");
+  return o;
+}
+
+std::vector<std::pair<std::string, std::string>> output_files(const TableOutputs& o) {
+  if (o.worker_rows) return {};
+  return {{"--csv", o.csv.empty() ? "-" : o.csv}, {"--json", o.json}};
+}
 
 std::string side_csv_path(const std::string& csv, const std::string& table_id) {
   const auto dot = table_id.find('.');

@@ -25,6 +25,13 @@ struct TableOutputs {
   bool worker_rows = false;  // this rank prints rows for a launcher
 };
 
+class OptionReader;
+
+// --csv (empty or "-": stdout), --json, --quiet and --worker-rows as a command read them.
+TableOutputs read_table_outputs(const OptionReader& options);
+// The files to check before a run: none for a worker, else --csv (or stdout) and --json.
+std::vector<std::pair<std::string, std::string>> output_files(const TableOutputs& outputs);
+
 // Where a side table goes beside `csv`: "r.csv" and "ddp.timeline" give "r.timeline.csv".
 std::string side_csv_path(const std::string& csv, const std::string& table_id);
 

@@ -15,6 +15,8 @@ using Value = std::variant<std::monostate, int64_t, double, std::string>;
 inline bool is_missing(const Value& value) { return std::holds_alternative<std::monostate>(value); }
 // The number in a numeric cell; nothing for missing or text cells.
 std::optional<double> number_of(const Value& value);
+// The integer a value holds; 0 for anything else (an empty cell, text, a real).
+int64_t integer_of(const Value& value);
 // The text of a text cell; "" otherwise.
 const std::string& text_of(const Value& value);
 

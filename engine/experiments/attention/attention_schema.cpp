@@ -22,17 +22,16 @@ schema::Schema<Row> make_attention_schema() {
                             std::function<void(Row&, const Value&)> set) {
     f.push_back({Column{key, label, kind, ColumnRole::identity}, std::move(get), std::move(set)});
   };
-  const auto integer = [](const Value& v) { return std::holds_alternative<int64_t>(v) ? std::get<int64_t>(v) : 0; };
   identity("impl", "Impl", ColumnKind::text, [](const Row& r) { return Value(to_string(r.config.impl)); },
            [](Row& r, const Value& v) { r.config.impl = parse_attention_impl(schema::text_of(v)); });
   identity("batch", "Batch", ColumnKind::integer, [](const Row& r) { return Value(r.config.batch); },
-           [integer](Row& r, const Value& v) { r.config.batch = integer(v); });
+           [](Row& r, const Value& v) { r.config.batch = schema::integer_of(v); });
   identity("heads", "Heads", ColumnKind::integer, [](const Row& r) { return Value(r.config.heads); },
-           [integer](Row& r, const Value& v) { r.config.heads = integer(v); });
+           [](Row& r, const Value& v) { r.config.heads = schema::integer_of(v); });
   identity("d", "d", ColumnKind::integer, [](const Row& r) { return Value(r.config.head_dim); },
-           [integer](Row& r, const Value& v) { r.config.head_dim = integer(v); });
+           [](Row& r, const Value& v) { r.config.head_dim = schema::integer_of(v); });
   identity("seq", "Seq", ColumnKind::integer, [](const Row& r) { return Value(r.config.seq); },
-           [integer](Row& r, const Value& v) { r.config.seq = integer(v); });
+           [](Row& r, const Value& v) { r.config.seq = schema::integer_of(v); });
   identity("precision", "Precision", ColumnKind::text, [](const Row& r) { return Value(to_string(r.config.precision)); },
            [](Row& r, const Value& v) { r.config.precision = parse_precision(schema::text_of(v)); });
   identity("causal", "Causal", ColumnKind::text, [](const Row& r) { return Value(std::string(r.config.causal ? "yes" : "no")); },

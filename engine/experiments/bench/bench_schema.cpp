@@ -13,7 +13,6 @@ namespace {
 
 using Row = BenchResult;
 
-int64_t integer(const Value& v) { return std::holds_alternative<int64_t>(v) ? std::get<int64_t>(v) : 0; }
 double real(const Value& v) { return schema::number_of(v).value_or(0.0); }
 const std::string& text(const Value& v) { return schema::text_of(v); }
 
@@ -21,7 +20,7 @@ const std::string& text(const Value& v) { return schema::text_of(v); }
 template <class At>
 Field<Row> integer_field(Column column, At at) {
   return {std::move(column), [at](const Row& r) { return Value(static_cast<int64_t>(at(const_cast<Row&>(r)))); },
-          [at](Row& r, const Value& v) { at(r) = static_cast<std::remove_reference_t<decltype(at(r))>>(integer(v)); }};
+          [at](Row& r, const Value& v) { at(r) = static_cast<std::remove_reference_t<decltype(at(r))>>(schema::integer_of(v)); }};
 }
 template <class At>
 Field<Row> text_field(Column column, At at) {
@@ -117,7 +116,7 @@ schema::Schema<Row> make_bench_schema() {
   f.push_back({Column{"peak_memory_bytes", "Peak memory", ColumnKind::bytes, ColumnRole::measure,
                       "Peak memory during the measured steps; shown in MiB, exported in bytes"},
                [](const Row& r) { return value_if(r.peak_memory_bytes >= 0, r.peak_memory_bytes); },
-               [](Row& r, const Value& v) { r.peak_memory_bytes = schema::is_missing(v) ? -1 : integer(v); }});
+               [](Row& r, const Value& v) { r.peak_memory_bytes = schema::is_missing(v) ? -1 : schema::integer_of(v); }});
   f.push_back(integer_field(detail("skipped_steps", "Skipped steps", ColumnKind::integer, "fp16 steps the loss scaler skipped"),
                             [](Row& r) -> int64_t& { return r.skipped_steps; }));
   f.push_back(text_field(Column{"message", "Message", ColumnKind::text, ColumnRole::note},

@@ -12,7 +12,6 @@ using Row = CollectiveResult;
 namespace {
 
 bool measured(const Row& r) { return r.status == RunStatus::ok && r.time_us > 0; }
-int64_t integer(const Value& v) { return std::holds_alternative<int64_t>(v) ? std::get<int64_t>(v) : 0; }
 
 schema::Schema<Row> make_collective_schema() {
   schema::Schema<Row> s{"collective", {}};
@@ -25,10 +24,10 @@ schema::Schema<Row> make_collective_schema() {
                [](Row& r, const Value& v) { r.config.backend = parse_comm_backend(schema::text_of(v)); }});
   f.push_back({Column{"nproc", "Ranks", ColumnKind::integer, ColumnRole::identity},
                [](const Row& r) { return Value(int64_t{r.config.ranks}); },
-               [](Row& r, const Value& v) { r.config.ranks = static_cast<int>(integer(v)); }});
+               [](Row& r, const Value& v) { r.config.ranks = static_cast<int>(schema::integer_of(v)); }});
   f.push_back({Column{"size_bytes", "Size (B)", ColumnKind::integer, ColumnRole::identity, "nccl-tests' size in bytes: the full buffer"},
                [](const Row& r) { return Value(r.config.size_bytes); },
-               [](Row& r, const Value& v) { r.config.size_bytes = integer(v); }});
+               [](Row& r, const Value& v) { r.config.size_bytes = schema::integer_of(v); }});
   f.push_back({Column{"count", "Count", ColumnKind::integer, ColumnRole::measure, "Elements of the full buffer"},
                [](const Row& r) { return Value(r.count); }});
   f.push_back({Column{"type", "Type", ColumnKind::text, ColumnRole::identity},

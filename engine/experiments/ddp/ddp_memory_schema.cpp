@@ -14,7 +14,6 @@ using schema::value_if;
 
 namespace {
 
-int64_t integer(const Value& v) { return std::holds_alternative<int64_t>(v) ? std::get<int64_t>(v) : 0; }
 
 schema::Schema<DdpMemoryRow> make_schema() {
   using Row = DdpMemoryRow;
@@ -23,7 +22,7 @@ schema::Schema<DdpMemoryRow> make_schema() {
   add_ddp_row_fields(s);
   f.push_back({Column{"rank", "Rank", ColumnKind::integer, ColumnRole::identity},
                [](const Row& r) { return Value(int64_t{r.rank}); },
-               [](Row& r, const Value& v) { r.rank = static_cast<int>(integer(v)); }});
+               [](Row& r, const Value& v) { r.rank = static_cast<int>(schema::integer_of(v)); }});
   f.push_back({Column{"point", "When", ColumnKind::text, ColumnRole::identity,
                       "after_init, before_optimizer_step or after_optimizer_step (the last measured step)"},
                [](const Row& r) { return Value(to_string(r.point)); },
@@ -37,7 +36,7 @@ schema::Schema<DdpMemoryRow> make_schema() {
     for (char& c : key) c = c == ' ' ? '_' : c;
     f.push_back({Column{key, name, ColumnKind::bytes, ColumnRole::measure},
                  [k](const Row& r) { return Value(r.bytes[k]); },
-                 [k](Row& r, const Value& v) { r.bytes[k] = integer(v); }});
+                 [k](Row& r, const Value& v) { r.bytes[k] = schema::integer_of(v); }});
   }
   return s;
 }

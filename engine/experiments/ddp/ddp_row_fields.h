@@ -30,9 +30,7 @@ void add_ddp_row_fields(schema::Schema<Row>& s) {
                [](Row& r, const Value& v) { r.config.optimizer = dist::parse_optimizer_sharding(schema::text_of(v)); }});
   f.push_back({Column{"nproc", "Ranks", ColumnKind::integer, ColumnRole::identity},
                [](const Row& r) { return Value(int64_t{r.config.ranks}); },
-               [](Row& r, const Value& v) {
-                 r.config.ranks = static_cast<int>(std::holds_alternative<int64_t>(v) ? std::get<int64_t>(v) : 0);
-               }});
+               [](Row& r, const Value& v) { r.config.ranks = static_cast<int>(schema::integer_of(v)); }});
 }
 
 }  // namespace stepscope

@@ -14,7 +14,6 @@ using Row = DdpResult;
 namespace {
 
 bool measured(const Row& r) { return r.status == RunStatus::ok && r.step_ms >= 0; }
-int64_t integer(const Value& v) { return std::holds_alternative<int64_t>(v) ? std::get<int64_t>(v) : 0; }
 
 using Time = double Row::*;
 
@@ -30,7 +29,7 @@ schema::Schema<Row> make_ddp_schema() {
   f.push_back({Column{"rank", "Rank", ColumnKind::integer, ColumnRole::identity,
                       "A rank's own times; empty: the slowest rank's, per time"},
                [](const Row& r) { return value_if(r.rank >= 0, int64_t{r.rank}); },
-               [](Row& r, const Value& v) { r.rank = std::holds_alternative<int64_t>(v) ? static_cast<int>(integer(v)) : -1; }});
+               [](Row& r, const Value& v) { r.rank = std::holds_alternative<int64_t>(v) ? static_cast<int>(schema::integer_of(v)) : -1; }});
   f.push_back({Column{"backend", "Backend", ColumnKind::text, ColumnRole::identity},
                [](const Row& r) { return Value(to_string(r.config.backend)); },
                [](Row& r, const Value& v) { r.config.backend = parse_comm_backend(schema::text_of(v)); }});
@@ -38,10 +37,10 @@ schema::Schema<Row> make_ddp_schema() {
                [](const Row& r) { return Value(r.config.model.name); }});
   f.push_back({Column{"context", "Context", ColumnKind::integer, ColumnRole::identity},
                [](const Row& r) { return Value(r.config.context); },
-               [](Row& r, const Value& v) { r.config.context = integer(v); }});
+               [](Row& r, const Value& v) { r.config.context = schema::integer_of(v); }});
   f.push_back({Column{"batch", "Batch/rank", ColumnKind::integer, ColumnRole::identity, "Sequences per rank"},
                [](const Row& r) { return Value(r.config.batch); },
-               [](Row& r, const Value& v) { r.config.batch = integer(v); }});
+               [](Row& r, const Value& v) { r.config.batch = schema::integer_of(v); }});
   f.push_back({Column{"precision", "Precision", ColumnKind::text, ColumnRole::identity},
                [](const Row& r) { return Value(to_string(r.config.precision)); },
                [](Row& r, const Value& v) { r.config.precision = parse_precision(schema::text_of(v)); }});
@@ -55,7 +54,7 @@ schema::Schema<Row> make_ddp_schema() {
   f.push_back({Column{"optimizer_state_bytes", "Optimizer state", ColumnKind::bytes, ColumnRole::measure,
                       "AdamW's moments held by the rank (all ranks: the largest)"},
                [](const Row& r) { return value_if(r.optimizer_state_bytes >= 0, r.optimizer_state_bytes); },
-               [](Row& r, const Value& v) { r.optimizer_state_bytes = schema::number_of(v) ? integer(v) : -1; }});
+               [](Row& r, const Value& v) { r.optimizer_state_bytes = schema::number_of(v) ? schema::integer_of(v) : -1; }});
   f.push_back({Column{"max_param_diff", "Max |param diff|", ColumnKind::real, ColumnRole::measure,
                       "--check: largest parameter difference from one process on the whole global batch"},
                [](const Row& r) { return value_if(r.max_param_diff >= 0, r.max_param_diff); }});

@@ -21,7 +21,6 @@ TimelineLane parse_timeline_lane(const std::string& text) {
 
 namespace {
 
-int64_t integer(const Value& v) { return std::holds_alternative<int64_t>(v) ? std::get<int64_t>(v) : 0; }
 
 schema::Schema<TimelineRow> make_schema() {
   using Row = TimelineRow;
@@ -30,10 +29,10 @@ schema::Schema<TimelineRow> make_schema() {
   add_ddp_row_fields(s);
   f.push_back({Column{"rank", "Rank", ColumnKind::integer, ColumnRole::identity},
                [](const Row& r) { return Value(int64_t{r.rank}); },
-               [](Row& r, const Value& v) { r.rank = static_cast<int>(integer(v)); }});
+               [](Row& r, const Value& v) { r.rank = static_cast<int>(schema::integer_of(v)); }});
   f.push_back({Column{"step", "Step", ColumnKind::integer, ColumnRole::identity, "The step shown: one more after the measured ones, outside their means"},
                [](const Row& r) { return Value(int64_t{r.step}); },
-               [](Row& r, const Value& v) { r.step = static_cast<int>(integer(v)); }});
+               [](Row& r, const Value& v) { r.step = static_cast<int>(schema::integer_of(v)); }});
   f.push_back({Column{"lane", "Lane", ColumnKind::text, ColumnRole::identity, "compute or communication"},
                [](const Row& r) { return Value(to_string(r.span.lane)); },
                [](Row& r, const Value& v) { r.span.lane = parse_timeline_lane(schema::text_of(v)); }});
