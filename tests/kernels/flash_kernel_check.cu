@@ -356,7 +356,11 @@ int main(int argc, char** argv) {
     if (mode == "--bench") {
       for (KernelPath path : kernel_paths()) {
         bench(path, 16, 16384, 64, true);
+        bench(path, 16, 8192, 64, true);
         bench(path, 16, 4096, 128, true);
+        bench(path, 16, 8192, 128, true);
+        bench(path, 16, 16384, 128, true);
+        bench(path, 1, 65536, 128, true);
         bench(path, 16, 4096, 128, false);
         bench(path, 16, 1024, 64, true);
       }

@@ -7,6 +7,7 @@
 #include "kernels/cuda/flash_forward_simt.cuh"
 #include "kernels/cuda/flash_kernel_params.h"
 #include "kernels/cuda/flash_kernel_traits.h"
+#include "kernels/cuda/flash_tile_order.cuh"
 
 #include <cmath>
 
@@ -34,8 +35,9 @@ __global__ void __launch_bounds__(SimtBackwardTraits<kHeadDim>::kThreads)
   const int tid = threadIdx.x;
   const int warp = tid / kWarpSize;
   const int lane = tid % kWarpSize;
-  const int bh = static_cast<int>(blockIdx.x / p.key_tiles);
-  const int key_tile = static_cast<int>(blockIdx.x % p.key_tiles);
+  const TileOfBlock assigned = backward_tile_of_block(static_cast<int>(blockIdx.x), p.key_tiles);
+  const int bh = assigned.bh;
+  const int key_tile = assigned.tile;
   const int batch = bh / p.heads;
   const int head = bh % p.heads;
   const int n0 = key_tile * kBlockN;

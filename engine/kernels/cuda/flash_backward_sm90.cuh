@@ -66,9 +66,9 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
   uint64_t* empty = bars + Tr::kStages;   // [kStages]: consumers are done with a stage
   uint64_t* kv_bar = bars + 2 * Tr::kStages;
 
-  const int bh_count = static_cast<int>(gridDim.x) / p.key_tiles;
-  const int bh = static_cast<int>(blockIdx.x) % bh_count;
-  const int key_tile = static_cast<int>(blockIdx.x) / bh_count;
+  const TileOfBlock assigned = backward_tile_of_block(static_cast<int>(blockIdx.x), p.key_tiles);
+  const int bh = assigned.bh;
+  const int key_tile = assigned.tile;
   const int batch = bh / p.heads;
   const int head = bh % p.heads;
   const int n0 = key_tile * kBlockN;
@@ -212,6 +212,7 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
 
   // The main loop is a statement block of this body (see its header).
 #include "kernels/cuda/flash_backward_sm90_loop_pingpong.inc"
+#include "kernels/cuda/flash_tile_order.cuh"
 
   // dK (scaled) and dV straight from the accumulators: rows = keys, pairs of columns.
   T* dk_out = p.dk.head<T>(batch, head);

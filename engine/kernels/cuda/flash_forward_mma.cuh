@@ -7,6 +7,7 @@
 #include "kernels/cuda/flash_kernel_params.h"
 #include "kernels/cuda/flash_kernel_traits.h"
 #include "kernels/cuda/flash_tile_io.cuh"
+#include "kernels/cuda/flash_tile_order.cuh"
 
 #include <cmath>
 
@@ -35,11 +36,9 @@ __global__ void __launch_bounds__(MmaForwardTraits<kHeadDim>::kThreads,
   const int g = lane / 4;
   const int t = lane % 4;
 
-  // Query tiles vary fastest so neighbouring CTAs share K/V in L2; with causal masking the
-  // longest tiles (last rows) start first so short ones fill the tail of the grid.
-  const int bh = static_cast<int>(blockIdx.x / p.row_tiles);
-  int tile = static_cast<int>(blockIdx.x % p.row_tiles);
-  if (p.causal) tile = p.row_tiles - 1 - tile;
+  const TileOfBlock assigned = forward_tile_of_block(static_cast<int>(blockIdx.x), p.row_tiles, p.causal);
+  const int bh = assigned.bh;
+  const int tile = assigned.tile;
   const int batch = bh / p.heads;
   const int head = bh % p.heads;
   const int m0 = tile * kBlockM;

@@ -6,6 +6,7 @@
 #include "kernels/cuda/flash_device_math.cuh"
 #include "kernels/cuda/flash_kernel_params.h"
 #include "kernels/cuda/flash_kernel_traits.h"
+#include "kernels/cuda/flash_tile_order.cuh"
 
 #include <cmath>
 
@@ -40,9 +41,9 @@ __global__ void __launch_bounds__(SimtForwardTraits<kHeadDim>::kThreads)
   const int tid = threadIdx.x;
   const int warp = tid / kWarpSize;
   const int lane = tid % kWarpSize;
-  const int bh = static_cast<int>(blockIdx.x / p.row_tiles);
-  int tile = static_cast<int>(blockIdx.x % p.row_tiles);
-  if (p.causal) tile = p.row_tiles - 1 - tile;
+  const TileOfBlock assigned = forward_tile_of_block(static_cast<int>(blockIdx.x), p.row_tiles, p.causal);
+  const int bh = assigned.bh;
+  const int tile = assigned.tile;
   const int batch = bh / p.heads;
   const int head = bh % p.heads;
   const int m0 = tile * Tr::kBlockM;

@@ -24,6 +24,7 @@
 #include "kernels/cuda/flash_sm90_traits.h"
 #include "kernels/cuda/sm90_async_copy.cuh"
 #include "kernels/cuda/sm90_wgmma.cuh"
+#include "kernels/cuda/flash_tile_order.cuh"
 
 #include <cuda.h>
 
@@ -145,11 +146,9 @@ __global__ void __launch_bounds__(Sm90ForwardTraits<kHeadDim>::kThreads, 1)
   uint64_t* k_empty = v_full + kStages;
   uint64_t* v_empty = k_empty + kStages;
 
-  // Query tiles vary fastest so neighbouring CTAs share K/V in L2; causal CTAs with the most
-  // key tiles (last rows) start first.
-  const int bh = static_cast<int>(blockIdx.x / p.row_tiles);
-  int tile = static_cast<int>(blockIdx.x % p.row_tiles);
-  if (p.causal) tile = p.row_tiles - 1 - tile;
+  const TileOfBlock assigned = forward_tile_of_block(static_cast<int>(blockIdx.x), p.row_tiles, p.causal);
+  const int bh = assigned.bh;
+  const int tile = assigned.tile;
   const int batch = bh / p.heads;
   const int head = bh % p.heads;
   const int m0 = tile * kBlockM;
