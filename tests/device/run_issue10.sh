@@ -28,6 +28,7 @@ echo "kernel check exit $?" | tee -a "$OUT/summary.txt"
 grep -a -E "FAIL|ERROR" "$OUT/kcheck.log" | head -20 | tee -a "$OUT/summary.txt"
 tail -1 "$OUT/kcheck.log" | tee -a "$OUT/summary.txt"
 /tmp/kcheck/flash_kernel_check --bench 2>&1 | tee "$OUT/kbench.log" | tee -a "$OUT/summary.txt"
+python3 tests/reference/sdpa_kernel_bench.py 2>&1 | tee "$OUT/sdpa_kbench.log" | tee -a "$OUT/summary.txt"
 cuobjdump --dump-sass /tmp/kcheck/flash_kernel_check 2>/dev/null | grep -c HGMMA | sed 's/^/HGMMA instructions: /' | tee -a "$OUT/summary.txt"
 for tool in memcheck racecheck; do
   compute-sanitizer --tool $tool --error-exitcode 3 /tmp/kcheck/flash_kernel_check --small >"$OUT/sanitizer_$tool.log" 2>&1
@@ -46,8 +47,8 @@ log "leaderboard shape: b 1, 16 heads, seq 16384, d 64, causal bf16"
 $cli attention --impl sdpa,flash,naive --batch 1 --heads 16 --d 64 --seq 16384 --precision bf16 --causal \
   --warmup 5 --steps 20 --device cuda --quiet --csv "$OUT/a/leaderboard.csv" --json "$OUT/a/leaderboard.json"
 echo "exit $?" | tee -a "$OUT/summary.txt"
-log "causal bf16, 16 heads, d 64 and 128, seq 128..8192"
-$cli attention --impl sdpa,flash --batch 1 --heads 16 --d 64,128 --seq 128,512,1024,4096,8192 --precision bf16 \
+log "causal bf16, 16 heads, d 64 and 128, seq 128..16384"
+$cli attention --impl sdpa,flash --batch 1 --heads 16 --d 64,128 --seq 128,512,1024,4096,8192,16384 --precision bf16 \
   --causal --warmup 5 --steps 20 --device cuda --quiet --csv "$OUT/a/sdpa_vs_flash.csv"
 echo "exit $?" | tee -a "$OUT/summary.txt"
 log "the seeds' pytorch_attention sweep: batch 8, no heads, fp32"
