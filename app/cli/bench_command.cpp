@@ -74,11 +74,12 @@ void write_memory_files(const BenchOptions& options, const BenchResult& result, 
                [&](std::ostream& f) { write_memory_timeline_csv(f, timeline, options.memory_points); });
   replace_file(stem + ".memory_peaks.csv", [&](std::ostream& f) { write_memory_peaks_csv(f, timeline); });
   replace_file(stem + ".largest_allocations.csv", [&](std::ostream& f) { write_largest_allocations_csv(f, timeline); });
+  replace_file(stem + ".memory_categories.csv", [&](std::ostream& f) { write_memory_categories_csv(f, timeline); });
   if (result.allocator_snapshot) {
     replace_file(stem + ".memory_snapshot.pickle", [&](std::ostream& f) { f << *result.allocator_snapshot; });
   }
   if (options.quiet) return;
-  err << "memory: " << stem << ".{memory_timeline,memory_peaks,largest_allocations}.csv";
+  err << "memory: " << stem << ".{memory_timeline,memory_peaks,largest_allocations,memory_categories}.csv";
   if (result.allocator_snapshot) err << " and .memory_snapshot.pickle (opens in https://pytorch.org/memory_viz)";
   err << '\n';
   if (timeline.truncated) {

@@ -69,4 +69,17 @@ void write_largest_allocations_csv(std::ostream& out, const profiling::MemoryTim
   }
 }
 
+void write_memory_categories_csv(std::ostream& out, const profiling::MemoryTimeline& timeline) {
+  CsvWriter csv(out);
+  csv.write_row({"Category", "Highest (bytes)", "Highest as tensors (bytes)", "Allocator rounding (bytes)"});
+  const auto highest = profiling::highest_by_category(timeline);
+  for (auto category : all_memory_categories()) {
+    const int64_t blocks = highest[category_index(category)];
+    const int64_t tensors = timeline.highest_tensor_bytes_by_category[category_index(category)];
+    const bool known = tensors >= 0;
+    csv.write_row({profiling::to_string(category), std::to_string(blocks), known ? std::to_string(tensors) : "",
+                   known ? std::to_string(blocks - tensors) : ""});
+  }
+}
+
 }  // namespace stepscope

@@ -1,5 +1,6 @@
 // Memory timeline tables as CSV: the timeline (decimated without losing peaks), the peaks
-// per phase and the largest allocations. Bytes stay bytes; times are ms from the first event.
+// per phase, the largest allocations, and each category's highest bytes beside its tensors'
+// own (the allocator's rounding). Bytes stay bytes; times are ms from the first event.
 #pragma once
 
 #include <ostream>
@@ -11,5 +12,6 @@ namespace stepscope {
 void write_memory_timeline_csv(std::ostream& out, const profiling::MemoryTimeline& timeline, size_t max_points);
 void write_memory_peaks_csv(std::ostream& out, const profiling::MemoryTimeline& timeline);
 void write_largest_allocations_csv(std::ostream& out, const profiling::MemoryTimeline& timeline);
+void write_memory_categories_csv(std::ostream& out, const profiling::MemoryTimeline& timeline);
 
 }  // namespace stepscope

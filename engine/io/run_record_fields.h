@@ -214,6 +214,7 @@ void fields(V& v, S& s, Of<profiling::MemoryTimeline>) {
   v("dropped_events", s.dropped_events);
   v("event_limit", s.event_limit);
   v("truncated", s.truncated);
+  v("highest_tensor_bytes_by_category", s.highest_tensor_bytes_by_category, kAddedLater);
 }
 
 template <class V, class S>

@@ -66,6 +66,20 @@ schema::Schema<MeasuredLine> make_measured_schema() {
                  const bool known = l.measured_bytes && l.planned_bytes > 0;
                  return schema::value_if(known, known ? 100 * (*l.measured_bytes - l.planned_bytes) / l.planned_bytes : 0.0);
                }});
+  f.push_back({Column{"tensor_bytes", "As tensors", ColumnKind::bytes, ColumnRole::measure,
+                      "The same tensors at their own sizes, before the allocator rounds them into blocks"},
+               [](const MeasuredLine& l) { return whole_if_integral(l.tensor_bytes); }});
+  f.push_back({Column{"allocator_rounding_bytes", "Allocator rounding", ColumnKind::bytes, ColumnRole::measure,
+                      "Measured - as tensors: block bytes the tensors do not use"},
+               [](const MeasuredLine& l) {
+                 const bool known = l.measured_bytes && l.tensor_bytes;
+                 return whole_if_integral(known ? std::optional(*l.measured_bytes - *l.tensor_bytes) : std::nullopt);
+               }});
+  f.push_back({Column{"unexplained_bytes", "Tensors - planned", ColumnKind::bytes, ColumnRole::measure,
+                      "Zero when the plan counts every tensor the run held"},
+               [](const MeasuredLine& l) {
+                 return whole_if_integral(l.tensor_bytes ? std::optional(*l.tensor_bytes - l.planned_bytes) : std::nullopt);
+               }});
   return s;
 }
 
@@ -139,9 +153,10 @@ schema::Table plan_table(const Plan& plan) { return plan_schema().table(plan_lin
 
 std::vector<MeasuredLine> measured_lines(const Plan& plan, const MeasuredState& measured) {
   const MemoryPlan& m = plan.memory;
-  return {{PlanQuantity::master_weights, m.master_weights.bytes, measured.parameter_bytes},
-          {PlanQuantity::gradients, m.gradients.bytes, measured.gradient_bytes},
-          {PlanQuantity::optimizer_state, m.optimizer_state.bytes, measured.optimizer_state_bytes}};
+  return {{PlanQuantity::master_weights, m.master_weights.bytes, measured.parameter_bytes, measured.parameter_tensor_bytes},
+          {PlanQuantity::gradients, m.gradients.bytes, measured.gradient_bytes, measured.gradient_tensor_bytes},
+          {PlanQuantity::optimizer_state, m.optimizer_state.bytes, measured.optimizer_state_bytes,
+           measured.optimizer_state_tensor_bytes}};
 }
 
 const schema::Schema<MeasuredLine>& measured_schema() {

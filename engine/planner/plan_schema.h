@@ -3,8 +3,10 @@
 //   "plan": quantity,label,value,bytes,gb,gib,formula: one row per number of the plan; sizes
 //     are per device in bytes, GB (10^9) and GiB (2^30); whole counts (parameters, GPUs,
 //     N_FSDP, batch sizes in tokens rounded up, DDP buckets) in `value`.
-//   "plan.measured": quantity,planned_bytes,measured_bytes,difference_bytes,difference_percent:
-//     a finished run's parameter, gradient and optimizer-state bytes beside the plan's.
+//   "plan.measured": quantity,planned_bytes,measured_bytes,difference_bytes,difference_percent,
+//     tensor_bytes,allocator_rounding_bytes,unexplained_bytes: a finished run's
+//     parameter, gradient and optimizer-state bytes beside the plan's, the allocator's blocks
+//     split into the tensors' own bytes and its rounding.
 #pragma once
 
 #include <cstdint>
@@ -49,16 +51,22 @@ const schema::Schema<PlanLine>& plan_schema();
 schema::Table plan_table(const Plan& plan);
 
 // What the memory profiler measured of a finished run, per device; missing what it did not.
+// *_bytes: the allocator's blocks; *_tensor_bytes: the same tensors at their own sizes (known
+// when the run labelled them with sizes), so blocks - tensors is the allocator's rounding.
 struct MeasuredState {
   std::optional<double> parameter_bytes;
   std::optional<double> gradient_bytes;
   std::optional<double> optimizer_state_bytes;
+  std::optional<double> parameter_tensor_bytes;
+  std::optional<double> gradient_tensor_bytes;
+  std::optional<double> optimizer_state_tensor_bytes;
 };
 
 struct MeasuredLine {
   PlanQuantity quantity = PlanQuantity::master_weights;
   double planned_bytes = 0;
   std::optional<double> measured_bytes;
+  std::optional<double> tensor_bytes;
 };
 
 std::vector<MeasuredLine> measured_lines(const Plan& plan, const MeasuredState& measured);

@@ -54,9 +54,9 @@ class AllocationLogSink final : public c10::MemoryReportingInfoBase {
     std::lock_guard<std::mutex> lock(mutex_);
     log_.phases.push_back({steady_clock_ns(), phase, step_, warmup_});
   }
-  void label(const void* address, MemoryCategory category) {
+  void label(const void* address, MemoryCategory category, int64_t tensor_bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
-    log_.labels.push_back({steady_clock_ns(), reinterpret_cast<uint64_t>(address), category});
+    log_.labels.push_back({steady_clock_ns(), reinterpret_cast<uint64_t>(address), category, tensor_bytes});
   }
   void note_baseline(int device, int64_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -85,7 +85,9 @@ AllocationRecorder::~AllocationRecorder() = default;
 
 void AllocationRecorder::set_step(int step, bool warmup) { sink_->set_step(step, warmup); }
 void AllocationRecorder::mark_phase(const char* phase) { sink_->mark_phase(phase); }
-void AllocationRecorder::label(const void* address, MemoryCategory category) { sink_->label(address, category); }
+void AllocationRecorder::label(const void* address, MemoryCategory category, int64_t tensor_bytes) {
+  sink_->label(address, category, tensor_bytes);
+}
 void AllocationRecorder::note_baseline(int device, int64_t bytes) { sink_->note_baseline(device, bytes); }
 AllocationLog AllocationRecorder::log() const { return sink_->log(); }
 

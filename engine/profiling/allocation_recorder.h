@@ -27,7 +27,9 @@ class AllocationRecorder {
   // The step that following allocations belong to.
   void set_step(int step, bool warmup);
   void mark_phase(const char* phase);
-  void label(const void* address, MemoryCategory category);
+  // `tensor_bytes`: the labelled tensor's storage size, so the timeline can tell the
+  // allocator's rounding from the tensors (-1: unknown).
+  void label(const void* address, MemoryCategory category, int64_t tensor_bytes = -1);
   // What `device` had allocated before this recorder saw anything.
   void note_baseline(int device, int64_t bytes);
   // Everything recorded so far.

@@ -33,6 +33,9 @@ struct AllocationLabel {
   int64_t time_ns = 0;
   uint64_t address = 0;
   MemoryCategory category = MemoryCategory::other;
+  // The labelled tensor's own storage bytes; the allocator's block at `address` may be larger
+  // (the CUDA caching allocator rounds). -1: not given.
+  int64_t tensor_bytes = -1;
 };
 
 // When a phase of a step began (phase boundaries for the timeline's bands and the

@@ -16,6 +16,7 @@ constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 
 struct Block {
   int64_t bytes = 0;
+  int64_t tensor_bytes = -1;  // the labelled tensor's own size (rule 8); -1 unknown
   MemoryCategory label = MemoryCategory::other;
   bool labelled = false;
   bool in_step = false;     // allocated between a step's "forward" and "step end" marks
@@ -276,8 +277,10 @@ MemoryTimeline build_memory_timeline(const AllocationLog& log, const TimelineOpt
       if (it == live.end()) {
         ++t.unmatched_labels;
       } else {
-        blocks[it->second].labelled = true;
-        blocks[it->second].label = label.category;
+        Block& block = blocks[it->second];
+        block.labelled = true;
+        block.label = label.category;
+        block.tensor_bytes = label.tensor_bytes >= 0 ? std::min(label.tensor_bytes, block.bytes) : -1;
       }
       ++l;
     }
@@ -287,13 +290,19 @@ MemoryTimeline build_memory_timeline(const AllocationLog& log, const TimelineOpt
     t.bands[b].end_ns = b + 1 < t.bands.size() ? t.bands[b + 1].start_ns : std::max(t.bands[b].start_ns, log_end);
   }
 
-  // Pass 2: categories are final; sum live bytes per category after each event (rule 4).
+  // Pass 2: categories are final; sum live bytes per category after each event (rule 4), and
+  // the same with labelled blocks at their tensors' sizes (rule 8).
   CategoryBytes sums{};
+  CategoryBytes tensor_sums{};
+  CategoryBytes highest_tensor{};
+  std::array<bool, kMemoryCategoryCount> sized{};  // a block of the category had a tensor size
+  const auto as_tensor = [](const Block& b) { return b.tensor_bytes >= 0 ? b.tensor_bytes : b.bytes; };
   for (const auto& baseline : log.baselines) {
     if (!options.device || baseline.device == *options.device) t.baseline_bytes += baseline.bytes;
   }
   int64_t baseline_left = t.baseline_bytes;
   sums[category_index(MemoryCategory::other)] = baseline_left;
+  tensor_sums[category_index(MemoryCategory::other)] = baseline_left;
   int64_t total = baseline_left;
   size_t next_replaced = 0;
   LargestGroups groups;
@@ -302,6 +311,7 @@ MemoryTimeline build_memory_timeline(const AllocationLog& log, const TimelineOpt
     if (next_replaced < replaced.size() && replaced[next_replaced].first == i) {
       const Block& old = blocks[replaced[next_replaced++].second];
       sums[category_index(old.category())] -= old.bytes;
+      tensor_sums[category_index(old.category())] -= as_tensor(old);
       total -= old.bytes;
     }
     if (id < 0 && log.events[events[i]].bytes < 0 && baseline_left > 0) {
@@ -309,6 +319,7 @@ MemoryTimeline build_memory_timeline(const AllocationLog& log, const TimelineOpt
       const int64_t freed = std::min(baseline_left, -log.events[events[i]].bytes);
       baseline_left -= freed;
       sums[category_index(MemoryCategory::other)] -= freed;
+      tensor_sums[category_index(MemoryCategory::other)] -= freed;
       total -= freed;
     }
     if (id >= 0) {
@@ -317,6 +328,10 @@ MemoryTimeline build_memory_timeline(const AllocationLog& log, const TimelineOpt
       const AllocationEvent& ev = log.events[events[i]];
       const int64_t delta = ev.bytes > 0 ? block.bytes : -block.bytes;
       sums[category_index(category)] += delta;
+      tensor_sums[category_index(category)] += ev.bytes > 0 ? as_tensor(block) : -as_tensor(block);
+      highest_tensor[category_index(category)] =
+          std::max(highest_tensor[category_index(category)], tensor_sums[category_index(category)]);
+      if (block.tensor_bytes >= 0) sized[category_index(category)] = true;
       total += delta;
       const int32_t band = t.points[i].band;
       if (ev.bytes > 0 && (options.include_warmup || band < 0 || !t.bands[band].warmup)) {
@@ -327,6 +342,7 @@ MemoryTimeline build_memory_timeline(const AllocationLog& log, const TimelineOpt
     t.points[i].allocated_bytes = total;
   }
 
+  for (size_t k = 0; k < kMemoryCategoryCount; ++k) t.highest_tensor_bytes_by_category[k] = sized[k] ? highest_tensor[k] : -1;
   add_peaks(t, points_before_mark, options.include_warmup);
   t.largest = groups.top(options.largest_count);
   return t;
@@ -378,6 +394,14 @@ std::vector<MemoryPoint> decimate(const std::vector<MemoryPoint>& points, size_t
   out.reserve(keep.size());
   for (size_t i : keep) out.push_back(points[i]);
   return out;
+}
+
+CategoryBytes highest_by_category(const MemoryTimeline& timeline) {
+  CategoryBytes highest{};
+  for (const auto& point : timeline.points) {
+    for (size_t k = 0; k < highest.size(); ++k) highest[k] = std::max(highest[k], point.bytes_by_category[k]);
+  }
+  return highest;
 }
 
 }  // namespace stepscope::profiling

@@ -47,6 +47,12 @@
 // 7. Largest allocations: allocation events grouped by (bytes, category of their block, the
 //    event's phase); those in warm-up bands left out unless include_warmup; sorted by bytes,
 //    then count, descending, then category and phase; the first largest_count kept.
+// 8. Highest per category: the most live bytes each category reached at any point. Beside it,
+//    the same count with every labelled block taken at its tensor's own size where its label
+//    gave one: the difference is the allocator's rounding, not memory the tensors use (the
+//    CUDA caching allocator rounds requests up to 512 bytes, and in its pool of blocks over
+//    1 MiB keeps a remainder of 1 MiB or less in the block instead of splitting it off: a
+//    25 MiB weight in a fresh segment, rounded to 26 MiB, holds all 26).
 // Costs: O(n) in the events, O(n log n) when they arrive out of order; about 110 bytes per
 // event while building, 88 of them per point kept.
 #pragma once
@@ -115,6 +121,10 @@ struct MemoryTimeline {
   uint64_t dropped_events = 0;              // from the log: events beyond its limit
   int64_t event_limit = 0;                  // from the log
   bool truncated = false;                   // dropped_events > 0: the timeline ends early
+  // Rule 8, per category: its highest live bytes counting labelled blocks at their tensors' own
+  // sizes; -1 where no block of the category had a labelled size.
+  CategoryBytes highest_tensor_bytes_by_category{-1, -1, -1, -1, -1, -1, -1};
+  static_assert(kMemoryCategoryCount == 7, "one -1 per category above");
 };
 
 struct TimelineOptions {
@@ -127,6 +137,9 @@ struct TimelineOptions {
 };
 
 MemoryTimeline build_memory_timeline(const AllocationLog& log, const TimelineOptions& options = {});
+
+// Rule 8: the most live bytes each category reached at any point.
+CategoryBytes highest_by_category(const MemoryTimeline& timeline);
 
 // At most max_points of `points`, for drawing. Always kept, in this priority when
 // max_points is too small for all of them: the highest allocated point, the first, the

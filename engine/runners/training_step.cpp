@@ -48,16 +48,20 @@ TrainingStep::TrainingStep(const BenchConfig& config, c10::Device device) : conf
 
 void TrainingStep::label_memory(profiling::AllocationRecorder& recorder) const {
   using profiling::MemoryCategory;
+  // With the storage's own size, so the allocator's rounding shows apart from the tensors.
+  const auto label = [&](const at::Tensor& t, MemoryCategory category) {
+    recorder.label(t.data_ptr(), category, static_cast<int64_t>(t.storage().nbytes()));
+  };
   for (size_t i = 0; i < parameters_.size(); ++i) {
-    recorder.label(parameters_[i].data_ptr(), MemoryCategory::parameter);
-    if (parameters_[i].grad().defined()) recorder.label(parameters_[i].grad().data_ptr(), MemoryCategory::gradient);
+    label(parameters_[i], MemoryCategory::parameter);
+    if (parameters_[i].grad().defined()) label(parameters_[i].grad(), MemoryCategory::gradient);
     if (optimizer_ && optimizer_->first_moment(i).defined()) {
-      recorder.label(optimizer_->first_moment(i).data_ptr(), MemoryCategory::optimizer_state);
-      recorder.label(optimizer_->second_moment(i).data_ptr(), MemoryCategory::optimizer_state);
+      label(optimizer_->first_moment(i), MemoryCategory::optimizer_state);
+      label(optimizer_->second_moment(i), MemoryCategory::optimizer_state);
     }
   }
-  recorder.label(inputs_.data_ptr(), MemoryCategory::input);
-  recorder.label(targets_.data_ptr(), MemoryCategory::input);
+  label(inputs_, MemoryCategory::input);
+  label(targets_, MemoryCategory::input);
 }
 
 void TrainingStep::run(StepClock& clock) {

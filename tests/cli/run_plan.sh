@@ -41,5 +41,11 @@ for model in tiny mini; do
     bench_$model.$model-ctx16-b2-fp32-train.memory_peaks.csv)
   planned="$(field master_weights_bytes plan_$model.json) $(field gradients_bytes plan_$model.json) $(field optimizer_state_bytes plan_$model.json)"
   [ "$measured" = "$planned" ] || fail "$model: measured $measured, planned $planned"
+  # The categories table: the same highest bytes, and as tensors (the labelled tensors' own
+  # sizes), with no allocator rounding on the CPU.
+  as_tensors=$(awk -F, '$1 == "parameter" { p = $3 } $1 == "gradient" { g = $3 } $1 == "optimizer state" { o = $3 }
+    $1 ~ /^(parameter|gradient|optimizer state)$/ && $4 != "0" { bad = bad " " $1 "=" $4 }
+    END { printf "%s %s %s%s", p, g, o, bad }' bench_$model.$model-ctx16-b2-fp32-train.memory_categories.csv)
+  [ "$as_tensors" = "$planned" ] || fail "$model: as tensors (and non-zero rounding) $as_tensors, planned $planned"
 done
 echo "PASS"

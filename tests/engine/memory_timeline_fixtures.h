@@ -22,8 +22,8 @@ struct LogBuilder {
     return *this;
   }
   LogBuilder& free(int64_t t, uint64_t address, int64_t bytes) { return alloc(t, address, -bytes); }
-  LogBuilder& label(int64_t t, uint64_t address, C category) {
-    log.labels.push_back({t, address, category});
+  LogBuilder& label(int64_t t, uint64_t address, C category, int64_t tensor_bytes = -1) {
+    log.labels.push_back({t, address, category, tensor_bytes});
     return *this;
   }
   LogBuilder& mark(int64_t t, const std::string& name, int step, bool warmup = false) {

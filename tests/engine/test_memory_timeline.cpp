@@ -259,5 +259,38 @@ TEST(MemoryTimeline, LastLabelWinsAndDeviceFilter) {
   EXPECT_EQ(build_memory_timeline(b.log).points.size(), 3u);
 }
 
+// Rule 8 with the CUDA caching allocator's sizes for the xl model's tensors: a 1600 x 6400
+// fp32 weight (40,960,000 bytes) gets a segment rounded up to 2 MiB, 41,943,040, and the
+// remainder (under 1 MiB) stays in its block; a 1600 x 1600 weight (10,240,000) that takes the
+// second half of a 20 MiB segment keeps that segment's last 491,520 bytes; a 1600-float norm
+// weight (6,400) becomes a 512-byte multiple, 6,656.
+TEST(MemoryTimeline, TensorBytesSeparateTheAllocatorsRounding) {
+  LogBuilder b;
+  b.alloc(1, 0x1, 41943040).label(2, 0x1, C::parameter, 40960000);
+  b.alloc(3, 0x2, 10731520).label(4, 0x2, C::parameter, 10240000);
+  b.alloc(5, 0x3, 6656).label(6, 0x3, C::parameter, 6400);
+  b.mark(10, "forward", 0).alloc(11, 0x10, 4096).mark(20, "backward", 0);
+  b.alloc(21, 0x4, 6656).label(22, 0x4, C::gradient, 6400);  // a gradient, freed and made again larger
+  b.free(23, 0x4, 6656).alloc(24, 0x5, 10731520).label(25, 0x5, C::gradient, 10240000);
+  b.free(26, 0x10, 4096).mark(30, "step end", 0);
+  const MemoryTimeline t = build_memory_timeline(b.log);
+  const CategoryBytes highest = highest_by_category(t);
+  EXPECT_EQ(highest[category_index(C::parameter)], 41943040 + 10731520 + 6656);
+  EXPECT_EQ(t.highest_tensor_bytes_by_category[category_index(C::parameter)], 40960000 + 10240000 + 6400);
+  EXPECT_EQ(highest[category_index(C::gradient)], 10731520);
+  EXPECT_EQ(t.highest_tensor_bytes_by_category[category_index(C::gradient)], 10240000);
+  EXPECT_EQ(highest[category_index(C::activation)], 4096);
+  EXPECT_EQ(t.highest_tensor_bytes_by_category[category_index(C::activation)], -1);  // no sizes given
+  EXPECT_EQ(t.highest_tensor_bytes_by_category[category_index(C::optimizer_state)], -1);
+}
+
+TEST(MemoryTimeline, TensorBytesNeverExceedTheBlockAndUnsizedLabelsCountBlocks) {
+  LogBuilder b;
+  b.alloc(1, 0x1, 512).label(2, 0x1, C::parameter, 4096);  // a view's storage larger than its block: capped
+  b.alloc(3, 0x2, 1024).label(4, 0x2, C::parameter);      // no size: its block counts
+  const MemoryTimeline t = build_memory_timeline(b.log);
+  EXPECT_EQ(t.highest_tensor_bytes_by_category[category_index(C::parameter)], 512 + 1024);
+}
+
 }  // namespace
 }  // namespace stepscope::profiling

@@ -276,4 +276,28 @@ TEST(Planner, MeasuredBesidePlanned) {
   EXPECT_DOUBLE_EQ(*schema::number_of(table.rows[0][static_cast<size_t>(diff)]), 512);
   EXPECT_TRUE(schema::is_missing(table.rows[1][static_cast<size_t>(diff)]));  // gradients not measured
   EXPECT_DOUBLE_EQ(*schema::number_of(table.rows[2][static_cast<size_t>(diff)]), 0);
+  // Without tensor sizes the rounding is not known.
+  EXPECT_TRUE(schema::is_missing(table.rows[0][static_cast<size_t>(table.column_index("allocator_rounding_bytes"))]));
+}
+
+TEST(Planner, MeasuredSplitsTheAllocatorsRoundingFromTheTensors) {
+  PlanRequest r;
+  r.model = plan_model("tiny");
+  const Plan plan = make_plan(r);
+  const double p = static_cast<double>(plan.memory.parameters);
+  MeasuredState measured;
+  measured.parameter_bytes = 4 * p + 1536;
+  measured.parameter_tensor_bytes = 4 * p;
+  measured.gradient_bytes = 4 * p + 2048;
+  measured.gradient_tensor_bytes = 4 * p + 100;  // a tensor the plan does not count
+  const auto table = measured_table(plan, measured);
+  const auto cell = [&](size_t row, const char* column) {
+    return schema::number_of(table.rows[row][static_cast<size_t>(table.column_index(column))]);
+  };
+  EXPECT_DOUBLE_EQ(*cell(0, "tensor_bytes"), 4 * p);
+  EXPECT_DOUBLE_EQ(*cell(0, "allocator_rounding_bytes"), 1536);
+  EXPECT_DOUBLE_EQ(*cell(0, "unexplained_bytes"), 0);
+  EXPECT_DOUBLE_EQ(*cell(1, "allocator_rounding_bytes"), 1948);
+  EXPECT_DOUBLE_EQ(*cell(1, "unexplained_bytes"), 100);
+  EXPECT_FALSE(cell(2, "tensor_bytes").has_value());  // optimizer state not measured
 }

@@ -165,6 +165,12 @@ class PlannerViewTest : public QObject {
     after.bytes_by_category[profiling::category_index(profiling::MemoryCategory::parameter)] = int64_t(4 * p);
     after.bytes_by_category[profiling::category_index(profiling::MemoryCategory::optimizer_state)] = int64_t(8 * p);
     timeline->points = {before, after};
+    // The labelled tensors' own sizes: the blocks of the optimizer state hold 1024 bytes more;
+    // gradients came without sizes.
+    timeline->highest_tensor_bytes_by_category[profiling::category_index(profiling::MemoryCategory::parameter)] =
+        int64_t(4 * p);
+    timeline->highest_tensor_bytes_by_category[profiling::category_index(
+        profiling::MemoryCategory::optimizer_state)] = int64_t(8 * p) - 1024;
     view.add_outcome(RunOutcome{result, timeline, nullptr});
     QCOMPARE(view.form().model_field()->currentText(), QStringLiteral("tiny"));
     const auto& measured = view.measured_model();
@@ -172,6 +178,9 @@ class PlannerViewTest : public QObject {
     for (const char* q : {"master_weights", "gradients", "optimizer_state"}) {
       QCOMPARE(csv_cell(measured, q, "difference_bytes"), QStringLiteral("0"));
     }
+    QCOMPARE(csv_cell(measured, "master_weights", "allocator_rounding_bytes"), QStringLiteral("0"));
+    QCOMPARE(csv_cell(measured, "optimizer_state", "allocator_rounding_bytes"), QStringLiteral("1024"));
+    QCOMPARE(csv_cell(measured, "gradients", "allocator_rounding_bytes"), QString());
     QVERIFY(view.measured_caption().contains("tiny"));
     // A run without the memory profiler leaves the comparison alone.
     view.add_outcome(RunOutcome{result, nullptr, nullptr});
@@ -189,7 +198,8 @@ class PlannerViewTest : public QObject {
     QCOMPARE(lines.at(0), QStringLiteral("quantity,label,value,bytes,gb,gib,formula"));
     QVERIFY2(lines.at(1).startsWith("parameters,Parameters,219848638464,,,,"), qPrintable(lines.at(1)));
     lines = table_to_csv(*tables[1].model).split('\n');
-    QCOMPARE(lines.at(0), QStringLiteral("quantity,planned_bytes,measured_bytes,difference_bytes,difference_percent"));
+    QCOMPARE(lines.at(0), QStringLiteral("quantity,planned_bytes,measured_bytes,difference_bytes,difference_percent,tensor_bytes,"
+                                     "allocator_rounding_bytes,unexplained_bytes"));
     QVERIFY(view.charts().empty());
   }
 

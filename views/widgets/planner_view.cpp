@@ -93,16 +93,26 @@ void PlannerView::add_outcome(const RunOutcome& outcome) {
   request.context = c.context;
   request.precisions.activations = c.precision;
   form_->set_request(request);
-  profiling::CategoryBytes highest{};
-  for (const auto& point : outcome.timeline->points) {
-    for (size_t k = 0; k < highest.size(); ++k) highest[k] = std::max(highest[k], point.bytes_by_category[k]);
-  }
-  const auto bytes = [&](profiling::MemoryCategory category) {
+  using profiling::MemoryCategory;
+  const profiling::CategoryBytes highest = profiling::highest_by_category(*outcome.timeline);
+  const auto bytes = [&](MemoryCategory category) {
     return static_cast<double>(highest[profiling::category_index(category)]);
   };
-  planner::MeasuredState measured{bytes(profiling::MemoryCategory::parameter), std::nullopt, std::nullopt};
-  if (runs_backward(c.mode)) measured.gradient_bytes = bytes(profiling::MemoryCategory::gradient);
-  if (c.mode == StepMode::train) measured.optimizer_state_bytes = bytes(profiling::MemoryCategory::optimizer_state);
+  const auto tensor_bytes = [&](MemoryCategory category) -> std::optional<double> {
+    const int64_t b = outcome.timeline->highest_tensor_bytes_by_category[profiling::category_index(category)];
+    return b >= 0 ? std::optional<double>(static_cast<double>(b)) : std::nullopt;
+  };
+  planner::MeasuredState measured;
+  measured.parameter_bytes = bytes(MemoryCategory::parameter);
+  measured.parameter_tensor_bytes = tensor_bytes(MemoryCategory::parameter);
+  if (runs_backward(c.mode)) {
+    measured.gradient_bytes = bytes(MemoryCategory::gradient);
+    measured.gradient_tensor_bytes = tensor_bytes(MemoryCategory::gradient);
+  }
+  if (c.mode == StepMode::train) {
+    measured.optimizer_state_bytes = bytes(MemoryCategory::optimizer_state);
+    measured.optimizer_state_tensor_bytes = tensor_bytes(MemoryCategory::optimizer_state);
+  }
   show_measured(measured, QString::fromStdString(describe(c)));
 }
 

@@ -115,7 +115,9 @@ void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* mem
 void DdpCase::label_memory(profiling::AllocationRecorder& memory) const {
   // Storage bases: flat and bucketed gradients are views into one buffer.
   const auto label = [&](const at::Tensor& t, profiling::MemoryCategory category) {
-    if (t.defined() && t.has_storage()) memory.label(t.storage().data(), category);
+    if (t.defined() && t.has_storage()) {
+      memory.label(t.storage().data(), category, static_cast<int64_t>(t.storage().nbytes()));
+    }
   };
   for (const auto& p : model_->module->parameters()) {
     label(p, profiling::MemoryCategory::parameter);
