@@ -5,6 +5,8 @@
 //   flash_kernel_check --small   one small case per type (for compute-sanitizer)
 //   flash_kernel_check --bench   forward/backward timings of the bf16 causal benchmark shapes, and
 //                                a forward timed as the sweep times it (after a backward, idle device)
+//   flash_kernel_check --bench-one HEADS SEQ D causal|full   one bf16 shape on the fastest path
+//                                (for ncu)
 //   flash_kernel_check --filter TEXT   the cases whose line contains TEXT (e.g. "fastest bf16")
 #include "attention_reference_cpu.h"
 #include "flash_check_support.h"
@@ -366,10 +368,16 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
+    if (mode == "--bench-one" && argc == 6) {  // --bench-one HEADS SEQ HEAD_DIM causal|full (for ncu)
+      bench(KernelPath::fastest, std::stoll(argv[2]), std::stoll(argv[3]), std::stoll(argv[4]),
+            std::string(argv[5]) == "causal");
+      return 0;
+    }
     if (mode == "--small") return run_checks(small_cases());
     if (mode == "--filter" && argc > 2) return run_checks(all_cases(), argv[2]);
     if (!mode.empty()) {
-      std::fprintf(stderr, "usage: %s [--small | --bench | --filter TEXT]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--small | --bench | --bench-one HEADS SEQ D causal|full | --filter TEXT]\n",
+                   argv[0]);
       return 2;
     }
     return run_checks(all_cases());

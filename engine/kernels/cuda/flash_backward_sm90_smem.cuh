@@ -138,20 +138,26 @@ __device__ __forceinline__ void sm90_bwd_issue_dq(float (&dq)[Tr::kDqCols / 2], 
 
 // Stages this consumer's dQ (64 rows x kDqCols fp32) at dq_base as 32-column boxes (64 rows x
 // 128 bytes, 128-byte swizzle: 16-byte chunk c of row r at chunk c ^ (r % 8), r % 8 == g).
+// In the store for column group j, lanes with t >= 2 store group j ^ 2 instead: with every lane
+// on group j, each half-warp's 8-byte stores covered only four chunks of its rows, two rows
+// per bank (ncu: 3.9 wavefronts per store request); j ^ 2 moves them onto the other four.
 template <typename Tr>
 __device__ __forceinline__ void sm90_bwd_stage_dq(const float (&dq)[Tr::kDqCols / 2], uint32_t dq_base,
                                                   int warp_in_wg, int g, int t) {
+  static_assert(Tr::kDqCols / 8 % 4 == 0, "column groups pair as j and j ^ 2 within fours");
+  const bool swapped = t >= 2;
 #pragma unroll
   for (int j = 0; j < Tr::kDqCols / 8; ++j)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
+      const int mine = swapped ? (j ^ 2) : j;
       const int row = 16 * warp_in_wg + g + 8 * h;
-      const int col = 8 * j + 2 * t;
+      const int col = 8 * mine + 2 * t;
       const uint32_t addr =
           dq_base + (col / 32) * 8192 + row * 128 + ((((col % 32) / 4) ^ g) * 16) + (col % 4) * 4;
-      asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(dq[4 * j + 2 * h]),
-                   "f"(dq[4 * j + 2 * h + 1])
-                   : "memory");
+      const float x = swapped ? dq[4 * (j ^ 2) + 2 * h] : dq[4 * j + 2 * h];
+      const float y = swapped ? dq[4 * (j ^ 2) + 2 * h + 1] : dq[4 * j + 2 * h + 1];
+      asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(x), "f"(y) : "memory");
     }
 }
 
