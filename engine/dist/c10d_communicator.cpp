@@ -64,7 +64,13 @@ class C10dCommunicator final : public Communicator {
       at::Tensor in = input;
       return std::make_unique<C10dWork>(group_->_reduce_scatter_base(output, in, c10d::ReduceScatterOptions()));
     }
-    // Gloo has no reduce-scatter in LibTorch: all-reduce a copy and keep this rank's slice.
+    // Gloo has no reduce-scatter in LibTorch: all-reduce and keep this rank's slice; in place
+    // when `output` is that slice already, else on a copy.
+    if (is_own_slice(output, input)) {
+      at::Tensor in = input;
+      all_reduce(in, ReduceOp::sum)->wait();
+      return std::make_unique<DoneWork>();
+    }
     at::Tensor reduced = input.clone();
     all_reduce(reduced, ReduceOp::sum)->wait();
     output.copy_(reduced.view({-1}).narrow(0, rank_ * output.numel(), output.numel()).view(output.sizes()));
@@ -95,6 +101,13 @@ class C10dCommunicator final : public Communicator {
   void barrier() override { group_->barrier(c10d::BarrierOptions())->wait(); }
 
  private:
+  // Whether `output` is the slice of `input` that this rank's reduction lands in.
+  bool is_own_slice(const at::Tensor& output, const at::Tensor& input) const {
+    if (!output.is_contiguous() || !input.is_contiguous() || !output.is_alias_of(input)) return false;
+    const auto offset = static_cast<int64_t>(rank_) * output.numel() * static_cast<int64_t>(input.element_size());
+    return output.data_ptr() == static_cast<const char*>(input.data_ptr()) + offset;
+  }
+
   void check_slices(const char* what, const at::Tensor& part, const at::Tensor& whole) const {
     if (whole.numel() != part.numel() * size_ || !whole.is_contiguous() || !part.is_contiguous()) {
       throw std::invalid_argument(std::string(what) + ": the whole tensor must be " + std::to_string(size_) +

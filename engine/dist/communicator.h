@@ -42,6 +42,8 @@ class Communicator {
   // In place, on every rank.
   virtual std::unique_ptr<PendingCollective> all_reduce(at::Tensor& tensor, ReduceOp op = ReduceOp::sum) = 0;
   // `input` has size() x output.numel() elements; this rank gets the reduction of its slice.
+  // In place when `output` is `input`'s own slice (rank x output.numel() on): then the rest of
+  // `input` is left undefined.
   virtual std::unique_ptr<PendingCollective> reduce_scatter(at::Tensor& output, const at::Tensor& input) = 0;
   // `output` has size() x input.numel() elements, rank r's input at slice r.
   virtual std::unique_ptr<PendingCollective> all_gather(at::Tensor& output, const at::Tensor& input) = 0;

@@ -120,7 +120,7 @@ class BucketedSync final : public GradientSync {
       for (size_t k = 0; k < ready.plan.parameters.size(); ++k) {
         pieces.push_back({ready.plan.parameters[k], ready.plan.offsets[k], parameters_[ready.plan.parameters[k]].numel()});
       }
-      ready.work = start_reduction(ready.buffer, std::move(pieces));
+      ready.work = start_reduction(ready.buffer, std::move(pieces), ShardStorage::in_buffer);
     }
   }
 

@@ -42,7 +42,7 @@ class FlatSync final : public GradientSync {
       pieces.push_back({i, offset, parameters_[i].numel()});
       offset += parameters_[i].numel();
     }
-    auto work = start_reduction(buffer_, std::move(pieces));
+    auto work = start_reduction(buffer_, std::move(pieces), ShardStorage::in_buffer);
     timed([&] { work->wait(); });
     if (scatters()) return;  // the optimizer reads this rank's shard
     offset = 0;

@@ -123,7 +123,8 @@ std::unique_ptr<PendingCollective> GradientSync::start_all_reduce(at::Tensor& te
                           [&] { return comm_.all_reduce(tensor); });
 }
 
-std::unique_ptr<PendingCollective> GradientSync::start_reduction(at::Tensor& buffer, std::vector<UnitPiece> pieces) {
+std::unique_ptr<PendingCollective> GradientSync::start_reduction(at::Tensor& buffer, std::vector<UnitPiece> pieces,
+                                                                 ShardStorage storage) {
   if (!scatters()) return start_all_reduce(buffer);
   const int ranks = comm_.size();
   if (buffer.numel() % ranks != 0) throw std::logic_error("a reduce-scatter unit must be padded to the ranks");
@@ -133,7 +134,11 @@ std::unique_ptr<PendingCollective> GradientSync::start_reduction(at::Tensor& buf
   shard.unit_numel = buffer.numel();
   shard.shard_numel = buffer.numel() / ranks;
   shard.shard_offset = comm_.rank() * shard.shard_numel;
-  shard.gradient = at::empty({shard.shard_numel}, buffer.options());
+  // In the buffer, the shard costs no memory beside it: what ZeRO-1 keeps over plain DDP is
+  // then only its optimizer state's 1/N.
+  shard.gradient = storage == ShardStorage::in_buffer
+                       ? buffer.view({-1}).narrow(0, shard.shard_offset, shard.shard_numel)
+                       : at::empty({shard.shard_numel}, buffer.options());
   at::Tensor output = shard.gradient;
   {
     std::lock_guard<std::mutex> lock(step_mutex_);

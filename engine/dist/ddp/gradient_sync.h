@@ -90,10 +90,15 @@ class GradientSync {
   // Starts an all-reduce (sum) of `tensor`: counted, its start timed into comm_ms and, when
   // recording, its span recorded. Time its wait with timed().
   std::unique_ptr<PendingCollective> start_all_reduce(at::Tensor& tensor);
+  // Where a reduce-scattered shard lives: in its own tensor, or in place as this rank's slice
+  // of the unit's buffer (for buffers kept across steps: a per-step copy would then stay alive
+  // whole until the next step, not just its shard).
+  enum class ShardStorage { own, in_buffer };
   // Starts a unit's reduction: all_reduce: start_all_reduce(buffer); reduce_scatter: `buffer`
   // (padded_numel elements, already divided by the ranks) into this rank's shard, kept for
   // shards(). Counted, timed and recorded like start_all_reduce.
-  std::unique_ptr<PendingCollective> start_reduction(at::Tensor& buffer, std::vector<UnitPiece> pieces);
+  std::unique_ptr<PendingCollective> start_reduction(at::Tensor& buffer, std::vector<UnitPiece> pieces,
+                                                     ShardStorage storage = ShardStorage::own);
   bool scatters() const { return reduction_ == GradientReduction::reduce_scatter; }
   // The gradient backward left on parameter i; throws when there is none.
   const at::Tensor& gradient(size_t i) const;
