@@ -262,10 +262,15 @@ TEST(Planner, JsonHasTheNamedFields) {
   EXPECT_EQ(j.at("table").at("schema"), "plan");
 }
 
-TEST(Planner, MeasuredBesidePlanned) {
+// The plan the measured-side tests compare against.
+Plan tiny_plan() {
   PlanRequest r;
   r.model = plan_model("tiny");
-  const Plan plan = make_plan(r);
+  return make_plan(r);
+}
+
+TEST(Planner, MeasuredBesidePlanned) {
+  const Plan plan = tiny_plan();
   const double p = static_cast<double>(plan.memory.parameters);
   MeasuredState measured;
   measured.parameter_bytes = 4 * p + 512;  // the allocator's rounding
@@ -281,9 +286,7 @@ TEST(Planner, MeasuredBesidePlanned) {
 }
 
 TEST(Planner, MeasuredSplitsTheAllocatorsRoundingFromTheTensors) {
-  PlanRequest r;
-  r.model = plan_model("tiny");
-  const Plan plan = make_plan(r);
+  const Plan plan = tiny_plan();
   const double p = static_cast<double>(plan.memory.parameters);
   MeasuredState measured;
   measured.parameter_bytes = 4 * p + 1536;
