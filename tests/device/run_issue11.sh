@@ -62,7 +62,7 @@ timeout 150 python3 tests/reference/ddp_reference.py --model $model --context $c
 echo "torch single exit $?" | tee -a "$OUT/summary.txt"
 log "DDP variants, $ranks rank(s), with the overlap picture"
 timeout 300 $cli ddp --device cuda --nproc $ranks --model $model --context $ctx --batch $batch --precision fp32 \
-  --variant naive,flat,overlap,bucketed --bucket-mb 1,10,100,1000 --warmup 2 --steps 5 --timeout 120 --quiet \
+  --variant naive,flat,overlap,bucketed --bucket-mb 1,10,25,100,1000 --warmup 2 --steps 5 --timeout 120 --quiet \
   --csv "$OUT/d/ddp.csv" --json "$OUT/d/ddp.json" --trace "$OUT/d/ddp_trace.json"
 echo "ddp exit $?" | tee -a "$OUT/summary.txt"
 if [ "$ranks" -ge 2 ]; then

@@ -136,9 +136,12 @@ std::unique_ptr<PendingCollective> GradientSync::start_reduction(at::Tensor& buf
   shard.shard_offset = comm_.rank() * shard.shard_numel;
   // In the buffer, the shard costs no memory beside it: what ZeRO-1 keeps over plain DDP is
   // then only its optimizer state's 1/N.
-  shard.gradient = storage == ShardStorage::in_buffer
-                       ? buffer.view({-1}).narrow(0, shard.shard_offset, shard.shard_numel)
-                       : at::empty({shard.shard_numel}, buffer.options());
+  if (storage == ShardStorage::in_buffer) {
+    shard.unit_buffer = buffer.view({-1});
+    shard.gradient = shard.unit_buffer.narrow(0, shard.shard_offset, shard.shard_numel);
+  } else {
+    shard.gradient = at::empty({shard.shard_numel}, buffer.options());
+  }
   at::Tensor output = shard.gradient;
   {
     std::lock_guard<std::mutex> lock(step_mutex_);

@@ -49,27 +49,15 @@ class Zero1Optimizer final : public DistributedOptimizer {
     at::NoGradGuard no_grad;
     // Every group takes a step on every rank, so bias corrections agree across ranks.
     for (auto& group : groups_) ++group.t;
-    struct Lists {
-      std::vector<at::Tensor> params, grads, m, v;
-    };
-    std::map<int, Lists> by_group;
+    // Unit by unit: update this rank's share, then start gathering the unit's updated
+    // parameters, so each all-gather runs under the updates of the units after it.
+    std::vector<Gather> gathers;
+    gathers.reserve(sync.shards().size());
     for (const GradientShard& shard : sync.shards()) {
-      Moments& moments = moments_for(shard);
-      for (const Overlap& o : overlaps(shard)) {
-        const int g = group_of_[o.parameter];
-        if (g < 0) continue;  // in no group (frozen): left as it is
-        Lists& l = by_group[g];
-        l.params.push_back(flat(o.parameter).narrow(0, o.parameter_from, o.numel));
-        l.grads.push_back(shard.gradient.narrow(0, o.shard_from, o.numel));
-        l.m.push_back(moments.m.narrow(0, o.shard_from, o.numel));
-        l.v.push_back(moments.v.narrow(0, o.shard_from, o.numel));
-      }
+      update_share(shard);
+      gathers.push_back(start_gather(shard));
     }
-    for (auto& [g, l] : by_group) {
-      const Group& group = groups_[static_cast<size_t>(g)];
-      adamw_update(std::move(l.params), std::move(l.grads), std::move(l.m), std::move(l.v), group.t, group.options);
-    }
-    all_gather_parameters(sync.shards());
+    finish_gathers(gathers);
   }
 
   void add_param_group(ParameterGroup group) override {
@@ -124,24 +112,49 @@ class Zero1Optimizer final : public DistributedOptimizer {
     return it->second;
   }
 
-  // Each unit's shares, this rank's just updated, into every rank's parameters.
-  void all_gather_parameters(const std::vector<GradientShard>& shards) {
-    struct Gather {
-      const GradientShard* shard;
-      at::Tensor mine, all;
-      std::unique_ptr<PendingCollective> work;
+  // AdamW on this rank's share of one unit, group by group.
+  void update_share(const GradientShard& shard) {
+    struct Lists {
+      std::vector<at::Tensor> params, grads, m, v;
     };
-    std::vector<Gather> gathers;
-    gathers.reserve(shards.size());
-    for (const GradientShard& shard : shards) {
-      Gather g{&shard, at::zeros({shard.shard_numel}, shard.gradient.options()),
-               at::empty({shard.unit_numel}, shard.gradient.options()), nullptr};
-      for (const Overlap& o : overlaps(shard)) {
-        g.mine.narrow(0, o.shard_from, o.numel).copy_(flat(o.parameter).narrow(0, o.parameter_from, o.numel));
-      }
-      gathers.push_back(std::move(g));
+    std::map<int, Lists> by_group;
+    Moments& moments = moments_for(shard);
+    for (const Overlap& o : overlaps(shard)) {
+      const int g = group_of_[o.parameter];
+      if (g < 0) continue;  // in no group (frozen): left as it is
+      Lists& l = by_group[g];
+      l.params.push_back(flat(o.parameter).narrow(0, o.parameter_from, o.numel));
+      l.grads.push_back(shard.gradient.narrow(0, o.shard_from, o.numel));
+      l.m.push_back(moments.m.narrow(0, o.shard_from, o.numel));
+      l.v.push_back(moments.v.narrow(0, o.shard_from, o.numel));
     }
-    for (auto& g : gathers) g.work = comm_.all_gather(g.all, g.mine);  // all started before any wait
+    for (auto& [g, l] : by_group) {
+      const Group& group = groups_[static_cast<size_t>(g)];
+      adamw_update(std::move(l.params), std::move(l.grads), std::move(l.m), std::move(l.v), group.t, group.options);
+    }
+  }
+
+  struct Gather {
+    const GradientShard* shard;
+    at::Tensor mine, all;
+    std::unique_ptr<PendingCollective> work;
+  };
+
+  // Starts gathering every rank's updated share of the unit: into the unit's gradient buffer
+  // when it has one (its gradients are used up by now), else into a buffer of its own.
+  Gather start_gather(const GradientShard& shard) {
+    Gather g{&shard, at::zeros({shard.shard_numel}, shard.gradient.options()),
+             shard.unit_buffer.defined() ? shard.unit_buffer : at::empty({shard.unit_numel}, shard.gradient.options()),
+             nullptr};
+    for (const Overlap& o : overlaps(shard)) {
+      g.mine.narrow(0, o.shard_from, o.numel).copy_(flat(o.parameter).narrow(0, o.parameter_from, o.numel));
+    }
+    g.work = comm_.all_gather(g.all, g.mine);
+    return g;
+  }
+
+  // Waits for the gathers and copies every unit's parameters out of them.
+  void finish_gathers(std::vector<Gather>& gathers) {
     for (auto& g : gathers) {
       g.work->wait();
       for (const UnitPiece& piece : g.shard->pieces) {
