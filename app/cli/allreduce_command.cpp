@@ -36,7 +36,7 @@ std::string allreduce_usage() {
          "  --sizes S[,S...]       bytes, or with KB, MB, GB (10^3) or KiB, MiB, GiB (2^10) (default 1MB,10MB,100MB,1GB)\n"
          "  --dtype T[,T...]       fp32, bf16 or fp16 (default fp32)\n"
          "  --warmup N             warm-up iterations (default 5)\n"
-         "  --iters N              measured iterations (default 20)\n"
+         "  --iters N              measured collectives, timed together, the mean reported (default 20)\n"
          "  --device D             cpu or cuda (each rank on GPU LOCAL_RANK) (default cpu)\n"
          "  --timeout S            seconds a rank may stay silent or a collective wait (default 60)\n"
          "  --csv F                write the table to F, rewritten after every row (default: stdout)\n"

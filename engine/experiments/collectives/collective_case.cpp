@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "compat/c10d_compat.h"
@@ -102,11 +103,20 @@ std::unique_ptr<dist::PendingCollective> CollectiveCase::launch() {
 }
 
 void CollectiveCase::run_step(const StepContext& step) {
+  const int count = step.warmup ? result_.config.warmup_iters : result_.config.iters;
+  const bool back_to_back = comm_.backend() == CommBackend::nccl;
+  std::vector<std::unique_ptr<dist::PendingCollective>> pending;
   clock_->start();
-  launch()->wait();
+  for (int i = 0; i < count; ++i) {
+    pending.push_back(launch());
+    if (!back_to_back) pending.back()->wait();
+  }
+  if (back_to_back) {
+    for (auto& work : pending) work->wait();
+  }
   clock_->end_forward();
   const StepTiming timing = clock_->finish(StepMode::forward);
-  if (!step.warmup) step_ns_.push_back(timing.total_ns);
+  if (!step.warmup) step_ns_.push_back(timing.total_ns / std::max(1, count));
 }
 
 int64_t CollectiveCase::count_wrong() const {

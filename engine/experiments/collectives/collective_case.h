@@ -1,6 +1,9 @@
-// One row of the collective benchmark as an experiment case, run on every rank at once: a step
-// is one collective, waited for and timed on the device; after the measured steps the result is
-// checked against the expected values (nccl-tests' #wrong). `combine_ranks` then gives every rank
+// One row of the collective benchmark as an experiment case, run on every rank at once. As
+// nccl-tests does, the collectives of a phase are timed together on the device and the time is
+// their mean: one warm-up step of warmup_iters collectives, one measured step of iters. On NCCL
+// they are issued back to back (each one's launch overlaps the one before, as a training loop's
+// do); Gloo runs them one at a time (its threads could otherwise run two on the same buffer).
+// After the measured step the result is checked against the expected values (nccl-tests' #wrong). `combine_ranks` then gives every rank
 // the row: the slowest rank's time, the wrong elements of all ranks.
 #pragma once
 
@@ -26,8 +29,8 @@ class CollectiveCase final : public ExperimentCase {
 
   std::string label() const override { return describe(result_.config); }
   std::string device() const override;
-  int warmup_steps() const override { return result_.config.warmup_iters; }
-  int measured_steps() const override { return result_.config.iters; }
+  int warmup_steps() const override { return result_.config.warmup_iters > 0 ? 1 : 0; }
+  int measured_steps() const override { return 1; }
   // ConfigError for what this LibTorch's backend cannot do (Gloo's bf16 in 1.13).
   void check(DeviceBackend& backend) override;
   void prepare(DeviceBackend& backend, profiling::AllocationRecorder* memory) override;
