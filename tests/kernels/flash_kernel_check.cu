@@ -5,8 +5,8 @@
 //   flash_kernel_check --small   one small case per type (for compute-sanitizer)
 //   flash_kernel_check --bench   forward/backward timings of the bf16 causal benchmark shapes, and
 //                                a forward timed as the sweep times it (after a backward, idle device)
-//   flash_kernel_check --bench-one HEADS SEQ D causal|full   one bf16 shape on the fastest path
-//                                (for ncu)
+//   flash_kernel_check --bench-one HEADS SEQ D causal|full [REPS]   one bf16 shape on the fastest
+//                                path (for ncu; REPS timed repetitions, default 20)
 //   flash_kernel_check --filter TEXT   the cases whose line contains TEXT (e.g. "fastest bf16")
 #include "attention_reference_cpu.h"
 #include "flash_check_support.h"
@@ -261,7 +261,7 @@ int run_checks(const std::vector<Case>& cases, const std::string& filter = "") {
 }
 
 // Times forward and backward of one bf16 shape: 3 warm-up runs, then 20 timed repetitions.
-void bench(KernelPath path, int64_t heads, int64_t seq, int64_t head_dim, bool causal) {
+void bench(KernelPath path, int64_t heads, int64_t seq, int64_t head_dim, bool causal, int reps = 20) {
   const AttentionShape shape = make_shape(1, heads, seq, seq, head_dim, causal);
   const Strides s = make_strides(shape, seq, Layout::contiguous);
   const int64_t elems = view_elements(shape, seq, s);
@@ -312,13 +312,12 @@ void bench(KernelPath path, int64_t heads, int64_t seq, int64_t head_dim, bool c
   auto time_ms = [&](auto&& run) {
     for (int i = 0; i < 3; ++i) run();
     check_cuda(cudaEventRecord(start), "cudaEventRecord");
-    constexpr int kReps = 20;
-    for (int i = 0; i < kReps; ++i) run();
+    for (int i = 0; i < reps; ++i) run();
     check_cuda(cudaEventRecord(stop), "cudaEventRecord");
     check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
     float ms = 0;
     check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    return static_cast<double>(ms) / kReps;
+    return static_cast<double>(ms) / reps;
   };
   const double fwd_ms = time_ms([&] { flash_forward_cuda(fwd, nullptr); });
   const double bwd_ms = time_ms([&] { flash_backward_cuda(bwd, nullptr); });
@@ -368,15 +367,15 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
-    if (mode == "--bench-one" && argc == 6) {  // --bench-one HEADS SEQ HEAD_DIM causal|full (for ncu)
+    if (mode == "--bench-one" && (argc == 6 || argc == 7)) {  // HEADS SEQ HEAD_DIM causal|full [REPS]
       bench(KernelPath::fastest, std::stoll(argv[2]), std::stoll(argv[3]), std::stoll(argv[4]),
-            std::string(argv[5]) == "causal");
+            std::string(argv[5]) == "causal", argc == 7 ? std::stoi(argv[6]) : 20);
       return 0;
     }
     if (mode == "--small") return run_checks(small_cases());
     if (mode == "--filter" && argc > 2) return run_checks(all_cases(), argv[2]);
     if (!mode.empty()) {
-      std::fprintf(stderr, "usage: %s [--small | --bench | --bench-one HEADS SEQ D causal|full | --filter TEXT]\n",
+      std::fprintf(stderr, "usage: %s [--small | --bench | --bench-one HEADS SEQ D causal|full [REPS] | --filter TEXT]\n",
                    argv[0]);
       return 2;
     }

@@ -7,7 +7,8 @@ torch.autograd.grad on a retained graph (fresh gradients, nothing accumulated). 
 timed after a synchronised backward, as the sweep's passes run. Prints one line per shape in
 the kernel bench's format, so the two outputs line up in one device call.
 
-usage: sdpa_kernel_bench.py            (needs a CUDA device)
+usage: sdpa_kernel_bench.py                       (needs a CUDA device)
+       sdpa_kernel_bench.py HEADS SEQ D causal|full [REPS]  one shape (for ncu)
 """
 import sys
 
@@ -71,6 +72,11 @@ def main():
     if not torch.cuda.is_available():
         print("sdpa_kernel_bench.py: no CUDA device", file=sys.stderr)
         return 2
+    global REPS
+    if len(sys.argv) in (5, 6):
+        REPS = int(sys.argv[5]) if len(sys.argv) == 6 else REPS
+        bench(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "causal")
+        return 0
     for shape in SHAPES:
         bench(*shape)
     return 0

@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(MmaBackwardTraits<kHeadDim>::kThreads)
   const int g = lane / 4;
   const int t = lane % 4;
 
-  const TileOfBlock assigned = backward_tile_of_block(static_cast<int>(blockIdx.x), p.key_tiles);
+  const TileOfBlock assigned = backward_tile_of_block(static_cast<int>(blockIdx.x), p.key_tiles, p.head_group);
   const int bh = assigned.bh;
   const int key_tile = assigned.tile;
   const int batch = bh / p.heads;

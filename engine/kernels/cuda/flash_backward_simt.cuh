@@ -35,7 +35,7 @@ __global__ void __launch_bounds__(SimtBackwardTraits<kHeadDim>::kThreads)
   const int tid = threadIdx.x;
   const int warp = tid / kWarpSize;
   const int lane = tid % kWarpSize;
-  const TileOfBlock assigned = backward_tile_of_block(static_cast<int>(blockIdx.x), p.key_tiles);
+  const TileOfBlock assigned = backward_tile_of_block(static_cast<int>(blockIdx.x), p.key_tiles, p.head_group);
   const int bh = assigned.bh;
   const int key_tile = assigned.tile;
   const int batch = bh / p.heads;

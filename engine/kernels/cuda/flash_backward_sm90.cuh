@@ -1,7 +1,7 @@
 // FlashAttention backward for Hopper (sm_90a): wgmma, TMA and warp specialisation.
 //
-// Grid: one CTA per (key tile of 128, batch*head), heaviest key tiles (the first, under causal
-// masking) launched first. Warpgroup 0 produces: warp 0 loads K and V once, then per query tile
+// Grid: one CTA per (key tile of 128, batch*head), head-major or tile-major with the heaviest key
+// tiles (the first, under causal masking) first, whichever flash_grid_order.h picks. Warpgroup 0 produces: warp 0 loads K and V once, then per query tile
 // Q and dO (TMA, 2 stages, mbarriers) and the tile's lse*log2(e) and D rows; warp 1 writes dQ
 // (TMA reduce-add of what the consumers stage). Warpgroups 1 and 2 consume, each owning 64 keys:
 //   S^T = K Q^T, dP^T = V dO^T                   (wgmma, both operands from shared memory)
@@ -25,6 +25,7 @@
 #include "kernels/cuda/flash_backward_sm90_traits.h"
 #include "kernels/cuda/flash_device_math.cuh"
 #include "kernels/cuda/flash_kernel_params.h"
+#include "kernels/cuda/flash_tile_order.cuh"
 #include "kernels/cuda/sm90_async_copy.cuh"
 #include "kernels/cuda/sm90_wgmma.cuh"
 
@@ -66,7 +67,7 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
   uint64_t* empty = bars + Tr::kStages;   // [kStages]: consumers are done with a stage
   uint64_t* kv_bar = bars + 2 * Tr::kStages;
 
-  const TileOfBlock assigned = backward_tile_of_block(static_cast<int>(blockIdx.x), p.key_tiles);
+  const TileOfBlock assigned = backward_tile_of_block(static_cast<int>(blockIdx.x), p.key_tiles, p.head_group);
   const int bh = assigned.bh;
   const int key_tile = assigned.tile;
   const int batch = bh / p.heads;
@@ -212,7 +213,6 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
 
   // The main loop is a statement block of this body (see its header).
 #include "kernels/cuda/flash_backward_sm90_loop_pingpong.inc"
-#include "kernels/cuda/flash_tile_order.cuh"
 
   // dK (scaled) and dV straight from the accumulators: rows = keys, pairs of columns.
   T* dk_out = p.dk.head<T>(batch, head);

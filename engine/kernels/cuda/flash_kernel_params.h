@@ -49,7 +49,8 @@ struct BackwardParams {
   int seq_q = 1;
   int seq_k = 1;
   int head_dim = 64;
-  int key_tiles = 1;  // key tiles per (batch, head)
+  int key_tiles = 1;   // key tiles per (batch, head)
+  int head_group = 1;  // heads per group of the grid order (flash_grid_order.h)
   int64_t rows = 1;   // batch * heads * seq_q
   bool causal = false;
   bool vector_loads = true;

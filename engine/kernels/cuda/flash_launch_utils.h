@@ -2,6 +2,7 @@
 // building kernel views, and CUDA calls that throw std::runtime_error naming what failed.
 #pragma once
 
+#include "kernels/cuda/flash_grid_order.h"
 #include "kernels/cuda/flash_kernel_params.h"
 #include "kernels/flash_attention_args.h"
 
@@ -71,24 +72,30 @@ inline TensorView make_view(const void* data, const Strides& strides) {
   return view;
 }
 
-// The kernels use mma.sync/ldmatrix/cp.async (sm_80+); refuse older devices up front. The two
-// attributes are queried once per device: this runs before every launch.
-inline void check_device_supported(std::size_t largest_smem) {
+// The kernels use mma.sync/ldmatrix/cp.async (sm_80+); refuse older devices up front. Returns
+// the device's multiprocessor count (the grids' head groups need it). The three attributes are
+// queried once per device: this runs before every launch.
+inline int check_device_supported(std::size_t largest_smem) {
   int device = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   constexpr int kCachedDevices = 64;
-  static std::atomic<int> cached_major[kCachedDevices], cached_optin[kCachedDevices];  // 0: unknown
+  // 0: unknown
+  static std::atomic<int> cached_major[kCachedDevices], cached_optin[kCachedDevices], cached_sms[kCachedDevices];
   const bool cacheable = device >= 0 && device < kCachedDevices;
   int major = cacheable ? cached_major[device].load(std::memory_order_relaxed) : 0;
   int optin = cacheable ? cached_optin[device].load(std::memory_order_relaxed) : 0;
-  if (major == 0 || optin == 0) {
+  int sms = cacheable ? cached_sms[device].load(std::memory_order_relaxed) : 0;
+  if (major == 0 || optin == 0 || sms == 0) {
     check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
                "cudaDeviceGetAttribute(compute capability)");
     check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
                "cudaDeviceGetAttribute(max shared memory per block)");
+    check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+               "cudaDeviceGetAttribute(multiprocessor count)");
     if (cacheable) {
       cached_major[device].store(major, std::memory_order_relaxed);
       cached_optin[device].store(optin, std::memory_order_relaxed);
+      cached_sms[device].store(sms, std::memory_order_relaxed);
     }
   }
   if (major < 8) {
@@ -100,6 +107,7 @@ inline void check_device_supported(std::size_t largest_smem) {
                              " bytes of shared memory per block, device allows " +
                              std::to_string(optin));
   }
+  return sms;
 }
 
 // Launches `kernel` with `smem` dynamic shared memory, raising the per-kernel limit first when
