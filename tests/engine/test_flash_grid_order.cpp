@@ -62,6 +62,10 @@ TEST(FlashGridOrder, HeadMajorOnlyWhereItsTailIsSmall) {
   EXPECT_EQ(backward_head_group(0, 16, 132, true), 1);
   EXPECT_EQ(backward_head_group(128, 0, 132, true), 1);
   EXPECT_EQ(backward_head_group(4096, 32, 132, true), 32);  // too large to simulate: tile-major
+  for (int tiles : {64, 128}) {
+    EXPECT_EQ(backward_head_group_cached(tiles, 16, 132, true), backward_head_group(tiles, 16, 132, true));
+    EXPECT_EQ(backward_head_group_cached(tiles, 16, 132, true), backward_head_group(tiles, 16, 132, true));
+  }
 }
 
 TEST(FlashGridOrder, SchedulingExcessAgainstHandWorkedCases) {

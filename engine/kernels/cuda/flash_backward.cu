@@ -47,7 +47,7 @@ template <int kHeadDim>
 void launch_backward_f32(BackwardParams params, const AttentionShape& shape, cudaStream_t stream) {
   using Tr = flash::SimtBackwardTraits<kHeadDim>;
   params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
-  params.head_group = flash::backward_head_group(params.key_tiles, static_cast<int>(shape.batch * shape.heads),
+  params.head_group = flash::backward_head_group_cached(params.key_tiles, static_cast<int>(shape.batch * shape.heads),
                                              flash::check_device_supported(Tr::kSmemBytes), shape.causal);
   launch_helpers_before<float>(params, stream);
   const auto blocks = static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads);
@@ -60,7 +60,7 @@ template <typename T, int kHeadDim>
 void launch_backward_mma(BackwardParams params, const AttentionShape& shape, cudaStream_t stream) {
   using Tr = flash::MmaBackwardTraits<kHeadDim>;
   params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
-  params.head_group = flash::backward_head_group(params.key_tiles, static_cast<int>(shape.batch * shape.heads),
+  params.head_group = flash::backward_head_group_cached(params.key_tiles, static_cast<int>(shape.batch * shape.heads),
                                              flash::check_device_supported(Tr::kSmemBytes), shape.causal);
   launch_helpers_before<T>(params, stream);
   const auto blocks = static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads);
@@ -76,7 +76,7 @@ void launch_backward_sm90(BackwardParams params, const FlashBackwardArgs& args,
   using Tr = flash::Sm90BackwardTraits<kHeadDim>;
   const AttentionShape& shape = args.shape;
   params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
-  params.head_group = flash::backward_head_group(params.key_tiles, static_cast<int>(shape.batch * shape.heads),
+  params.head_group = flash::backward_head_group_cached(params.key_tiles, static_cast<int>(shape.batch * shape.heads),
                                              flash::check_device_supported(Tr::kSmemBytes), shape.causal);
   // The rowsum pass first, so the GPU starts while the host encodes the tensor maps.
   launch_helpers_before<T>(params, stream);

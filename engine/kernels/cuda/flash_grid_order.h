@@ -18,7 +18,10 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <mutex>
 #include <queue>
+#include <tuple>
 #include <vector>
 
 #if defined(__CUDACC__)
@@ -57,8 +60,7 @@ inline double causal_grid_excess(int tiles, int bh_count, int head_group, int sm
 }
 
 // Head-major where its scheduling excess stays under 2 %, measured to be outweighed by the L2
-// reuse. The estimate runs on every launch (about 20 us for 2048 blocks); grids larger than
-// kMaxSimulatedBlocks stay tile-major.
+// reuse. Grids larger than kMaxSimulatedBlocks stay tile-major.
 constexpr double kHeadMajorExcessLimit = 0.02;
 constexpr int kMaxSimulatedBlocks = 1 << 16;
 
@@ -67,6 +69,18 @@ inline int backward_head_group(int key_tiles, int bh_count, int sms, bool causal
   if (bh_count < 1 || !causal) return 1;
   if (static_cast<long long>(key_tiles) * bh_count > kMaxSimulatedBlocks) return bh_count;
   return causal_grid_excess(key_tiles, bh_count, 1, sms) <= kHeadMajorExcessLimit ? 1 : bh_count;
+}
+
+// backward_head_group once per (key_tiles, bh_count, sms, causal) in a process: the simulation
+// takes 25 us at 2048 blocks and milliseconds at 65536, which a synchronised pass would wait for.
+inline int backward_head_group_cached(int key_tiles, int bh_count, int sms, bool causal) {
+  static std::mutex mutex;
+  static std::map<std::tuple<int, int, int, bool>, int> groups;
+  const auto key = std::make_tuple(key_tiles, bh_count, sms, causal);
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto found = groups.find(key);
+  if (found != groups.end()) return found->second;
+  return groups[key] = backward_head_group(key_tiles, bh_count, sms, causal);
 }
 
 // Block `block` of tiles x bh_count blocks: groups of head_group heads in order, and inside a
