@@ -50,6 +50,15 @@ __device__ __forceinline__ uint64_t make_smem_desc(uint32_t smem_addr, uint32_t 
 
 // Orders register/shared-memory writes before the wgmma that follow; needed before the first
 // wgmma of a batch whenever its accumulators or A registers were written by ordinary code.
+// Four 8x8 b16 matrices to shared memory: register i of every lane holds row lane / 4, columns
+// 2 (lane % 4) and + 1 of matrix i (the mma fragment layout); lane 8 i + j gives the address of
+// row j of matrix i.
+__device__ __forceinline__ void stmatrix_x4(uint32_t row_addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(row_addr), "r"(r0),
+               "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
 __device__ __forceinline__ void wgmma_fence() {
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 }
