@@ -28,6 +28,13 @@ unsigned helper_blocks(int64_t work_items) {
   return static_cast<unsigned>(std::max<int64_t>(1, std::min(blocks, kMaxBlocks)));
 }
 
+// The device checked for `smem` bytes of shared memory per block, the heads per group of the
+// main kernel's grid order (flash_grid_order.h).
+int grid_head_group(int key_tiles, const AttentionShape& shape, std::size_t smem) {
+  return flash::backward_head_group_cached(key_tiles, static_cast<int>(shape.batch * shape.heads),
+                                           flash::check_device_supported(smem), shape.causal);
+}
+
 template <typename T>
 void launch_helpers_before(const BackwardParams& params, cudaStream_t stream) {
   const int64_t threads = params.rows * flash::rowsum_threads_per_row<T>(params);
@@ -47,8 +54,7 @@ template <int kHeadDim>
 void launch_backward_f32(BackwardParams params, const AttentionShape& shape, cudaStream_t stream) {
   using Tr = flash::SimtBackwardTraits<kHeadDim>;
   params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
-  params.head_group = flash::backward_head_group_cached(params.key_tiles, static_cast<int>(shape.batch * shape.heads),
-                                             flash::check_device_supported(Tr::kSmemBytes), shape.causal);
+  params.head_group = grid_head_group(params.key_tiles, shape, Tr::kSmemBytes);
   launch_helpers_before<float>(params, stream);
   const auto blocks = static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads);
   flash::launch_kernel(flash::flash_backward_simt_kernel<kHeadDim>, blocks, Tr::kThreads,
@@ -60,8 +66,7 @@ template <typename T, int kHeadDim>
 void launch_backward_mma(BackwardParams params, const AttentionShape& shape, cudaStream_t stream) {
   using Tr = flash::MmaBackwardTraits<kHeadDim>;
   params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
-  params.head_group = flash::backward_head_group_cached(params.key_tiles, static_cast<int>(shape.batch * shape.heads),
-                                             flash::check_device_supported(Tr::kSmemBytes), shape.causal);
+  params.head_group = grid_head_group(params.key_tiles, shape, Tr::kSmemBytes);
   launch_helpers_before<T>(params, stream);
   const auto blocks = static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads);
   flash::launch_kernel(flash::flash_backward_mma_kernel<T, kHeadDim>, blocks, Tr::kThreads,
@@ -76,8 +81,7 @@ void launch_backward_sm90(BackwardParams params, const FlashBackwardArgs& args,
   using Tr = flash::Sm90BackwardTraits<kHeadDim>;
   const AttentionShape& shape = args.shape;
   params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
-  params.head_group = flash::backward_head_group_cached(params.key_tiles, static_cast<int>(shape.batch * shape.heads),
-                                             flash::check_device_supported(Tr::kSmemBytes), shape.causal);
+  params.head_group = grid_head_group(params.key_tiles, shape, Tr::kSmemBytes);
   // The rowsum pass first, so the GPU starts while the host encodes the tensor maps.
   launch_helpers_before<T>(params, stream);
   flash::Sm90BackwardParams sp;

@@ -37,8 +37,17 @@ struct TileOfBlock {
   int tile;  // query tile (forward) or key tile (backward)
 };
 
+// Block `block` of tiles x bh_count blocks: groups of head_group heads in order, and inside a
+// group key tile r of every head before tile r + 1 (the last group may hold fewer heads).
 STEPSCOPE_HOST_DEVICE inline TileOfBlock grouped_tile_of_block(int block, int tiles, int bh_count,
-                                                               int head_group);
+                                                               int head_group) {
+  const int group_blocks = head_group * tiles;
+  const int group = block / group_blocks;
+  const int within = block - group * group_blocks;
+  const int first_bh = group * head_group;
+  const int heads_here = bh_count - first_bh < head_group ? bh_count - first_bh : head_group;
+  return {first_bh + within % heads_here, within / heads_here};
+}
 
 // How much longer than its lower bound, max(total work / sms, longest tile), a causal backward
 // grid of this order runs when each block goes to the first free SM in grid order (as the
@@ -81,18 +90,6 @@ inline int backward_head_group_cached(int key_tiles, int bh_count, int sms, bool
   const auto found = groups.find(key);
   if (found != groups.end()) return found->second;
   return groups[key] = backward_head_group(key_tiles, bh_count, sms, causal);
-}
-
-// Block `block` of tiles x bh_count blocks: groups of head_group heads in order, and inside a
-// group key tile r of every head before tile r + 1 (the last group may hold fewer heads).
-STEPSCOPE_HOST_DEVICE inline TileOfBlock grouped_tile_of_block(int block, int tiles, int bh_count,
-                                                               int head_group) {
-  const int group_blocks = head_group * tiles;
-  const int group = block / group_blocks;
-  const int within = block - group * group_blocks;
-  const int first_bh = group * head_group;
-  const int heads_here = bh_count - first_bh < head_group ? bh_count - first_bh : head_group;
-  return {first_bh + within % heads_here, within / heads_here};
 }
 
 }  // namespace stepscope::kernels::flash
