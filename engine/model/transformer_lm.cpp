@@ -55,14 +55,36 @@ torch::Tensor TransformerLMImpl::forward(const torch::Tensor& token_ids) {
   const int64_t seq = token_ids.size(1);
   const auto future_mask =
       torch::ones({seq, seq}, torch::TensorOptions().dtype(torch::kBool).device(token_ids.device())).triu(1);
+  enter_stage(0);
   auto x = token_embeddings(token_ids);
-  for (const auto& layer : *layers) x = layer->as<TransformerBlock>()->forward(x, rope_, future_mask);
+  int stage = 1;
+  for (const auto& layer : *layers) {
+    enter_stage(stage++);
+    x = layer->as<TransformerBlock>()->forward(x, rope_, future_mask);
+  }
+  enter_stage(stage);
   {
     profiling::ScopedRange range("norm");
     x = ln_final(x);
   }
   profiling::ScopedRange range("lm head");
   return lm_head(x);
+}
+
+std::vector<int> TransformerLMImpl::parameter_stages() const {
+  const int last = static_cast<int>(config_.num_layers) + 1;
+  std::vector<int> stages;
+  for (const auto& named : named_parameters()) {
+    const std::string& name = named.key();
+    int stage = last;
+    if (name.rfind("token_embeddings.", 0) == 0) {
+      stage = 0;
+    } else if (name.rfind("layers.", 0) == 0) {
+      stage = 1 + std::stoi(name.substr(7, name.find('.', 7) - 7));
+    }
+    stages.push_back(stage);
+  }
+  return stages;
 }
 
 }  // namespace stepscope

@@ -2,6 +2,9 @@
 #pragma once
 
 #include <torch/nn/module.h>
+
+#include <functional>
+#include <vector>
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/pimpl.h>
 
@@ -31,14 +34,26 @@ class TransformerLMImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& token_ids);
   const ModelConfig& config() const { return config_; }
 
+  // Stages of the forward pass: 0 the embeddings, i + 1 block i, num_layers + 1 the final norm and
+  // the head. `hook` runs before each stage (data-parallel training that gathers sharded
+  // parameters waits there for the stage's ones); an empty function removes it.
+  void set_before_stage(std::function<void(int stage)> hook) { before_stage_ = std::move(hook); }
+  // The stage of every parameter, in parameters() order.
+  std::vector<int> parameter_stages() const;
+
   Embedding token_embeddings{nullptr};
   torch::nn::ModuleList layers{nullptr};
   RMSNorm ln_final{nullptr};
   Linear lm_head{nullptr};
 
  private:
+  void enter_stage(int stage) const {
+    if (before_stage_) before_stage_(stage);
+  }
+
   ModelConfig config_;
   RotaryEmbedding rope_{nullptr};  // not registered: the reference does not save its tables
+  std::function<void(int)> before_stage_;
 };
 TORCH_MODULE(TransformerLM);
 

@@ -66,11 +66,12 @@ struct ParityCase {
   dist::OptimizerSharding sharding = dist::OptimizerSharding::none;
   int ranks = 2;
   bool late_group = false;  // the second group joins after the first step
+  bool defer_gathers = false;  // zero1's all-gathers in the next forward pass, per stage
 };
 
 void check_parity(const ParityCase& c) {
   SCOPED_TRACE(dist::to_string(c.sync.variant) + " " + dist::to_string(c.sharding) + " x" + std::to_string(c.ranks) +
-               (c.late_group ? " late group" : ""));
+               (c.late_group ? " late group" : "") + (c.defer_gathers ? " gathers deferred" : ""));
   const int64_t batch = 2 * c.ranks;  // 2 rows per rank
   TransformerLM reference = build(7);
   std::vector<TransformerLM> models;
@@ -101,14 +102,31 @@ void check_parity(const ParityCase& c) {
     std::vector<dist::ParameterGroup> groups{{g.early, lr(1e-3)}};
     if (!c.late_group) groups.push_back({g.late, lr(3e-3)});
     auto optimizer = dist::make_distributed_optimizer(c.sharding, model->parameters(), groups, comm);
+    // Stages the forward pass entered, and whether each found its parameters gathered.
+    std::vector<int> entered;
+    if (c.defer_gathers) {
+      optimizer->defer_gathers_to_forward(model->parameter_stages());
+      model->set_before_stage([&](int stage) {
+        optimizer->before_stage(stage);
+        entered.push_back(stage);
+      });
+    }
     const int64_t first = comm.rank() * 2;
     for (int step = 0; step < kSteps; ++step) {
       const Batch whole = global_batch(step, batch);
       sync->begin_step();
+      optimizer->begin_forward();
       mean_cross_entropy(model(whole.inputs.narrow(0, first, 2)), whole.targets.narrow(0, first, 2)).backward();
       sync->finish();
       optimizer->step(*sync);
       if (c.late_group && step == 0) optimizer->add_param_group({g.late, lr(3e-3)});
+    }
+    optimizer->finish_pending();
+    model->set_before_stage({});
+    if (c.defer_gathers) {
+      const int stages = static_cast<int>(parity_model().num_layers) + 2;
+      EXPECT_EQ(entered.size(), static_cast<size_t>(kSteps * stages));
+      for (size_t i = 0; i < entered.size(); ++i) EXPECT_EQ(entered[i], static_cast<int>(i) % stages);
     }
     state_bytes[static_cast<size_t>(comm.rank())] = optimizer->state_bytes();
   });
@@ -159,6 +177,19 @@ TEST(DdpTraining, ShardedOptimizersMatchWithEveryVariant) {
   for (dist::OptimizerSharding sharding : {dist::OptimizerSharding::sharded, dist::OptimizerSharding::zero1}) {
     for (dist::DdpVariant variant : dist::all_ddp_variants()) check_parity({sync_options(variant), sharding});
   }
+}
+
+// The parameters each forward stage uses are gathered before it runs: training still ends where
+// one process ends, with every variant's units (per parameter, flat, buckets).
+TEST(DdpTraining, Zero1WithItsGathersInTheNextForwardPassMatches) {
+  for (dist::DdpVariant variant : dist::all_ddp_variants()) {
+    ParityCase c{sync_options(variant), dist::OptimizerSharding::zero1};
+    c.defer_gathers = true;
+    check_parity(c);
+  }
+  ParityCase uneven{sync_options(dist::DdpVariant::bucketed), dist::OptimizerSharding::zero1, 3};
+  uneven.defer_gathers = true;
+  check_parity(uneven);
 }
 
 TEST(DdpTraining, ThreeRanksShardUnevenSizes) {

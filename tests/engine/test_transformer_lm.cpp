@@ -53,6 +53,30 @@ TEST(TransformerLM, StateDictKeysAreTheReferenceNames) {
   EXPECT_EQ(numel, parameter_count(tiny()));
 }
 
+TEST(TransformerLM, StagesOfTheForwardPassInOrderWithTheirParameters) {
+  TransformerLM model(tiny(), torch::TensorOptions().dtype(torch::kFloat32));
+  const int last = static_cast<int>(tiny().num_layers) + 1;
+  const auto stages = model->parameter_stages();
+  const auto named = model->named_parameters();
+  ASSERT_EQ(stages.size(), named.size());
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const std::string& name = named[i].key();
+    if (name.rfind("token_embeddings.", 0) == 0) EXPECT_EQ(stages[i], 0) << name;
+    else if (name.rfind("layers.0.", 0) == 0) EXPECT_EQ(stages[i], 1) << name;
+    else if (name.rfind("layers.1.", 0) == 0) EXPECT_EQ(stages[i], 2) << name;
+    else EXPECT_EQ(stages[i], last) << name;  // ln_final, lm_head
+  }
+  std::vector<int> entered;
+  model->set_before_stage([&](int stage) { entered.push_back(stage); });
+  model(torch::zeros({1, 4}, torch::kInt64));
+  std::vector<int> expected(static_cast<size_t>(last + 1));
+  for (int s = 0; s <= last; ++s) expected[static_cast<size_t>(s)] = s;
+  EXPECT_EQ(entered, expected);
+  model->set_before_stage({});
+  model(torch::zeros({1, 4}, torch::kInt64));
+  EXPECT_EQ(entered.size(), expected.size());
+}
+
 TEST(TransformerLM, IsCausal) {
   torch::manual_seed(7);
   TransformerLM model(tiny(), torch::TensorOptions());

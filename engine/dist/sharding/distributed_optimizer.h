@@ -33,6 +33,15 @@ class DistributedOptimizer {
   // Throws std::invalid_argument for a parameter already in a group, or (zero1) one the
   // gradient sync does not reduce.
   virtual void add_param_group(ParameterGroup group) = 0;
+  // zero1: from now on step() leaves the all-gathers of the updated shares to the next forward
+  // pass, where they run under its compute. begin_forward() starts them in forward order,
+  // before_stage(s) waits for those holding parameters of stage s (and stages before) and copies
+  // them into the parameters, finish_pending() completes all. `stage_of_parameter` is aligned
+  // with all_parameters (TransformerLM::parameter_stages). The others have nothing to defer.
+  virtual void defer_gathers_to_forward(std::vector<int> /*stage_of_parameter*/) {}
+  virtual void begin_forward() {}
+  virtual void before_stage(int /*stage*/) {}
+  virtual void finish_pending() {}
   // Bytes of optimizer state this rank holds now (AdamW's moments).
   virtual int64_t state_bytes() const = 0;
   // The tensors of that state (for the memory profiler's labels).

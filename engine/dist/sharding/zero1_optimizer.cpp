@@ -5,6 +5,8 @@
 // the communication of one all-reduce, as plain DDP.
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <string>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -46,18 +48,54 @@ class Zero1Optimizer final : public DistributedOptimizer {
     if (sync.reduction() != GradientReduction::reduce_scatter) {
       throw std::logic_error("zero1 needs a gradient sync that reduce-scatters");
     }
+    finish_pending();  // a step without a forward pass since the last one
     at::NoGradGuard no_grad;
     // Every group takes a step on every rank, so bias corrections agree across ranks.
     for (auto& group : groups_) ++group.t;
-    // Unit by unit: update this rank's share, then start gathering the unit's updated
-    // parameters, so each all-gather runs under the updates of the units after it.
-    std::vector<Gather> gathers;
-    gathers.reserve(sync.shards().size());
+    // Unit by unit: update this rank's share, then (not deferred) start gathering the unit's
+    // updated parameters, so each all-gather runs under the updates of the units after it.
     for (const GradientShard& shard : sync.shards()) {
       update_share(shard);
-      gathers.push_back(start_gather(shard));
+      pending_.push_back(prepare_gather(shard));
+      if (stage_of_.empty()) start(pending_.back());
     }
-    finish_gathers(gathers);
+    if (stage_of_.empty()) finish_pending();
+  }
+
+  void defer_gathers_to_forward(std::vector<int> stage_of_parameter) override {
+    if (stage_of_parameter.size() != parameters_.size()) {
+      throw std::invalid_argument("zero1: " + std::to_string(stage_of_parameter.size()) + " stages for " +
+                                  std::to_string(parameters_.size()) + " parameters");
+    }
+    finish_pending();
+    stage_of_ = std::move(stage_of_parameter);
+  }
+
+  void begin_forward() override {
+    // The embeddings' unit first: the forward pass needs it first. Buckets are in reverse
+    // parameter order, so this is mostly the reverse of the update order.
+    std::stable_sort(pending_.begin(), pending_.end(),
+                     [](const Gather& a, const Gather& b) { return a.first_stage < b.first_stage; });
+    for (Gather& g : pending_) {
+      if (!g.work) start(g);
+    }
+  }
+
+  void before_stage(int stage) override {
+    for (Gather& g : pending_) {
+      if (g.first_stage <= stage) finish(g);
+    }
+    // The shares gathered are copied out: their buffers go back before the backward pass's peak.
+    pending_.erase(std::remove_if(pending_.begin(), pending_.end(), [](const Gather& g) { return g.done; }),
+                   pending_.end());
+  }
+
+  void finish_pending() override {
+    for (Gather& g : pending_) {
+      if (!g.work) start(g);
+    }
+    for (Gather& g : pending_) finish(g);
+    pending_.clear();
   }
 
   void add_param_group(ParameterGroup group) override {
@@ -135,32 +173,46 @@ class Zero1Optimizer final : public DistributedOptimizer {
   }
 
   struct Gather {
-    const GradientShard* shard;
+    std::vector<UnitPiece> pieces;  // of the unit, in unit order
+    int first_stage = 0;            // the earliest forward stage of its parameters
     at::Tensor mine, all;
-    std::unique_ptr<PendingCollective> work;
+    std::unique_ptr<PendingCollective> work;  // null until started
+    bool done = false;
   };
 
-  // Starts gathering every rank's updated share of the unit: into the unit's gradient buffer
-  // when it has one (its gradients are used up by now), else into a buffer of its own.
-  Gather start_gather(const GradientShard& shard) {
-    Gather g{&shard, at::zeros({shard.shard_numel}, shard.gradient.options()),
+  // This rank's updated share of the unit, ready to be gathered: into the unit's gradient buffer
+  // when it has one (its gradients are used up by now and the next are written in the next
+  // backward pass, after every gather is done), else into a buffer of its own.
+  Gather prepare_gather(const GradientShard& shard) const {
+    Gather g{shard.pieces, 0, at::empty({shard.shard_numel}, shard.gradient.options()),
              shard.unit_buffer.defined() ? shard.unit_buffer : at::empty({shard.unit_numel}, shard.gradient.options()),
-             nullptr};
-    for (const Overlap& o : overlaps(shard)) {
+             nullptr, false};
+    // Padding past the unit's last parameter is gathered too: zeros, not stale memory.
+    const std::vector<Overlap> parts = overlaps(shard);
+    int64_t covered = 0;
+    for (const Overlap& o : parts) covered += o.numel;
+    if (covered < shard.shard_numel) g.mine.zero_();
+    for (const Overlap& o : parts) {
       g.mine.narrow(0, o.shard_from, o.numel).copy_(flat(o.parameter).narrow(0, o.parameter_from, o.numel));
     }
-    g.work = comm_.all_gather(g.all, g.mine);
+    if (!stage_of_.empty()) {
+      g.first_stage = stage_of_[g.pieces.front().parameter];
+      for (const UnitPiece& piece : g.pieces) g.first_stage = std::min(g.first_stage, stage_of_[piece.parameter]);
+    }
     return g;
   }
 
-  // Waits for the gathers and copies every unit's parameters out of them.
-  void finish_gathers(std::vector<Gather>& gathers) {
-    for (auto& g : gathers) {
-      g.work->wait();
-      for (const UnitPiece& piece : g.shard->pieces) {
-        flat(piece.parameter).copy_(g.all.narrow(0, piece.unit_offset, piece.numel));
-      }
+  void start(Gather& g) { g.work = comm_.all_gather(g.all, g.mine); }
+
+  // Waits for the gather and copies the unit's parameters out of it.
+  void finish(Gather& g) {
+    if (g.done) return;
+    g.work->wait();
+    at::NoGradGuard no_grad;
+    for (const UnitPiece& piece : g.pieces) {
+      flat(piece.parameter).copy_(g.all.narrow(0, piece.unit_offset, piece.numel));
     }
+    g.done = true;
   }
 
   std::vector<at::Tensor> parameters_;  // in the gradient sync's order
@@ -169,6 +221,8 @@ class Zero1Optimizer final : public DistributedOptimizer {
   std::unordered_map<const void*, size_t> index_of_;
   std::vector<Group> groups_;
   std::map<size_t, Moments> moments_;   // by unit
+  std::vector<int> stage_of_;           // per parameter, when the gathers are deferred; else empty
+  std::vector<Gather> pending_;         // prepared or started, not yet copied out
 };
 
 }  // namespace

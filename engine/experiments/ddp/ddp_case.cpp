@@ -106,6 +106,12 @@ void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* mem
   }
   const auto parameters = model_->module->parameters();
   optimizer_ = dist::make_distributed_optimizer(result_.config.optimizer, parameters, {{parameters, AdamWOptions()}}, comm_);
+  if (result_.config.optimizer == dist::OptimizerSharding::zero1) {
+    // ZeRO-1's all-gathers run under the next forward pass, each waited for before the first
+    // stage that uses its parameters.
+    optimizer_->defer_gathers_to_forward(model_->module->parameter_stages());
+    model_->module->set_before_stage([optimizer = optimizer_.get()](int stage) { optimizer->before_stage(stage); });
+  }
   if (memory) {
     label_memory(*memory);
     memory->mark_phase(profiling::step_ranges::kModelReady);
@@ -145,6 +151,7 @@ DdpCase::StepTimes DdpCase::train_step(StepTimelineRecorder* picture, profiling:
   };
   if (memory) memory->mark_phase(profiling::step_ranges::kForward);
   sync_->begin_step();
+  optimizer_->begin_forward();
   at::Tensor loss;
   {
     std::optional<compat::AutocastGuard> autocast;
@@ -219,6 +226,7 @@ double DdpCase::reference_difference() {
 
 void DdpCase::after_measuring(DeviceBackend& backend) {
   picture_step();
+  optimizer_->finish_pending();  // the last step's parameters, for the check
   if (!result_.config.check) return;
   // Every rank's difference, through the rank's device (NCCL reduces GPU memory only).
   double largest = 0;
@@ -229,6 +237,7 @@ void DdpCase::after_measuring(DeviceBackend& backend) {
 }
 
 void DdpCase::release() {
+  if (model_) model_->module->set_before_stage({});
   if (optimizer_) result_.optimizer_state_bytes = optimizer_->state_bytes();
   optimizer_.reset();
   sync_.reset();
