@@ -45,12 +45,15 @@ schema::Schema<Row> make_ddp_schema() {
                [](const Row& r) { return Value(to_string(r.config.precision)); },
                [](Row& r, const Value& v) { r.config.precision = parse_precision(schema::text_of(v)); }});
   add_time(s, "step_ms", "Step", &Row::step_ms, "Whole step: mean over the measured steps, max over ranks");
-  add_time(s, "forward_ms", "Forward", &Row::forward_ms, "Forward and loss");
+  add_time(s, "forward_ms", "Forward", &Row::forward_ms,
+           "Forward and loss (zero1: with the waits for the parameters gathered under it)");
   add_time(s, "backward_ms", "Backward", &Row::backward_ms, "Backward, with what the hooks communicate");
   add_time(s, "comm_ms", "Comm", &Row::comm_ms, "Inside all-reduce calls and their waits");
   add_time(s, "exposed_comm_ms", "Exposed comm", &Row::exposed_comm_ms,
            "Communication left after backward ended");
-  add_time(s, "optimizer_ms", "Optimizer", &Row::optimizer_ms, "AdamW step");
+  add_time(s, "optimizer_ms", "Optimizer", &Row::optimizer_ms,
+           "AdamW step (sharded: with its broadcasts; zero1: this rank's share only, its all-gathers run in the "
+           "next forward)");
   f.push_back({Column{"optimizer_state_bytes", "Optimizer state", ColumnKind::bytes, ColumnRole::measure,
                       "AdamW's moments held by the rank (all ranks: the largest)"},
                [](const Row& r) { return value_if(r.optimizer_state_bytes >= 0, r.optimizer_state_bytes); },
