@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <string>
 #include <stdexcept>
+#include <string>
 #include <unordered_map>
 
 #include <ATen/ATen.h>
@@ -204,9 +204,11 @@ class Zero1Optimizer final : public DistributedOptimizer {
 
   void start(Gather& g) { g.work = comm_.all_gather(g.all, g.mine); }
 
-  // Waits for the gather and copies the unit's parameters out of it.
+  // Waits for the gather (started here if begin_forward did not run) and copies the unit's
+  // parameters out of it.
   void finish(Gather& g) {
     if (g.done) return;
+    if (!g.work) start(g);
     g.work->wait();
     at::NoGradGuard no_grad;
     for (const UnitPiece& piece : g.pieces) {
