@@ -28,7 +28,8 @@ class DistributedOptimizer {
   virtual OptimizerSharding sharding() const = 0;
   // One update of every grouped parameter from the step's mean gradients: the parameters'
   // own (none, sharded) or this rank's shards of `sync` (zero1, whose sync reduce-scatters).
-  // Afterwards every rank holds the same parameters.
+  // Afterwards every rank holds the same parameters; with zero1's gathers deferred to the next
+  // forward pass (below), once those have run.
   virtual void step(const GradientSync& sync) = 0;
   // Throws std::invalid_argument for a parameter already in a group, or (zero1) one the
   // gradient sync does not reduce.
