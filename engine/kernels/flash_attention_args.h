@@ -16,8 +16,9 @@ namespace stepscope::kernels {
 enum class ElementType { f32, f16, bf16 };
 
 // Which kernels run. `fastest` takes Hopper's wgmma kernels on an sm_90 GPU where the type and
-// layout allow them, else the portable sm_80 kernels; `portable` always takes the sm_80 ones, so
-// checks and benchmarks can compare the two paths on one GPU.
+// layout allow them, fp32 on tensor cores (3xTF32) on any sm_80+ GPU, else the portable sm_80
+// kernels; `portable` always takes the sm_80 ones (fp32 in exact FFMA), so checks and
+// benchmarks can compare the two paths on one GPU.
 enum class KernelPath { fastest, portable };
 
 struct AttentionShape {

@@ -30,10 +30,11 @@ Passes passes(AttentionImpl impl, const torch::Tensor& q, const torch::Tensor& k
   return {o.detach(), ql.grad(), kl.grad(), vl.grad()};
 }
 
-// Relative to the reference's largest magnitude: fp32 to 1e-5 (O) and 1e-4 (gradients); half
-// types within a few units of their last place.
+// Relative to the reference's largest magnitude: fp32 to 5e-5 (O; the GPU runs fp32 in 3xTF32,
+// products exact to ~2^-21) and 1e-4 (gradients); half types within a few units of their last
+// place.
 double tolerance(torch::Dtype type, bool gradient) {
-  if (type == torch::kFloat32) return gradient ? 1e-4 : 1e-5;
+  if (type == torch::kFloat32) return gradient ? 1e-4 : 5e-5;
   if (type == torch::kFloat16) return gradient ? 1e-2 : 2e-3;
   return gradient ? 5e-2 : 1.6e-2;
 }
@@ -88,12 +89,13 @@ TEST(FlashAttentionCuda, HeadInterleavedAndThreeDimensionalInputsAndTheCpuRefere
   const auto q = x.transpose(1, 2), k = (x * 0.5).transpose(1, 2), v = (x - 1).transpose(1, 2);
   const auto gpu = flash_forward(q, k, v, true);
   const auto cpu = flash_reference_forward(q.cpu(), k.cpu(), v.cpu(), true);
-  expect_close(gpu.o.cpu(), cpu.o, 1e-5, "O");
+  expect_close(gpu.o.cpu(), cpu.o, tolerance(torch::kFloat32, false), "O");
   expect_close(gpu.lse.cpu(), cpu.lse, 1e-5, "lse");
   const auto three = flash_forward(q.select(1, 0), k.select(1, 0), v.select(1, 0), false);
   EXPECT_EQ(three.o.dim(), 3);
   EXPECT_EQ(three.lse.dim(), 2);
-  expect_close(three.o, naive_attention(q.select(1, 0), k.select(1, 0), v.select(1, 0), false), 1e-5, "(b, s, d)");
+  expect_close(three.o, naive_attention(q.select(1, 0), k.select(1, 0), v.select(1, 0), false),
+               tolerance(torch::kFloat32, false), "(b, s, d)");
 }
 
 TEST(FlashAttentionCuda, RefusesAHeadDimTheKernelsDoNotTake) {

@@ -21,6 +21,7 @@ sources=(engine/kernels/flash_attention_args.cpp
          engine/kernels/cuda/flash_forward.cu
          engine/kernels/cuda/sm90_tensor_map.cpp
          engine/kernels/cuda/flash_backward.cu
+         engine/kernels/cuda/flash_attention_tf32.cu
          tests/kernels/attention_reference_cpu.cpp
          tests/kernels/flash_kernel_check.cu)
 

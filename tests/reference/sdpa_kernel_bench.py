@@ -1,21 +1,21 @@
 #!/usr/bin/env python3
 """PyTorch's scaled_dot_product_attention timed as `flash_kernel_check --bench` times our kernels.
 
-Same bf16 shapes (batch 1, layout (batch, heads, seq, d)), same normal inputs, 3 warm-up runs
+Same shapes and types (batch 1, layout (batch, heads, seq, d)), same normal inputs, 3 warm-up runs
 then 20 back-to-back repetitions between two CUDA events; the backward pass is
 torch.autograd.grad on a retained graph (fresh gradients, nothing accumulated). Also the forward
 timed after a synchronised backward, as the sweep's passes run. Prints one line per shape in
 the kernel bench's format, so the two outputs line up in one device call.
 
 usage: sdpa_kernel_bench.py                       (needs a CUDA device)
-       sdpa_kernel_bench.py HEADS SEQ D causal|full [REPS]  one shape (for ncu)
+       sdpa_kernel_bench.py HEADS SEQ D causal|full [REPS [bf16|f16|f32]]  one shape (for ncu)
 """
 import sys
 
 import torch
 import torch.nn.functional as F
 
-SHAPES = [  # (heads, seq, head_dim, causal), the kernel bench's list
+SHAPES = [  # (heads, seq, head_dim, causal[, dtype]), the kernel bench's list
     (16, 16384, 64, True),
     (16, 8192, 64, True),
     (16, 4096, 128, True),
@@ -24,6 +24,10 @@ SHAPES = [  # (heads, seq, head_dim, causal), the kernel bench's list
     (1, 65536, 128, True),
     (16, 4096, 128, False),
     (16, 1024, 64, True),
+    (1, 1024, 64, True, "f32"),
+    (1, 4096, 128, True, "f32"),
+    (16, 4096, 64, True, "f32"),
+    (16, 4096, 128, True, "f32"),
 ]
 REPS = 20
 
@@ -40,10 +44,13 @@ def time_ms(run):
     return start.elapsed_time(stop) / REPS
 
 
-def bench(heads, seq, d, causal):
+DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+
+
+def bench(heads, seq, d, causal, dtype="bf16"):
     g = torch.Generator(device="cuda").manual_seed(7)
     shape = (1, heads, seq, d)
-    q, k, v, do = (torch.randn(shape, device="cuda", dtype=torch.bfloat16, generator=g) for _ in range(4))
+    q, k, v, do = (torch.randn(shape, device="cuda", dtype=DTYPES[dtype], generator=g) for _ in range(4))
     q.requires_grad_(True)
     k.requires_grad_(True)
     v.requires_grad_(True)
@@ -63,7 +70,7 @@ def bench(heads, seq, d, causal):
         stop.synchronize()
         after += start.elapsed_time(stop) / 10
     flops = 4.0 * heads * seq * seq * d * (0.5 if causal else 1.0)
-    print(f"sdpa     bf16 {'causal' if causal else 'full'} b=1 h={heads} s={seq} d={d} | "
+    print(f"sdpa     {dtype} {'causal' if causal else 'full'} b=1 h={heads} s={seq} d={d} | "
           f"forward {fwd:.3f} ms {flops / fwd * 1e-9:.1f} TFLOP/s | backward {bwd:.3f} ms "
           f"{2.5 * flops / bwd * 1e-9:.1f} TFLOP/s | forward after a backward {after:.3f} ms", flush=True)
 
@@ -73,9 +80,13 @@ def main():
         print("sdpa_kernel_bench.py: no CUDA device", file=sys.stderr)
         return 2
     global REPS
-    if len(sys.argv) in (5, 6):
-        REPS = int(sys.argv[5]) if len(sys.argv) == 6 else REPS
-        bench(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "causal")
+    if len(sys.argv) in (5, 6, 7):
+        REPS = int(sys.argv[5]) if len(sys.argv) >= 6 else REPS
+        dtype = sys.argv[6] if len(sys.argv) == 7 else "bf16"
+        if dtype not in DTYPES:
+            print(f"sdpa_kernel_bench.py: dtype is one of {', '.join(DTYPES)}", file=sys.stderr)
+            return 2
+        bench(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "causal", dtype)
         return 0
     for shape in SHAPES:
         bench(*shape)

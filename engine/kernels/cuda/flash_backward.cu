@@ -1,12 +1,14 @@
 // Host launcher of the flash-attention backward: D = rowsum(dO * O) with the dQ accumulator
 // zeroed, the key-parallel main kernel (dK, dV, and dQ into the fp32 accumulator), then dQ's
-// conversion: three launches.
+// conversion: three launches. fp32 with KernelPath::fastest takes the 3xTF32 tensor-core main
+// kernel, with KernelPath::portable the exact SIMT one.
 #include "kernels/cuda/flash_attention_cuda.h"
 #include "kernels/cuda/flash_backward_helpers.cuh"
 #include "kernels/cuda/flash_backward_mma.cuh"
 #include "kernels/cuda/flash_backward_simt.cuh"
 #include "kernels/cuda/flash_backward_sm90.cuh"
 #include "kernels/cuda/flash_launch_utils.h"
+#include "kernels/cuda/flash_tf32_launch.h"
 #include "kernels/cuda/sm90_dispatch.h"
 #include "kernels/cuda/sm90_tensor_map.h"
 
@@ -28,13 +30,6 @@ unsigned helper_blocks(int64_t work_items) {
   return static_cast<unsigned>(std::max<int64_t>(1, std::min(blocks, kMaxBlocks)));
 }
 
-// The device checked for `smem` bytes of shared memory per block, the heads per group of the
-// main kernel's grid order (flash_grid_order.h).
-int grid_head_group(int key_tiles, const AttentionShape& shape, std::size_t smem) {
-  return flash::backward_head_group_cached(key_tiles, static_cast<int>(shape.batch * shape.heads),
-                                           flash::check_device_supported(smem), shape.causal);
-}
-
 template <typename T>
 void launch_helpers_before(const BackwardParams& params, cudaStream_t stream) {
   const int64_t threads = params.rows * flash::rowsum_threads_per_row<T>(params);
@@ -54,7 +49,7 @@ template <int kHeadDim>
 void launch_backward_f32(BackwardParams params, const AttentionShape& shape, cudaStream_t stream) {
   using Tr = flash::SimtBackwardTraits<kHeadDim>;
   params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
-  params.head_group = grid_head_group(params.key_tiles, shape, Tr::kSmemBytes);
+  params.head_group = flash::backward_grid_head_group(params.key_tiles, shape, Tr::kSmemBytes);
   launch_helpers_before<float>(params, stream);
   const auto blocks = static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads);
   flash::launch_kernel(flash::flash_backward_simt_kernel<kHeadDim>, blocks, Tr::kThreads,
@@ -66,7 +61,7 @@ template <typename T, int kHeadDim>
 void launch_backward_mma(BackwardParams params, const AttentionShape& shape, cudaStream_t stream) {
   using Tr = flash::MmaBackwardTraits<kHeadDim>;
   params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
-  params.head_group = grid_head_group(params.key_tiles, shape, Tr::kSmemBytes);
+  params.head_group = flash::backward_grid_head_group(params.key_tiles, shape, Tr::kSmemBytes);
   launch_helpers_before<T>(params, stream);
   const auto blocks = static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads);
   flash::launch_kernel(flash::flash_backward_mma_kernel<T, kHeadDim>, blocks, Tr::kThreads,
@@ -81,7 +76,7 @@ void launch_backward_sm90(BackwardParams params, const FlashBackwardArgs& args,
   using Tr = flash::Sm90BackwardTraits<kHeadDim>;
   const AttentionShape& shape = args.shape;
   params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
-  params.head_group = grid_head_group(params.key_tiles, shape, Tr::kSmemBytes);
+  params.head_group = flash::backward_grid_head_group(params.key_tiles, shape, Tr::kSmemBytes);
   // The rowsum pass first, so the GPU starts while the host encodes the tensor maps.
   launch_helpers_before<T>(params, stream);
   flash::Sm90BackwardParams sp;
@@ -214,6 +209,12 @@ void flash_backward_cuda(const FlashBackwardArgs& args, cudaStream_t stream) {
                               ? dispatch_sm90<__half>(params, args, stream)
                               : dispatch_sm90<__nv_bfloat16>(params, args, stream);
     if (launched) return;
+  }
+  if (args.type == ElementType::f32 && args.path == KernelPath::fastest) {
+    launch_helpers_before<float>(params, stream);
+    flash::launch_backward_main_tf32x3(params, shape, stream);
+    launch_helpers_after<float>(params, stream);
+    return;
   }
   switch (flash::padded_head_dim(params.head_dim)) {
     case 32: return dispatch_type<32>(args.type, params, shape, stream);

@@ -11,16 +11,6 @@
 
 namespace stepscope::kernels::flash {
 
-template <typename T>
-__device__ __forceinline__ float element_to_float(T x) { return MmaElement<T>::to_float(x); }
-template <>
-__device__ __forceinline__ float element_to_float<float>(float x) { return x; }
-
-template <typename T>
-__device__ __forceinline__ T element_from_float(float x) { return MmaElement<T>::from_float(x); }
-template <>
-__device__ __forceinline__ float element_from_float<float>(float x) { return x; }
-
 constexpr int kHelperThreads = 256;
 
 // Elements of T in one 16-byte access; each helper thread handles one such chunk of a row.

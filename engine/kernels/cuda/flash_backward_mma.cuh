@@ -212,11 +212,12 @@ __global__ void __launch_bounds__(MmaBackwardTraits<kHeadDim>::kThreads)
 #pragma unroll
       for (int n = 0; n < Tr::kDqChunk / 8; ++n)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int row = m0 + row_group * 16 + g + (e >> 1) * 8;
-          const int col = c0 + n * 8 + 2 * t + (e & 1);
+        for (int r = 0; r < 2; ++r) {
+          const int row = m0 + row_group * 16 + g + r * 8;
+          const int col = c0 + n * 8 + 2 * t;  // head_dim is a multiple of 8: both or neither
           if (row < p.seq_q && col < p.head_dim) {
-            atomicAdd(dq_accum + static_cast<int64_t>(row) * p.head_dim + col, dq[n][e]);
+            atomic_add_pair(dq_accum + static_cast<int64_t>(row) * p.head_dim + col, dq[n][2 * r],
+                            dq[n][2 * r + 1]);
           }
         }
     }

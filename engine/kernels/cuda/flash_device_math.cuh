@@ -56,6 +56,17 @@ struct MmaElement<__nv_bfloat16> {
   }
 };
 
+// Element conversions for every type the kernels take, fp32 included.
+template <typename T>
+__device__ __forceinline__ float element_to_float(T x) { return MmaElement<T>::to_float(x); }
+template <>
+__device__ __forceinline__ float element_to_float<float>(float x) { return x; }
+
+template <typename T>
+__device__ __forceinline__ T element_from_float(float x) { return MmaElement<T>::from_float(x); }
+template <>
+__device__ __forceinline__ float element_from_float<float>(float x) { return x; }
+
 __device__ __forceinline__ uint32_t shared_address(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
@@ -100,6 +111,17 @@ __device__ __forceinline__ void cp_async_commit() {
 
 __device__ __forceinline__ void cp_async_wait_all() {
   asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+}
+
+// Adds (x, y) into two adjacent floats of global memory (8-byte aligned): one vector atomic on
+// sm_90, which halves the dQ accumulator's atomic traffic, two scalar ones before it.
+__device__ __forceinline__ void atomic_add_pair(float* address, float x, float y) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  atomicAdd(reinterpret_cast<float2*>(address), make_float2(x, y));
+#else
+  atomicAdd(address, x);
+  atomicAdd(address + 1, y);
+#endif
 }
 
 __device__ __forceinline__ float quad_max(float x) {

@@ -1,12 +1,14 @@
 // Host launcher of the flash-attention forward: validates the arguments, picks the kernel for
 // the element type and padded head dim, and launches one CTA per (query tile, batch*head).
 // On compute capability 9.0 with KernelPath::fastest, 16-bit types and TMA-addressable views
-// take the Hopper kernel (flash_forward_sm90.cuh); everything else the portable sm_80 ones.
+// take the Hopper kernel (flash_forward_sm90.cuh); fp32 with KernelPath::fastest the 3xTF32
+// tensor-core kernel (any sm_80+ device); everything else the portable sm_80 ones (fp32: SIMT).
 #include "kernels/cuda/flash_attention_cuda.h"
 #include "kernels/cuda/flash_forward_mma.cuh"
 #include "kernels/cuda/flash_forward_simt.cuh"
 #include "kernels/cuda/flash_forward_sm90.cuh"
 #include "kernels/cuda/flash_launch_utils.h"
+#include "kernels/cuda/flash_tf32_launch.h"
 #include "kernels/cuda/sm90_dispatch.h"
 #include "kernels/cuda/sm90_tensor_map.h"
 
@@ -151,6 +153,9 @@ void flash_forward_cuda(const FlashForwardArgs& args, cudaStream_t stream) {
   params.scale = args.softmax_scale;
   params.scale_log2 = args.softmax_scale * static_cast<float>(M_LOG2E);
 
+  if (args.type == ElementType::f32 && args.path == KernelPath::fastest) {
+    return flash::launch_forward_tf32x3(params, shape, stream);
+  }
   switch (flash::padded_head_dim(params.head_dim)) {
     case 32: return dispatch_type<32>(args.type, params, shape, stream);
     case 64: return dispatch_type<64>(args.type, params, shape, stream);

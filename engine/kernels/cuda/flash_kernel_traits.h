@@ -4,7 +4,8 @@
 // share one set of tiles (same byte widths, same mma shape). sm_80 and sm_90 also share them:
 // the kernels use only sm_80 features (mma.sync m16n8k16, ldmatrix, cp.async), and every tile is
 // budgeted to fit sm_80's 163 KB of shared memory per block, which also fits sm_90's 227 KB.
-// fp32 runs on separate SIMT tiles (exact fp32 FFMA, no tf32).
+// fp32 takes its own tiles: 3xTF32 tensor-core ones (KernelPath::fastest) and SIMT ones (exact
+// fp32 FFMA, KernelPath::portable).
 #pragma once
 
 #include <cstddef>
@@ -65,6 +66,47 @@ struct MmaBackwardTraits {
   static_assert(kWarps % kDqRowGroups == 0, "dQ split must use every warp");
   static_assert(kDqColsPerWarp % kDqChunk == 0 && kDqChunk % 16 == 0, "dQ chunks are 16 wide");
   static_assert(kSmemBytes <= kSm80SmemPerBlock, "backward tile exceeds sm_80 shared memory");
+};
+
+// fp32 forward on tensor cores (3xTF32, flash_tf32x3.cuh): the tensor-core forward's scheme with
+// 64 query rows per CTA (more CTAs for the short, few-head shapes fp32 is swept at) and fp32
+// tiles. Rows are padded by 4 floats (16 bytes), which keeps ldmatrix and the permuted B reads
+// of P V free of bank conflicts.
+template <int kHeadDim>
+struct Tf32ForwardTraits {
+  static constexpr int kWarps = 4;
+  static constexpr int kThreads = kWarps * kWarpSize;
+  static constexpr int kBlockM = 16 * kWarps;
+  static constexpr int kBlockN = kHeadDim <= 64 ? 64 : 32;
+  static constexpr int kSmemStride = kHeadDim + 4;
+  static constexpr int kQElems = kBlockM * kSmemStride;
+  static constexpr int kKvElems = kBlockN * kSmemStride;
+  static constexpr std::size_t kSmemBytes = 4 * (kQElems + 2 * 2 * kKvElems);  // Q + 2x(K,V)
+  static_assert(kHeadDim % 32 == 0, "the padded stride must be 4 floats mod 32 banks");
+  static_assert(kSmemBytes <= kSm80SmemPerBlock, "fp32 forward tile exceeds sm_80 shared memory");
+};
+
+// fp32 backward on tensor cores (3xTF32): the tensor-core backward's scheme (16 keys per warp,
+// 32-row query tiles) with fp32 tiles; dS is kept as (query, key) rows of kBlockN + 4 floats.
+template <int kHeadDim>
+struct Tf32BackwardTraits {
+  static constexpr int kWarps = 4;
+  static constexpr int kThreads = kWarps * kWarpSize;
+  static constexpr int kBlockN = 16 * kWarps;  // keys per CTA
+  static constexpr int kBlockM = 32;           // query rows per tile
+  static constexpr int kSmemStride = kHeadDim + 4;
+  static constexpr int kDsStride = kBlockN + 4;
+  static constexpr int kDqRowGroups = kBlockM / 16;
+  static constexpr int kDqColsPerWarp = kHeadDim / (kWarps / kDqRowGroups);
+  static constexpr int kDqChunk = kDqColsPerWarp % 32 == 0 ? 32 : 16;  // columns per pass
+  static constexpr int kKvElems = kBlockN * kSmemStride;
+  static constexpr int kQElems = kBlockM * kSmemStride;
+  static constexpr int kDsElems = kBlockM * kDsStride;
+  // K, V, 2x Q, 2x dO, dS, then 2x lse and 2x D rows.
+  static constexpr std::size_t kSmemBytes =
+      4 * (2 * kKvElems + 4 * kQElems + kDsElems + 4 * kBlockM);
+  static_assert(kHeadDim % 32 == 0, "the padded stride must be 4 floats mod 32 banks");
+  static_assert(kSmemBytes <= kSm80SmemPerBlock, "fp32 backward tile exceeds sm_80 shared memory");
 };
 
 // fp32 SIMT forward: 4 warps x 8 query rows; a lane owns one key of each 32-key tile for the

@@ -110,6 +110,13 @@ inline int check_device_supported(std::size_t largest_smem) {
   return sms;
 }
 
+// The device checked for `smem` bytes of shared memory per block, the heads per group of a
+// backward main kernel's grid order (flash_grid_order.h).
+inline int backward_grid_head_group(int key_tiles, const AttentionShape& shape, std::size_t smem) {
+  return backward_head_group_cached(key_tiles, static_cast<int>(shape.batch * shape.heads),
+                                    check_device_supported(smem), shape.causal);
+}
+
 // Launches `kernel` with `smem` dynamic shared memory, raising the per-kernel limit first when
 // above the default 48 KB, and checks the launch.
 template <typename Params>

@@ -1,5 +1,5 @@
 // Moving (rows x head_dim) tiles between global memory and padded shared-memory tiles for the
-// fp16/bf16 kernels. Rows past the sequence and columns past head_dim read as zero, so the
+// tensor-core kernels (fp16/bf16, and fp32 for the 3xTF32 ones). Rows past the sequence and columns past head_dim read as zero, so the
 // padded parts of a tile add nothing to any product. When a pointer or stride does not allow
 // 16-byte accesses the same copies run element by element.
 #pragma once
@@ -11,16 +11,21 @@
 
 namespace stepscope::kernels::flash {
 
+// Elements of T in one 16-byte copy.
+template <typename T>
+constexpr int kElemsPer16B = 16 / static_cast<int>(sizeof(T));
+
 // Starts copying rows row0 .. row0+kRows-1 of `head` (row 0 of one (batch, head)) into `tile`;
 // the caller commits/waits the cp.async group and synchronises before reading.
 template <typename T, int kRows, int kHeadDim, int kStride, int kThreads>
 __device__ __forceinline__ void load_tile_async(T* tile, const T* head, int64_t row_stride,
                                                 int row0, int seq, int head_dim,
                                                 bool vector_loads, int tid) {
-  constexpr int kChunks = kHeadDim / 8;  // 16-byte chunks per row
+  constexpr int kPer = kElemsPer16B<T>;
+  constexpr int kChunks = kHeadDim / kPer;  // 16-byte chunks per row
   for (int idx = tid; idx < kRows * kChunks; idx += kThreads) {
     const int r = idx / kChunks;
-    const int col = (idx % kChunks) * 8;
+    const int col = (idx % kChunks) * kPer;
     const int row = row0 + r;
     const bool valid = row < seq && col < head_dim;
     T* dst = tile + r * kStride + col;
@@ -29,7 +34,7 @@ __device__ __forceinline__ void load_tile_async(T* tile, const T* head, int64_t 
       cp_async_16(dst, valid ? src : head, valid);
     } else {
 #pragma unroll
-      for (int e = 0; e < 8; ++e) dst[e] = valid ? src[e] : MmaElement<T>::from_float(0.f);
+      for (int e = 0; e < kPer; ++e) dst[e] = valid ? src[e] : element_from_float<T>(0.f);
     }
   }
 }
@@ -39,10 +44,11 @@ template <typename T, int kHeadDim, int kStride>
 __device__ __forceinline__ void store_warp_rows(T* head, int64_t row_stride, const T* tile,
                                                 int first, int row0, int seq, int head_dim,
                                                 bool vector_loads, int lane) {
-  constexpr int kChunks = kHeadDim / 8;
+  constexpr int kPer = kElemsPer16B<T>;
+  constexpr int kChunks = kHeadDim / kPer;
   for (int idx = lane; idx < 16 * kChunks; idx += kWarpSize) {
     const int r = first + idx / kChunks;
-    const int col = (idx % kChunks) * 8;
+    const int col = (idx % kChunks) * kPer;
     const int row = row0 + r;
     if (row >= seq || col >= head_dim) continue;
     const T* src = tile + r * kStride + col;
@@ -51,7 +57,7 @@ __device__ __forceinline__ void store_warp_rows(T* head, int64_t row_stride, con
       *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
     } else {
 #pragma unroll
-      for (int e = 0; e < 8; ++e) dst[e] = src[e];
+      for (int e = 0; e < kPer; ++e) dst[e] = src[e];
     }
   }
 }

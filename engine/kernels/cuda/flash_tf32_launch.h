@@ -1,0 +1,17 @@
+// Launchers of the fp32 tensor-core (3xTF32) flash kernels, in their own translation unit so
+// the fp32 and 16-bit kernels compile in parallel. The backward launcher runs only the main
+// kernel; flash_backward.cu runs the helpers around it as for every other main kernel.
+#pragma once
+
+#include "kernels/cuda/flash_kernel_params.h"
+#include "kernels/flash_attention_args.h"
+
+#include <cuda_runtime.h>
+
+namespace stepscope::kernels::flash {
+
+void launch_forward_tf32x3(ForwardParams params, const AttentionShape& shape, cudaStream_t stream);
+void launch_backward_main_tf32x3(BackwardParams params, const AttentionShape& shape,
+                                 cudaStream_t stream);
+
+}  // namespace stepscope::kernels::flash

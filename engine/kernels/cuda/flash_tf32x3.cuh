@@ -1,0 +1,150 @@
+// fp32 products on tensor cores with three TF32 mma.sync (m16n8k8), the "3xTF32" split that
+// CUTLASS calls OpMultiplyAddFastF32 and PyTorch's memory-efficient attention runs for fp32:
+// x = big + small with big = tf32(x) and small = tf32(x - big), and
+//   a*b ~ a_small*b_big + a_big*b_small + a_big*b_big,
+// leaving out a_small*b_small (~2^-22 relative). Accuracy stays at fp32's level (errors of a
+// few 1e-7 relative per product) at several times the speed of fp32 FFMA.
+//
+// Fragment layout (PTX ISA, m16n8k8 .tf32), g = lane / 4, t = lane % 4: A holds (row g, k t),
+// (row g+8, k t), (row g, k t+4), (row g+8, k t+4); B holds (k t, column g), (k t+4, column g);
+// the fp32 accumulator is the m16n8k16 one (row g, columns 2t, 2t+1; rows g+8).
+//
+// ldmatrix moves 8 rows of 16 bytes, which for fp32 is 8 rows x 4 elements with lane 4r + c
+// receiving (row r, element c): exactly the A and (row-major B^T) B fragments above, with the
+// same byte offsets as the 16-bit kernels' k16 steps. An accumulator tile is not an A fragment
+// (it holds columns 2t, 2t+1, not t, t+4), so products taking P or dS from registers run the k
+// dimension permuted: k index t stands for column 2t and t+4 for column 2t+1, and their B rows
+// are read in the same order.
+#pragma once
+
+#include "kernels/cuda/flash_device_math.cuh"
+
+#include <cstdint>
+
+namespace stepscope::kernels::flash {
+
+struct Tf32Pair {
+  uint32_t big;
+  uint32_t small;
+};
+
+__device__ __forceinline__ uint32_t to_tf32(float x) {
+  uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+}
+
+__device__ __forceinline__ Tf32Pair split_tf32(float x) {
+  const uint32_t big = to_tf32(x);
+  return {big, to_tf32(x - __uint_as_float(big))};
+}
+
+__device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+      "{%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// An A fragment (4 values) split into its big and small parts.
+struct Tf32A {
+  uint32_t big[4];
+  uint32_t small[4];
+};
+
+__device__ __forceinline__ Tf32A split_a(float a0, float a1, float a2, float a3) {
+  const float v[4] = {a0, a1, a2, a3};
+  Tf32A a;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const Tf32Pair s = split_tf32(v[i]);
+    a.big[i] = s.big;
+    a.small[i] = s.small;
+  }
+  return a;
+}
+
+// sum += a * b for one m16n8k8 tile, the small terms first so they are not lost against the big.
+__device__ __forceinline__ void mma_tf32x3(float (&sum)[4], const Tf32A& a, float b0, float b1) {
+  const Tf32Pair x = split_tf32(b0);
+  const Tf32Pair y = split_tf32(b1);
+  mma_tf32(sum, a.small, x.big, y.big);
+  mma_tf32(sum, a.big, x.small, y.small);
+  mma_tf32(sum, a.big, x.big, y.big);
+}
+
+// The tensor cores add into their accumulator with truncation, so a long chain of mma.sync into
+// one accumulator drifts toward zero by ~2^-23 per step: chained across all of a causal s4096
+// head, dV's error grew linearly with the sequence (1.3e-4 at s4096 against SDPA's 5e-6). The
+// products that accumulate across tiles (O, dK, dV) therefore chain only through one tile's k
+// range into a fresh sum, which is then added to the accumulator in fp32 (rounded to nearest).
+// Products whose accumulator starts from zero for each tile (S, dP, dQ) chain directly.
+__device__ __forceinline__ void add_sum(float (&acc)[4], const float (&sum)[4]) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) acc[i] += sum[i];
+}
+
+// The A fragment of a 16 x 8 block at `rows` (row-major fp32, kStride floats apart).
+template <int kStride>
+__device__ __forceinline__ Tf32A load_a_tf32(const float* rows, int lane) {
+  uint32_t r[4];
+  ldmatrix_x4(r, rows + a_operand_row(lane) * kStride + (lane >> 4) * 4);
+  return split_a(__uint_as_float(r[0]), __uint_as_float(r[1]), __uint_as_float(r[2]),
+                 __uint_as_float(r[3]));
+}
+
+// acc (16 x kTiles*8) += A (16 x 8*kSteps at `a_rows`) times B^T, B being kTiles*8 rows of
+// 8*kSteps floats at `b_rows`: C = A B^T, both operands row-major in shared memory.
+// kUnrollK below kSteps keeps the compiler from hoisting every step's operand loads, which the
+// register-bound backward measured faster for (d128: 6.4 against 11.5 ms, H100).
+template <int kSteps, int kTiles, int kStrideA, int kStrideB, int kUnrollK = kSteps>
+__device__ __forceinline__ void tf32x3_a_bt(float (&acc)[kTiles][4], const float* a_rows,
+                                            const float* b_rows, int lane) {
+  static_assert(kTiles % 2 == 0, "B is loaded for two n8 tiles at a time");
+#pragma unroll (kUnrollK)
+  for (int kk = 0; kk < kSteps; ++kk) {
+    const Tf32A a = load_a_tf32<kStrideA>(a_rows + kk * 8, lane);
+#pragma unroll
+    for (int np = 0; np < kTiles / 2; ++np) {
+      uint32_t b[4];
+      ldmatrix_x4(b, b_rows + (np * 16 + bt_operand_row(lane)) * kStrideB + kk * 8 +
+                         ((lane >> 3) & 1) * 4);
+      mma_tf32x3(acc[2 * np], a, __uint_as_float(b[0]), __uint_as_float(b[1]));
+      mma_tf32x3(acc[2 * np + 1], a, __uint_as_float(b[2]), __uint_as_float(b[3]));
+    }
+  }
+}
+
+// acc (16 x kTiles*8) += X B, X (16 x 8*kSteps) in accumulator layout in registers, B
+// (8*kSteps rows x kTiles*8 columns, row-major in shared memory), k permuted as above: the
+// thread reads B rows 2t and 2t+1 of each step at column g, which with kStride = 4 (mod 32)
+// floats puts a warp's 32 reads in 32 different banks. X is split once; up to eight n8 tiles at
+// a time go through fresh sums (see add_sum), which bounds their registers.
+template <int kSteps, int kTiles, int kStrideB>
+__device__ __forceinline__ void tf32x3_regs_b(float (&acc)[kTiles][4], const float (&x)[kSteps][4],
+                                              const float* b_rows, int lane) {
+  constexpr int kChunk = kTiles <= 8 ? kTiles : kTiles % 8 == 0 ? 8 : 6;  // 12 tiles at d96
+  static_assert(kTiles % kChunk == 0, "whole chunks of n8 tiles");
+  const float* b0_row = b_rows + 2 * (lane % 4) * kStrideB + lane / 4;
+  Tf32A split[kSteps];
+#pragma unroll
+  for (int ks = 0; ks < kSteps; ++ks) split[ks] = split_a(x[ks][0], x[ks][2], x[ks][1], x[ks][3]);
+#pragma unroll
+  for (int c = 0; c < kTiles; c += kChunk) {
+    float sum[kChunk][4];
+#pragma unroll
+    for (int n = 0; n < kChunk; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) sum[n][e] = 0.f;
+#pragma unroll
+    for (int ks = 0; ks < kSteps; ++ks) {
+      const float* row = b0_row + ks * 8 * kStrideB + c * 8;
+#pragma unroll
+      for (int n = 0; n < kChunk; ++n) mma_tf32x3(sum[n], split[ks], row[n * 8], row[kStrideB + n * 8]);
+    }
+#pragma unroll
+    for (int n = 0; n < kChunk; ++n) add_sum(acc[c + n], sum[n]);
+  }
+}
+
+}  // namespace stepscope::kernels::flash
