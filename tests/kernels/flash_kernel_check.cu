@@ -357,21 +357,15 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   try {
     if (mode == "--bench") {
-      for (KernelPath path : kernel_paths()) {
-        bench(path, 16, 16384, 64, true);
-        bench(path, 16, 8192, 64, true);
-        bench(path, 16, 4096, 128, true);
-        bench(path, 16, 8192, 128, true);
-        bench(path, 16, 16384, 128, true);
-        bench(path, 1, 65536, 128, true);
-        bench(path, 16, 4096, 128, false);
-        bench(path, 16, 1024, 64, true);
-        // fp32: the two paths differ on every GPU (3xTF32 against SIMT).
-        bench(path, 1, 1024, 64, true, 20, ElementType::f32);
-        bench(path, 1, 4096, 128, true, 20, ElementType::f32);
-        bench(path, 16, 4096, 64, true, 20, ElementType::f32);
-        bench(path, 16, 4096, 128, true, 20, ElementType::f32);
-      }
+      constexpr ElementType b16 = ElementType::bf16, f32 = ElementType::f32;
+      struct Shape { int64_t heads, seq, d; bool causal; ElementType type; };
+      // fp32 last: its two paths differ on every GPU (3xTF32 against SIMT).
+      const Shape shapes[] = {{16, 16384, 64, true, b16}, {16, 8192, 64, true, b16}, {16, 4096, 128, true, b16},
+                              {16, 8192, 128, true, b16}, {16, 16384, 128, true, b16}, {1, 65536, 128, true, b16},
+                              {16, 4096, 128, false, b16}, {16, 1024, 64, true, b16}, {1, 1024, 64, true, f32},
+                              {1, 4096, 128, true, f32}, {16, 4096, 64, true, f32}, {16, 4096, 128, true, f32}};
+      for (KernelPath path : kernel_paths())
+        for (const Shape& x : shapes) bench(path, x.heads, x.seq, x.d, x.causal, 20, x.type);
       return 0;
     }
     // HEADS SEQ HEAD_DIM causal|full [REPS [f32|f16|bf16 [fastest|portable]]]
