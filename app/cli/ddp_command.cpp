@@ -39,6 +39,9 @@ std::string ddp_usage() {
          "  --optimizer O[,O...]   adamw (state on every rank), sharded (whole parameters per rank, owners\n"
          "                         broadcast) or zero1 (gradients reduce-scattered, shards all-gathered)\n"
          "                         (default adamw)\n"
+         "  --zero1-gather G[,G...]  when zero1 all-gathers the updated parameters: step-end (batch by\n"
+         "                         batch under the next batch's update) or next-forward (each before the\n"
+         "                         first layer that uses it); zero1 rows only (default step-end)\n"
          "  --nproc N[,N...]       local workers, one run per value (default 2)\n"
          "  --backend B            gloo (CPU) or nccl (GPUs) (default gloo, nccl with --device cuda)\n"
          "  --model NAME           preset: small, medium, large, xl, 2.7B, tiny, mini (default tiny)\n"
@@ -78,7 +81,7 @@ struct DdpOptions {
 
 DdpOptions parse_options(const std::vector<std::string>& args) {
   const OptionReader options("ddp", args,
-                             {"variant", "bucket-mb", "optimizer", "nproc", "backend", "model", "context", "batch", "precision",
+                             {"variant", "bucket-mb", "optimizer", "zero1-gather", "nproc", "backend", "model", "context", "batch", "precision",
                               "warmup", "steps", "seed", "device", "timeout", "csv", "json", "trace"},
                              {"check", "profile-memory", "quiet", "help", "worker-rows"});
   DdpOptions o;
@@ -99,6 +102,12 @@ DdpOptions parse_options(const std::vector<std::string>& args) {
     o.spec.optimizers.clear();
     for (const auto& t : split_list("optimizer", options.get("optimizer"))) {
       o.spec.optimizers.push_back(parse_with("optimizer", t, dist::parse_optimizer_sharding));
+    }
+  }
+  if (options.has("zero1-gather")) {
+    o.spec.zero1_gathers.clear();
+    for (const auto& t : split_list("zero1-gather", options.get("zero1-gather"))) {
+      o.spec.zero1_gathers.push_back(parse_with("zero1-gather", t, dist::parse_zero1_gathers));
     }
   }
   if (options.has("nproc")) o.nprocs = parse_integer_list("nproc", options.get("nproc"));

@@ -24,8 +24,9 @@ grep -a -E "OK \]|FAILED|PASSED|Failure|Expected|Which is" "$OUT/gpu_tests.log" 
 ranks=1 model=small batch=8
 [ "$gpus" -ge 2 ] && ranks=$gpus model=xl batch=16
 log "DDP x$ranks $model ctx 128 batch $batch: adamw, sharded, zero1; memory per rank"
-timeout 300 $cli ddp --device cuda --nproc $ranks --model $model --context 128 --batch $batch --precision fp32 \
-  --variant bucketed --bucket-mb 25 --optimizer adamw,sharded,zero1 --warmup 2 --steps 5 --profile-memory --check \
+timeout 420 $cli ddp --device cuda --nproc $ranks --model $model --context 128 --batch $batch --precision fp32 \
+  --variant bucketed --bucket-mb 25 --optimizer adamw,sharded,zero1 --zero1-gather step-end,next-forward \
+  --warmup 2 --steps 5 --profile-memory --check \
   --timeout 120 --quiet --csv "$OUT/d/ddp.csv" --json "$OUT/d/ddp.json"
 echo "ddp exit $?" | tee -a "$OUT/summary.txt"
 python3 - "$OUT/d" <<'PY' | tee -a "$OUT/summary.txt"
@@ -33,11 +34,12 @@ import csv, os, sys
 d = sys.argv[1]
 rows = lambda f: list(csv.DictReader(open(os.path.join(d, f)))) if os.path.exists(os.path.join(d, f)) else []
 for r in rows("ddp.csv"):
-    print(f"ddp {r['optimizer']:8} x{r['nproc']} {r['status']}: step {r['step_ms']:.8} ms, optimizer {r['optimizer_ms']:.7} ms, "
+    print(f"ddp {r['optimizer']:8} {r.get('zero1_gather', ''):12} x{r['nproc']} {r['status']}: step {r['step_ms']:.8} ms, fwd {r['forward_ms']:.7} bwd {r['backward_ms']:.7} "
+          f"optimizer {r['optimizer_ms']:.7} ms, "
           f"state {int(r['optimizer_state_bytes'] or 0) / 2**30:.3f} GiB, max |param diff| {r['max_param_diff']} {r['message'][:80]}")
 GiB = 2**30
 for r in rows("ddp.memory.csv"):
-    print(f"memory {r['optimizer']:8} rank {r['rank']} {r['point']:22} live {int(r['total_bytes']) / GiB:7.3f} GiB: params "
+    print(f"memory {r['optimizer']:8} {r.get('zero1_gather', ''):12} rank {r['rank']} {r['point']:22} live {int(r['total_bytes']) / GiB:7.3f} GiB: params "
           f"{int(r['parameter_bytes']) / GiB:.3f} grads {int(r['gradient_bytes']) / GiB:.3f} state "
           f"{int(r['optimizer_state_bytes']) / GiB:.3f} act {int(r['activation_bytes']) / GiB:.3f} "
           f"tmp {int(r['temporary_bytes']) / GiB:.3f} other {int(r['other_bytes']) / GiB:.3f}")

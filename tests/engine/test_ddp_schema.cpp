@@ -113,6 +113,40 @@ TEST(DdpTypes, OptimizersMultiplyTheRows) {
   }
 }
 
+TEST(DdpTypes, Zero1RowsMultiplyByGatherTiming) {
+  DdpSweepSpec spec;
+  spec.base = tiny();
+  spec.variants = {dist::DdpVariant::flat};
+  spec.optimizers = {dist::OptimizerSharding::sharded, dist::OptimizerSharding::zero1};
+  spec.zero1_gathers = {dist::Zero1Gathers::step_end, dist::Zero1Gathers::next_forward};
+  const auto configs = expand(spec, 2);
+  ASSERT_EQ(configs.size(), 3u);  // sharded once, zero1 per timing
+  EXPECT_EQ(configs[1].zero1_gathers, dist::Zero1Gathers::step_end);
+  EXPECT_EQ(configs[2].zero1_gathers, dist::Zero1Gathers::next_forward);
+  EXPECT_EQ(describe(configs[1]), "flat zero1 gloo x2 tiny ctx 16 b 2 fp32");
+  EXPECT_EQ(describe(configs[2]), "flat zero1 (gathers in the next forward) gloo x2 tiny ctx 16 b 2 fp32");
+  EXPECT_EQ(dist::parse_zero1_gathers("next-forward"), dist::Zero1Gathers::next_forward);
+  try {
+    dist::parse_zero1_gathers("later");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.field(), "zero1-gather");
+  }
+}
+
+TEST(DdpSchema, TheGatherTimingIsFilledForZero1RowsOnlyAndReadsBack) {
+  DdpResult adamw, zero1;
+  adamw.config = zero1.config = tiny();
+  zero1.config.optimizer = dist::OptimizerSharding::zero1;
+  zero1.config.zero1_gathers = dist::Zero1Gathers::next_forward;
+  const auto table = ddp_schema().table({adamw, zero1});
+  const auto column = static_cast<size_t>(table.column_index("zero1_gather"));
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(table.rows[0][column]));
+  EXPECT_EQ(schema::text_of(table.rows[1][column]), "next-forward");
+  EXPECT_EQ(schema::read_row(ddp_schema(), table, 1).config.zero1_gathers, dist::Zero1Gathers::next_forward);
+  EXPECT_EQ(schema::read_row(ddp_schema(), table, 0).config.zero1_gathers, dist::Zero1Gathers::step_end);
+}
+
 TEST(DdpSchema, HasTheIssueColumns) {
   const auto columns = ddp_schema().columns();
   std::vector<std::string> keys;

@@ -67,6 +67,7 @@ struct ParityCase {
   int ranks = 2;
   bool late_group = false;  // the second group joins after the first step
   bool defer_gathers = false;  // zero1's all-gathers in the next forward pass, per stage
+  int64_t chunk_elements = 0;  // the sharded groups' multi-tensor chunk; 0: AdamW's default
 };
 
 void check_parity(const ParityCase& c) {
@@ -99,8 +100,13 @@ void check_parity(const ParityCase& c) {
     auto sync = dist::make_gradient_sync(model->parameters(), comm, options);
     sync->broadcast_parameters();
     const Groups g = split(model);
-    std::vector<dist::ParameterGroup> groups{{g.early, lr(1e-3)}};
-    if (!c.late_group) groups.push_back({g.late, lr(3e-3)});
+    const auto options_with_lr = [&](double value) {
+      AdamWOptions o = lr(value);
+      if (c.chunk_elements > 0) o.chunk_elements = c.chunk_elements;
+      return o;
+    };
+    std::vector<dist::ParameterGroup> groups{{g.early, options_with_lr(1e-3)}};
+    if (!c.late_group) groups.push_back({g.late, options_with_lr(3e-3)});
     auto optimizer = dist::make_distributed_optimizer(c.sharding, model->parameters(), groups, comm);
     // Stages the forward pass entered, and whether each found its parameters gathered.
     std::vector<int> entered;
@@ -190,6 +196,18 @@ TEST(DdpTraining, Zero1WithItsGathersInTheNextForwardPassMatches) {
   ParityCase uneven{sync_options(dist::DdpVariant::bucketed), dist::OptimizerSharding::zero1, 3};
   uneven.defer_gathers = true;
   check_parity(uneven);
+}
+
+// zero1 updates its units in batches of about a chunk and gathers each batch while the next is
+// updated: chunks far smaller than the model make many batches, the gathers at the step's end
+// or in the next forward pass.
+TEST(DdpTraining, Zero1InManyUpdateBatchesMatches) {
+  for (bool deferred : {false, true}) {
+    ParityCase c{sync_options(dist::DdpVariant::bucketed), dist::OptimizerSharding::zero1};
+    c.defer_gathers = deferred;
+    c.chunk_elements = 5000;  // two 16 KB buckets' shares (2048 elements each) a batch
+    check_parity(c);
+  }
 }
 
 TEST(DdpTraining, ThreeRanksShardUnevenSizes) {

@@ -29,6 +29,9 @@ QString ddp_row_label(const DdpConfig& config) {
   if (config.optimizer != dist::OptimizerSharding::none) {
     label += QStringLiteral(" ") + QString::fromStdString(dist::to_string(config.optimizer));
   }
+  if (config.optimizer == dist::OptimizerSharding::zero1 && config.zero1_gathers == dist::Zero1Gathers::next_forward) {
+    label += QStringLiteral(" (gathers in forward)");
+  }
   return label + QStringLiteral(" x%1").arg(config.ranks);
 }
 

@@ -20,6 +20,17 @@ OptimizerSharding parse_optimizer_sharding(const std::string& text) {
   throw ConfigError("unknown optimizer '" + text + "' (adamw, sharded, zero1)", "optimizer");
 }
 
+std::string to_string(Zero1Gathers gathers) {
+  return gathers == Zero1Gathers::next_forward ? "next-forward" : "step-end";
+}
+
+Zero1Gathers parse_zero1_gathers(const std::string& text) {
+  for (Zero1Gathers g : {Zero1Gathers::step_end, Zero1Gathers::next_forward}) {
+    if (text == to_string(g)) return g;
+  }
+  throw ConfigError("unknown zero1 gather timing '" + text + "' (step-end, next-forward)", "zero1-gather");
+}
+
 std::vector<OptimizerSharding> all_optimizer_shardings() {
   return {OptimizerSharding::none, OptimizerSharding::sharded, OptimizerSharding::zero1};
 }

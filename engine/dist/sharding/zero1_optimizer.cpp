@@ -4,6 +4,7 @@
 // units' shares are all-gathered back into every rank's parameters: with the reduce-scatter,
 // the communication of one all-reduce, as plain DDP.
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -52,13 +53,34 @@ class Zero1Optimizer final : public DistributedOptimizer {
     at::NoGradGuard no_grad;
     // Every group takes a step on every rank, so bias corrections agree across ranks.
     for (auto& group : groups_) ++group.t;
-    // Unit by unit: update this rank's share, then (not deferred) start gathering the unit's
-    // updated parameters, so each all-gather runs under the updates of the units after it.
+    // Units in batches of about a multi-tensor chunk: one AdamW update per group and batch (per
+    // unit, hundreds of 25 MiB buckets made the phase launch-bound). Not deferred, a batch's
+    // all-gathers start after its update and run under the next batch's, and the batch before
+    // is copied out then, so only two batches' gather buffers are alive at once.
+    int64_t batch_limit = std::numeric_limits<int64_t>::max();
+    for (const Group& group : groups_) batch_limit = std::min(batch_limit, group.options.chunk_elements);
+    std::vector<const GradientShard*> batch;
+    int64_t batch_elements = 0;
+    const auto flush = [&] {
+      update_shares(batch);
+      const size_t first_of_batch = pending_.size();
+      for (const GradientShard* shard : batch) {
+        pending_.push_back(prepare_gather(*shard));
+        if (stage_of_.empty()) start(pending_.back());
+      }
+      if (stage_of_.empty()) {
+        for (size_t i = 0; i < first_of_batch; ++i) finish(pending_[i]);
+        pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(first_of_batch));
+      }
+      batch.clear();
+      batch_elements = 0;
+    };
     for (const GradientShard& shard : sync.shards()) {
-      update_share(shard);
-      pending_.push_back(prepare_gather(shard));
-      if (stage_of_.empty()) start(pending_.back());
+      if (!batch.empty() && batch_elements + shard.shard_numel > batch_limit) flush();
+      batch.push_back(&shard);
+      batch_elements += shard.shard_numel;
     }
+    if (!batch.empty()) flush();
     if (stage_of_.empty()) finish_pending();
   }
 
@@ -150,21 +172,23 @@ class Zero1Optimizer final : public DistributedOptimizer {
     return it->second;
   }
 
-  // AdamW on this rank's share of one unit, group by group.
-  void update_share(const GradientShard& shard) {
+  // AdamW on this rank's shares of `shards`, one multi-tensor update per group.
+  void update_shares(const std::vector<const GradientShard*>& shards) {
     struct Lists {
       std::vector<at::Tensor> params, grads, m, v;
     };
     std::map<int, Lists> by_group;
-    Moments& moments = moments_for(shard);
-    for (const Overlap& o : overlaps(shard)) {
-      const int g = group_of_[o.parameter];
-      if (g < 0) continue;  // in no group (frozen): left as it is
-      Lists& l = by_group[g];
-      l.params.push_back(flat(o.parameter).narrow(0, o.parameter_from, o.numel));
-      l.grads.push_back(shard.gradient.narrow(0, o.shard_from, o.numel));
-      l.m.push_back(moments.m.narrow(0, o.shard_from, o.numel));
-      l.v.push_back(moments.v.narrow(0, o.shard_from, o.numel));
+    for (const GradientShard* shard : shards) {
+      Moments& moments = moments_for(*shard);
+      for (const Overlap& o : overlaps(*shard)) {
+        const int g = group_of_[o.parameter];
+        if (g < 0) continue;  // in no group (frozen): left as it is
+        Lists& l = by_group[g];
+        l.params.push_back(flat(o.parameter).narrow(0, o.parameter_from, o.numel));
+        l.grads.push_back(shard->gradient.narrow(0, o.shard_from, o.numel));
+        l.m.push_back(moments.m.narrow(0, o.shard_from, o.numel));
+        l.v.push_back(moments.v.narrow(0, o.shard_from, o.numel));
+      }
     }
     for (auto& [g, l] : by_group) {
       const Group& group = groups_[static_cast<size_t>(g)];

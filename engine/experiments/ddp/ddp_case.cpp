@@ -106,7 +106,8 @@ void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* mem
   }
   const auto parameters = model_->module->parameters();
   optimizer_ = dist::make_distributed_optimizer(result_.config.optimizer, parameters, {{parameters, AdamWOptions()}}, comm_);
-  if (result_.config.optimizer == dist::OptimizerSharding::zero1) {
+  if (result_.config.optimizer == dist::OptimizerSharding::zero1 &&
+      result_.config.zero1_gathers == dist::Zero1Gathers::next_forward) {
     // ZeRO-1's all-gathers run under the next forward pass, each waited for before the first
     // stage that uses its parameters.
     optimizer_->defer_gathers_to_forward(model_->module->parameter_stages());

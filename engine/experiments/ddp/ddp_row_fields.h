@@ -1,5 +1,6 @@
 // The columns that name a DDP row in each of its tables (the rows, each rank's, the overlap
-// picture, memory per rank): variant, bucket_mb (bucketed only), optimizer, nproc. Declared once
+// picture, memory per rank): variant, bucket_mb (bucketed only), optimizer, zero1_gather (zero1
+// only), nproc. Declared once
 // for every row type with a DdpConfig `config`.
 #pragma once
 
@@ -28,6 +29,17 @@ void add_ddp_row_fields(schema::Schema<Row>& s) {
                       "adamw (state on every rank), sharded (whole parameters per rank) or zero1"},
                [](const Row& r) { return Value(dist::to_string(r.config.optimizer)); },
                [](Row& r, const Value& v) { r.config.optimizer = dist::parse_optimizer_sharding(schema::text_of(v)); }});
+  f.push_back({Column{"zero1_gather", "ZeRO-1 gathers", ColumnKind::text, ColumnRole::identity,
+                      "zero1 only: step-end (after each batch of updates) or next-forward (before each layer)"},
+               [](const Row& r) {
+                 return r.config.optimizer == dist::OptimizerSharding::zero1 ? Value(dist::to_string(r.config.zero1_gathers))
+                                                                              : Value();
+               },
+               [](Row& r, const Value& v) {
+                 if (const auto* text = std::get_if<std::string>(&v); text && !text->empty()) {
+                   r.config.zero1_gathers = dist::parse_zero1_gathers(*text);
+                 }
+               }});
   f.push_back({Column{"nproc", "Ranks", ColumnKind::integer, ColumnRole::identity},
                [](const Row& r) { return Value(int64_t{r.config.ranks}); },
                [](Row& r, const Value& v) { r.config.ranks = static_cast<int>(schema::integer_of(v)); }});

@@ -64,6 +64,9 @@ std::string describe(const DdpConfig& c) {
   s << dist::to_string(c.variant);
   if (c.variant == dist::DdpVariant::bucketed) s << ' ' << c.bucket_mb << " MiB";
   if (c.optimizer != dist::OptimizerSharding::none) s << ' ' << dist::to_string(c.optimizer);
+  if (c.optimizer == dist::OptimizerSharding::zero1 && c.zero1_gathers == dist::Zero1Gathers::next_forward) {
+    s << " (gathers in the next forward)";
+  }
   s << ' ' << to_string(c.backend) << " x" << c.ranks << ' ' << c.model.name << " ctx " << c.context << " b "
     << c.batch << ' ' << to_string(c.precision);
   return s.str();
@@ -71,10 +74,8 @@ std::string describe(const DdpConfig& c) {
 
 std::vector<DdpConfig> expand(const DdpSweepSpec& spec, int ranks) {
   std::vector<DdpConfig> out;
-  for (dist::OptimizerSharding optimizer : spec.optimizers) {
+  const auto add_variants = [&](DdpConfig c) {
     for (dist::DdpVariant variant : spec.variants) {
-      DdpConfig c = spec.base;
-      c.optimizer = optimizer;
       c.variant = variant;
       c.ranks = ranks;
       if (variant != dist::DdpVariant::bucketed) {
@@ -85,6 +86,18 @@ std::vector<DdpConfig> expand(const DdpSweepSpec& spec, int ranks) {
         c.bucket_mb = mb;
         out.push_back(c);
       }
+    }
+  };
+  for (dist::OptimizerSharding optimizer : spec.optimizers) {
+    DdpConfig c = spec.base;
+    c.optimizer = optimizer;
+    if (optimizer != dist::OptimizerSharding::zero1) {
+      add_variants(c);
+      continue;
+    }
+    for (dist::Zero1Gathers gathers : spec.zero1_gathers) {
+      c.zero1_gathers = gathers;
+      add_variants(c);
     }
   }
   return out;

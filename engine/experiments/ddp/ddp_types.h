@@ -22,6 +22,7 @@ struct DdpConfig {
   dist::DdpVariant variant = dist::DdpVariant::naive;
   double bucket_mb = 25;  // bucketed only; MiB, as PyTorch DDP's bucket_cap_mb
   dist::OptimizerSharding optimizer = dist::OptimizerSharding::none;
+  dist::Zero1Gathers zero1_gathers = dist::Zero1Gathers::step_end;  // zero1 only
   int ranks = 2;
   CommBackend backend = CommBackend::gloo;
   ModelConfig model;
@@ -70,13 +71,14 @@ struct DdpResult {
   std::vector<profiling::CategoryBytes> memory;
 };
 
-// What a DDP run covers: optimizers x variants x bucket sizes (bucketed only) around one base
-// configuration.
+// What a DDP run covers: optimizers (zero1 once per gather timing) x variants x bucket sizes
+// (bucketed only) around one base configuration.
 struct DdpSweepSpec {
   DdpConfig base;
   std::vector<dist::DdpVariant> variants = dist::all_ddp_variants();
   std::vector<double> bucket_mbs{1, 10, 100};
   std::vector<dist::OptimizerSharding> optimizers{dist::OptimizerSharding::none};
+  std::vector<dist::Zero1Gathers> zero1_gathers{dist::Zero1Gathers::step_end};
 };
 
 // For each optimizer, the variants in the given order; bucketed once per bucket size, the
