@@ -133,6 +133,18 @@ class DeviceBuffer {
   size_t bytes_ = 0;
 };
 
+AttentionShape make_shape(int64_t batch, int64_t heads, int64_t seq_q, int64_t seq_k,
+                          int64_t head_dim, bool causal) {
+  AttentionShape s;
+  s.batch = batch;
+  s.heads = heads;
+  s.seq_q = seq_q;
+  s.seq_k = seq_k;
+  s.head_dim = head_dim;
+  s.causal = causal;
+  return s;
+}
+
 enum class Layout { contiguous, interleaved, padded_rows };
 
 const char* layout_name(Layout layout) {

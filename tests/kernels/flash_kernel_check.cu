@@ -3,13 +3,15 @@
 //   flash_kernel_check           every type x causal x supported head dim x shape; exit 1 on
 //                                any failure
 //   flash_kernel_check --small   one small case per type (for compute-sanitizer)
-//   flash_kernel_check --bench   forward/backward timings of the bf16 causal benchmark shapes, and
-//                                a forward timed as the sweep times it (after a backward, idle device)
-//   flash_kernel_check --bench-one HEADS SEQ D causal|full [REPS]   one bf16 shape on the fastest
-//                                path (for ncu; REPS timed repetitions, default 20)
+//   flash_kernel_check --bench   forward/backward timings of the benchmark shapes on both paths
+//                                (flash_kernel_bench.h: back to back, a forward after a backward,
+//                                a backward from an idle device and its host time)
+//   flash_kernel_check --bench-one HEADS SEQ D causal|full [REPS [TYPE [PATH]]]   one shape (for
+//                                ncu; REPS timed repetitions, default 20; bf16 on the fastest path)
 //   flash_kernel_check --filter TEXT   the cases whose line contains TEXT (e.g. "fastest bf16")
 #include "attention_reference_cpu.h"
 #include "flash_check_support.h"
+#include "flash_kernel_bench.h"
 #include "kernels/cuda/flash_attention_cuda.h"
 #include "kernels/flash_attention_args.h"
 
@@ -195,18 +197,6 @@ bool run_case(const Case& c, uint32_t seed) {
   return pass;
 }
 
-AttentionShape make_shape(int64_t batch, int64_t heads, int64_t seq_q, int64_t seq_k,
-                          int64_t head_dim, bool causal) {
-  AttentionShape s;
-  s.batch = batch;
-  s.heads = heads;
-  s.seq_q = seq_q;
-  s.seq_k = seq_k;
-  s.head_dim = head_dim;
-  s.causal = causal;
-  return s;
-}
-
 std::vector<Case> all_cases() {
   struct Dims {
     int64_t batch, heads, seq_q, seq_k;
@@ -258,97 +248,6 @@ int run_checks(const std::vector<Case>& cases, const std::string& filter = "") {
   }
   std::printf("%d cases, %d failed\n", ran, failures);
   return failures == 0 ? 0 : 1;
-}
-
-// Times forward and backward of one shape: 3 warm-up runs, then 20 timed repetitions.
-void bench(KernelPath path, int64_t heads, int64_t seq, int64_t head_dim, bool causal, int reps = 20,
-           ElementType type = ElementType::bf16) {
-  const AttentionShape shape = make_shape(1, heads, seq, seq, head_dim, causal);
-  const Strides s = make_strides(shape, seq, Layout::contiguous);
-  const int64_t elems = view_elements(shape, seq, s);
-  std::vector<float> host(static_cast<size_t>(elems));
-  std::mt19937 rng(7);
-  std::normal_distribution<float> normal(0.f, 1.f);
-  const int64_t bytes = elems * static_cast<int64_t>(element_bytes(type));
-  DeviceBuffer q(bytes), k(bytes), v(bytes), o(bytes), d_o(bytes);
-  DeviceBuffer dq(bytes), dk(bytes), dv(bytes), lse(heads * seq * 4);
-  DeviceBuffer workspace(flash_backward_workspace_floats(shape) * 4);
-  // Independent inputs, as the sweeps use (Q = K = V would put the softmax on the diagonal).
-  for (DeviceBuffer* b : {&q, &k, &v, &d_o}) {
-    for (float& x : host) x = normal(rng);
-    b->upload(encode(type, host));
-  }
-
-  FlashForwardArgs fwd;
-  fwd.shape = shape;
-  fwd.type = type;
-  fwd.path = path;
-  fwd.softmax_scale = 1.f / std::sqrt(static_cast<float>(head_dim));
-  fwd.q = q.get();
-  fwd.k = k.get();
-  fwd.v = v.get();
-  fwd.o = o.get();
-  fwd.lse = static_cast<float*>(lse.get());
-  fwd.q_strides = fwd.k_strides = fwd.v_strides = fwd.o_strides = s;
-  FlashBackwardArgs bwd;
-  bwd.shape = shape;
-  bwd.type = type;
-  bwd.path = path;
-  bwd.softmax_scale = fwd.softmax_scale;
-  bwd.q = q.get();
-  bwd.k = k.get();
-  bwd.v = v.get();
-  bwd.o = o.get();
-  bwd.d_o = d_o.get();
-  bwd.lse = fwd.lse;
-  bwd.dq = dq.get();
-  bwd.dk = dk.get();
-  bwd.dv = dv.get();
-  bwd.workspace = static_cast<float*>(workspace.get());
-  bwd.q_strides = bwd.k_strides = bwd.v_strides = bwd.o_strides = bwd.d_o_strides = s;
-  bwd.dq_strides = bwd.dk_strides = bwd.dv_strides = s;
-
-  cudaEvent_t start, stop;
-  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
-  check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
-  auto time_ms = [&](auto&& run) {
-    for (int i = 0; i < 3; ++i) run();
-    check_cuda(cudaEventRecord(start), "cudaEventRecord");
-    for (int i = 0; i < reps; ++i) run();
-    check_cuda(cudaEventRecord(stop), "cudaEventRecord");
-    check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float ms = 0;
-    check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    return static_cast<double>(ms) / reps;
-  };
-  const double fwd_ms = time_ms([&] { flash_forward_cuda(fwd, nullptr); });
-  const double bwd_ms = time_ms([&] { flash_backward_cuda(bwd, nullptr); });
-  // The sweep's pattern: each forward starts on a device left idle after a backward, timed
-  // from an event recorded before its launch.
-  double fwd_after_bwd_ms = 0;
-  constexpr int kAfterReps = 10;
-  for (int i = 0; i < kAfterReps; ++i) {
-    flash_backward_cuda(bwd, nullptr);
-    check_cuda(cudaDeviceSynchronize(), "backward");
-    check_cuda(cudaEventRecord(start), "cudaEventRecord");
-    flash_forward_cuda(fwd, nullptr);
-    check_cuda(cudaEventRecord(stop), "cudaEventRecord");
-    check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float ms = 0;
-    check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    fwd_after_bwd_ms += ms / kAfterReps;
-  }
-  check_cuda(cudaDeviceSynchronize(), "kernels");
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-
-  const double fwd_flops = 4.0 * heads * static_cast<double>(seq) * seq * head_dim * (causal ? 0.5 : 1.0);
-  const double bwd_flops = 2.5 * fwd_flops;
-  std::printf("%-8s %s %s b=1 h=%lld s=%lld d=%lld | forward %.3f ms %.1f TFLOP/s | backward "
-              "%.3f ms %.1f TFLOP/s | forward after a backward %.3f ms\n",
-              path_name(path), type_name(type), causal ? "causal" : "full", static_cast<long long>(heads),
-              static_cast<long long>(seq), static_cast<long long>(head_dim), fwd_ms,
-              fwd_flops / fwd_ms * 1e-9, bwd_ms, bwd_flops / bwd_ms * 1e-9, fwd_after_bwd_ms);
 }
 
 }  // namespace

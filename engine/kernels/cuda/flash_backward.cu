@@ -4,10 +4,10 @@
 // kernel, with KernelPath::portable the exact SIMT one.
 #include "kernels/cuda/flash_attention_cuda.h"
 #include "kernels/cuda/flash_backward_helpers.cuh"
-#include "kernels/cuda/flash_backward_mma.cuh"
 #include "kernels/cuda/flash_backward_simt.cuh"
 #include "kernels/cuda/flash_backward_sm90.cuh"
 #include "kernels/cuda/flash_launch_utils.h"
+#include "kernels/cuda/flash_mma_launch.cuh"
 #include "kernels/cuda/flash_tf32_launch.h"
 #include "kernels/cuda/sm90_dispatch.h"
 #include "kernels/cuda/sm90_tensor_map.h"
@@ -58,14 +58,9 @@ void launch_backward_f32(BackwardParams params, const AttentionShape& shape, cud
 }
 
 template <typename T, int kHeadDim>
-void launch_backward_mma(BackwardParams params, const AttentionShape& shape, cudaStream_t stream) {
-  using Tr = flash::MmaBackwardTraits<kHeadDim>;
-  params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
-  params.head_group = flash::backward_grid_head_group(params.key_tiles, shape, Tr::kSmemBytes);
+void launch_backward_mma(const BackwardParams& params, const AttentionShape& shape, cudaStream_t stream) {
   launch_helpers_before<T>(params, stream);
-  const auto blocks = static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads);
-  flash::launch_kernel(flash::flash_backward_mma_kernel<T, kHeadDim>, blocks, Tr::kThreads,
-                       Tr::kSmemBytes, stream, params, "flash_backward_mma_kernel");
+  flash::launch_backward_main_mma<T, kHeadDim>(params, shape, stream);
   launch_helpers_after<T>(params, stream);
 }
 

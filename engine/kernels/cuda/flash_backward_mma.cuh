@@ -1,13 +1,15 @@
-// FlashAttention-2 backward on tensor cores (fp16/bf16 inputs, fp32 accumulation). One CTA per
-// (key tile, batch*head); each warp owns 16 keys and keeps their dK, dV in registers while the
-// query tiles stream through shared memory. Working with transposed scores (keys as rows)
-// puts P^T and dS^T in accumulator layout, which is directly the A operand of dV += P^T dO
-// and dK += dS^T Q. dQ += dS K goes through shared memory and fp32 atomics.
+// FlashAttention-2 backward on tensor cores (fp16/bf16 inputs with fp32 accumulation, or fp32
+// inputs on 3xTF32: flash_mma_ops.cuh). One CTA per (key tile, batch*head); each warp owns 16
+// keys and keeps their dK, dV in registers while the query tiles stream through shared memory.
+// Working with transposed scores (keys as rows) puts P^T and dS^T in accumulator layout, which
+// feeds dV += P^T dO and dK += dS^T Q from registers. dQ += dS K goes through shared memory and
+// fp32 atomics.
 #pragma once
 
 #include "kernels/cuda/flash_device_math.cuh"
 #include "kernels/cuda/flash_kernel_params.h"
 #include "kernels/cuda/flash_kernel_traits.h"
+#include "kernels/cuda/flash_mma_ops.cuh"
 #include "kernels/cuda/flash_tile_io.cuh"
 #include "kernels/cuda/flash_tile_order.cuh"
 
@@ -15,53 +17,11 @@
 
 namespace stepscope::kernels::flash {
 
-// acc (16 rows x kTiles*8 columns) += A(16 x 16*kSteps, from `a_rows`, row-major) times
-// B^T, where B is (kTiles*8 rows x 16*kSteps) row-major in shared memory: C = A B^T.
-template <typename T, int kSteps, int kTiles, int kStrideA, int kStrideB>
-__device__ __forceinline__ void mma_a_bt(float (&acc)[kTiles][4], const T* a_rows, const T* b_rows,
-                                         int lane) {
-#pragma unroll
-  for (int kk = 0; kk < kSteps; ++kk) {
-    uint32_t a[4];
-    ldmatrix_x4(a, a_rows + a_operand_row(lane) * kStrideA + kk * 16 + a_operand_col(lane));
-#pragma unroll
-    for (int np = 0; np < kTiles / 2; ++np) {
-      uint32_t b[4];
-      ldmatrix_x4(b, b_rows + (np * 16 + bt_operand_row(lane)) * kStrideB + kk * 16 +
-                         bt_operand_col(lane));
-      MmaElement<T>::mma(acc[2 * np], a, b[0], b[1]);
-      MmaElement<T>::mma(acc[2 * np + 1], a, b[2], b[3]);
-    }
-  }
-}
-
-// acc (16 x kTiles*8) += X (16 x 16*kSteps, accumulator layout in registers, rounded to T)
-// times B (16*kSteps rows x kTiles*8 columns, row-major in shared memory).
-template <typename T, int kSteps, int kTiles, int kStrideB>
-__device__ __forceinline__ void mma_regs_b(float (&acc)[kTiles][4], const float (&x)[2 * kSteps][4],
-                                           const T* b_rows, int lane) {
-  using E = MmaElement<T>;
-#pragma unroll
-  for (int ks = 0; ks < kSteps; ++ks) {
-    const uint32_t a[4] = {E::pack(x[2 * ks][0], x[2 * ks][1]), E::pack(x[2 * ks][2], x[2 * ks][3]),
-                           E::pack(x[2 * ks + 1][0], x[2 * ks + 1][1]),
-                           E::pack(x[2 * ks + 1][2], x[2 * ks + 1][3])};
-#pragma unroll
-    for (int dp = 0; dp < kTiles / 2; ++dp) {
-      uint32_t b[4];
-      ldmatrix_x4_trans(b, b_rows + (ks * 16 + a_operand_row(lane)) * kStrideB + dp * 16 +
-                               a_operand_col(lane));
-      E::mma(acc[2 * dp], a, b[0], b[1]);
-      E::mma(acc[2 * dp + 1], a, b[2], b[3]);
-    }
-  }
-}
-
 template <typename T, int kHeadDim>
-__global__ void __launch_bounds__(MmaBackwardTraits<kHeadDim>::kThreads)
+__global__ void __launch_bounds__(TensorCoreBackwardTraits<T, kHeadDim>::kThreads)
     flash_backward_mma_kernel(const BackwardParams p) {
-  using Tr = MmaBackwardTraits<kHeadDim>;
-  using E = MmaElement<T>;
+  using Tr = TensorCoreBackwardTraits<T, kHeadDim>;
+  using Ops = MmaOps<T>;
   constexpr int kBlockM = Tr::kBlockM;
   constexpr int kBlockN = Tr::kBlockN;
   constexpr int kStride = Tr::kSmemStride;
@@ -152,7 +112,7 @@ __global__ void __launch_bounds__(MmaBackwardTraits<kHeadDim>::kThreads)
     for (int n = 0; n < kQueryTiles; ++n)
 #pragma unroll
       for (int e = 0; e < 4; ++e) p_t[n][e] = 0.f;
-    mma_a_bt<T, kHeadDim / 16, kQueryTiles, kStride, kStride>(p_t, k_rows, q_tile, lane);
+    Ops::template a_bt<kHeadDim, kQueryTiles, kStride, kStride, Tr::kScoreUnrollK>(p_t, k_rows, q_tile, lane);
     const bool needs_mask = n0 + kBlockN > p.seq_k || (p.causal && n0 + kBlockN - 1 > m0);
 #pragma unroll
     for (int n = 0; n < kQueryTiles; ++n)
@@ -164,56 +124,45 @@ __global__ void __launch_bounds__(MmaBackwardTraits<kHeadDim>::kThreads)
         p_t[n][e] = hidden ? 0.f : exp2f(fmaf(p_t[n][e], p.scale_log2, -lse_tile[query]));
       }
 
-    mma_regs_b<T, kBlockM / 16, kDimTiles, kStride>(dv_acc, p_t, do_tile, lane);
+    Ops::template regs_b<kQueryTiles, kDimTiles, kStride>(dv_acc, p_t, do_tile, lane);
 
-    // dS^T = P^T * (V dO^T - D); kept in dp_t.
+    // dS^T = P^T * (V dO^T - D), kept in dp_t and stored as (query, key) for dQ.
     float dp_t[kQueryTiles][4];
 #pragma unroll
     for (int n = 0; n < kQueryTiles; ++n)
 #pragma unroll
       for (int e = 0; e < 4; ++e) dp_t[n][e] = 0.f;
-    mma_a_bt<T, kHeadDim / 16, kQueryTiles, kStride, kStride>(dp_t, v_rows, do_tile, lane);
+    Ops::template a_bt<kHeadDim, kQueryTiles, kStride, kStride, Tr::kScoreUnrollK>(dp_t, v_rows, do_tile, lane);
 #pragma unroll
     for (int n = 0; n < kQueryTiles; ++n)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int query = n * 8 + 2 * t + (e & 1);
         dp_t[n][e] = p_t[n][e] * (dp_t[n][e] - d_tile[query]);
-        s_ds[query * Tr::kDsStride + warp_key0 + g + (e >> 1) * 8] = E::from_float(dp_t[n][e]);
+        s_ds[query * Tr::kDsStride + warp_key0 + g + (e >> 1) * 8] = element_from_float<T>(dp_t[n][e]);
       }
 
-    mma_regs_b<T, kBlockM / 16, kDimTiles, kStride>(dk_acc, dp_t, q_tile, lane);
+    Ops::template regs_b<kQueryTiles, kDimTiles, kStride>(dk_acc, dp_t, q_tile, lane);
     __syncthreads();  // all of dS is in shared memory
 
-    // dQ (unscaled) += dS K, split over warps by row group and column range.
-    const int row_group = warp % Tr::kDqRowGroups;
-    const int col_begin = (warp / Tr::kDqRowGroups) * Tr::kDqColsPerWarp;
+    // dQ (unscaled) += dS K, split over warps by row group (16 queries) and column range, in
+    // chunks of columns, which keeps dQ's registers apart from dK/dV's under 255.
+    const int dq_row_group = warp % Tr::kDqRowGroups;
+    const int dq_col0 = (warp / Tr::kDqRowGroups) * Tr::kDqColsPerWarp;
 #pragma unroll
-    for (int c0 = col_begin; c0 < col_begin + Tr::kDqColsPerWarp; c0 += Tr::kDqChunk) {
+    for (int c0 = dq_col0; c0 < dq_col0 + Tr::kDqColsPerWarp; c0 += Tr::kDqChunk) {
       float dq[Tr::kDqChunk / 8][4];
 #pragma unroll
       for (int n = 0; n < Tr::kDqChunk / 8; ++n)
 #pragma unroll
         for (int e = 0; e < 4; ++e) dq[n][e] = 0.f;
-#pragma unroll
-      for (int ks = 0; ks < kBlockN / 16; ++ks) {
-        uint32_t a[4];
-        ldmatrix_x4(a, s_ds + (row_group * 16 + a_operand_row(lane)) * Tr::kDsStride + ks * 16 +
-                           a_operand_col(lane));
-#pragma unroll
-        for (int dp = 0; dp < Tr::kDqChunk / 16; ++dp) {
-          uint32_t b[4];
-          ldmatrix_x4_trans(b, s_k + (ks * 16 + a_operand_row(lane)) * kStride + c0 + dp * 16 +
-                                   a_operand_col(lane));
-          E::mma(dq[2 * dp], a, b[0], b[1]);
-          E::mma(dq[2 * dp + 1], a, b[2], b[3]);
-        }
-      }
+      Ops::template a_b<kBlockN, Tr::kDqChunk / 8, Tr::kDsStride, kStride>(
+          dq, s_ds + dq_row_group * 16 * Tr::kDsStride, s_k + c0, lane);
 #pragma unroll
       for (int n = 0; n < Tr::kDqChunk / 8; ++n)
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-          const int row = m0 + row_group * 16 + g + r * 8;
+          const int row = m0 + dq_row_group * 16 + g + r * 8;
           const int col = c0 + n * 8 + 2 * t;  // head_dim is a multiple of 8: both or neither
           if (row < p.seq_q && col < p.head_dim) {
             atomic_add_pair(dq_accum + static_cast<int64_t>(row) * p.head_dim + col, dq[n][2 * r],
@@ -233,9 +182,8 @@ __global__ void __launch_bounds__(MmaBackwardTraits<kHeadDim>::kThreads)
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       const int offset = (warp_key0 + g + r * 8) * kStride + n * 8 + 2 * t;
-      *reinterpret_cast<uint32_t*>(s_k + offset) =
-          E::pack(dk_acc[n][2 * r] * p.scale, dk_acc[n][2 * r + 1] * p.scale);
-      *reinterpret_cast<uint32_t*>(s_v + offset) = E::pack(dv_acc[n][2 * r], dv_acc[n][2 * r + 1]);
+      Ops::store_pair(s_k + offset, dk_acc[n][2 * r] * p.scale, dk_acc[n][2 * r + 1] * p.scale);
+      Ops::store_pair(s_v + offset, dv_acc[n][2 * r], dv_acc[n][2 * r + 1]);
     }
   __syncwarp();
   store_warp_rows<T, kHeadDim, kStride>(p.dk.head<T>(batch, head), p.dk.row_stride, s_k,

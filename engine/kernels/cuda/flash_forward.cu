@@ -4,10 +4,10 @@
 // take the Hopper kernel (flash_forward_sm90.cuh); fp32 with KernelPath::fastest the 3xTF32
 // tensor-core kernel (any sm_80+ device); everything else the portable sm_80 ones (fp32: SIMT).
 #include "kernels/cuda/flash_attention_cuda.h"
-#include "kernels/cuda/flash_forward_mma.cuh"
 #include "kernels/cuda/flash_forward_simt.cuh"
 #include "kernels/cuda/flash_forward_sm90.cuh"
 #include "kernels/cuda/flash_launch_utils.h"
+#include "kernels/cuda/flash_mma_launch.cuh"
 #include "kernels/cuda/flash_tf32_launch.h"
 #include "kernels/cuda/sm90_dispatch.h"
 #include "kernels/cuda/sm90_tensor_map.h"
@@ -31,24 +31,14 @@ void launch_forward_f32(ForwardParams params, const AttentionShape& shape, cudaS
                        Tr::kSmemBytes, stream, params, "flash_forward_simt_kernel (fp32)");
 }
 
-template <typename T, int kHeadDim>
-void launch_forward_mma(ForwardParams params, const AttentionShape& shape, cudaStream_t stream) {
-  using Tr = flash::MmaForwardTraits<kHeadDim>;
-  params.row_tiles = static_cast<int>((shape.seq_q + Tr::kBlockM - 1) / Tr::kBlockM);
-  flash::check_device_supported(Tr::kSmemBytes);
-  const auto blocks = static_cast<unsigned>(params.row_tiles * shape.batch * shape.heads);
-  flash::launch_kernel(flash::flash_forward_mma_kernel<T, kHeadDim>, blocks, Tr::kThreads,
-                       Tr::kSmemBytes, stream, params, "flash_forward_mma_kernel");
-}
-
 template <int kHeadDim>
 void dispatch_type(ElementType type, const ForwardParams& params, const AttentionShape& shape,
                    cudaStream_t stream) {
   switch (type) {
     case ElementType::f32: return launch_forward_f32<kHeadDim>(params, shape, stream);
-    case ElementType::f16: return launch_forward_mma<__half, kHeadDim>(params, shape, stream);
+    case ElementType::f16: return flash::launch_forward_mma<__half, kHeadDim>(params, shape, stream);
     case ElementType::bf16:
-      return launch_forward_mma<__nv_bfloat16, kHeadDim>(params, shape, stream);
+      return flash::launch_forward_mma<__nv_bfloat16, kHeadDim>(params, shape, stream);
   }
   throw std::runtime_error("flash attention: unknown element type");
 }

@@ -1,11 +1,13 @@
-// FlashAttention-2 forward on tensor cores (fp16/bf16 inputs, fp32 accumulation), Algorithm 1
-// of Dao (2023): one CTA per (query tile, batch*head); each warp keeps 16 query rows' O, row
-// max and row sum in registers while K/V tiles stream through shared memory.
+// FlashAttention-2 forward on tensor cores, Algorithm 1 of Dao (2023): one CTA per (query tile,
+// batch*head); each warp keeps 16 query rows' O, row max and row sum in registers while K/V
+// tiles stream through shared memory. fp16/bf16 inputs accumulate in fp32; fp32 inputs run
+// 3xTF32 (flash_mma_ops.cuh).
 #pragma once
 
 #include "kernels/cuda/flash_device_math.cuh"
 #include "kernels/cuda/flash_kernel_params.h"
 #include "kernels/cuda/flash_kernel_traits.h"
+#include "kernels/cuda/flash_mma_ops.cuh"
 #include "kernels/cuda/flash_tile_io.cuh"
 #include "kernels/cuda/flash_tile_order.cuh"
 
@@ -14,11 +16,11 @@
 namespace stepscope::kernels::flash {
 
 template <typename T, int kHeadDim>
-__global__ void __launch_bounds__(MmaForwardTraits<kHeadDim>::kThreads,
-                                  MmaForwardTraits<kHeadDim>::kMinBlocksPerSm)
+__global__ void __launch_bounds__(TensorCoreForwardTraits<T, kHeadDim>::kThreads,
+                                  TensorCoreForwardTraits<T, kHeadDim>::kMinBlocksPerSm)
     flash_forward_mma_kernel(const ForwardParams p) {
-  using Tr = MmaForwardTraits<kHeadDim>;
-  using E = MmaElement<T>;
+  using Tr = TensorCoreForwardTraits<T, kHeadDim>;
+  using Ops = MmaOps<T>;
   constexpr int kBlockM = Tr::kBlockM;
   constexpr int kBlockN = Tr::kBlockN;
   constexpr int kStride = Tr::kSmemStride;
@@ -69,7 +71,7 @@ __global__ void __launch_bounds__(MmaForwardTraits<kHeadDim>::kThreads,
   float row_sum[2] = {0.f, 0.f};
 
   const int warp_row0 = warp * 16;
-  const T* q_rows = s_q + (warp_row0 + a_operand_row(lane)) * kStride + a_operand_col(lane);
+  const T* q_rows = s_q + warp_row0 * kStride;
 
   for (int j = 0; j < key_tiles; ++j) {
     cp_async_wait_all();
@@ -94,19 +96,7 @@ __global__ void __launch_bounds__(MmaForwardTraits<kHeadDim>::kThreads,
     for (int n = 0; n < kScoreTiles; ++n)
 #pragma unroll
       for (int e = 0; e < 4; ++e) s[n][e] = 0.f;
-#pragma unroll
-    for (int kk = 0; kk < kHeadDim / 16; ++kk) {
-      uint32_t a[4];
-      ldmatrix_x4(a, q_rows + kk * 16);
-#pragma unroll
-      for (int np = 0; np < kBlockN / 16; ++np) {
-        uint32_t b[4];
-        ldmatrix_x4(b, k_tile + (np * 16 + bt_operand_row(lane)) * kStride + kk * 16 +
-                           bt_operand_col(lane));
-        E::mma(s[2 * np], a, b[0], b[1]);
-        E::mma(s[2 * np + 1], a, b[2], b[3]);
-      }
-    }
+    Ops::template a_bt<kHeadDim, kScoreTiles, kStride, kStride, Tr::kScoreUnrollK>(s, q_rows, k_tile, lane);
 
     // Scale into log2 units first, then mask: keys past seq_k and (causal) keys after the
     // query get -inf, so exp2 gives exactly 0 whatever the sign of the scale.
@@ -152,25 +142,12 @@ __global__ void __launch_bounds__(MmaForwardTraits<kHeadDim>::kThreads,
     }
 
     // O += P V, P straight from the score registers.
-#pragma unroll
-    for (int ks = 0; ks < kBlockN / 16; ++ks) {
-      const uint32_t a[4] = {E::pack(s[2 * ks][0], s[2 * ks][1]),
-                             E::pack(s[2 * ks][2], s[2 * ks][3]),
-                             E::pack(s[2 * ks + 1][0], s[2 * ks + 1][1]),
-                             E::pack(s[2 * ks + 1][2], s[2 * ks + 1][3])};
-#pragma unroll
-      for (int dp = 0; dp < kHeadDim / 16; ++dp) {
-        uint32_t b[4];
-        ldmatrix_x4_trans(b, v_tile + (ks * 16 + a_operand_row(lane)) * kStride + dp * 16 +
-                                 a_operand_col(lane));
-        E::mma(o_acc[2 * dp], a, b[0], b[1]);
-        E::mma(o_acc[2 * dp + 1], a, b[2], b[3]);
-      }
-    }
+    Ops::template regs_b<kScoreTiles, kOutTiles, kStride>(o_acc, s, v_tile, lane);
   }
 
   // Normalise, write lse, and stage O through this warp's own Q rows (only this warp reads
-  // them) for 16-byte stores.
+  // them) for 16-byte stores, once every lane's last ldmatrix of them is done.
+  __syncwarp();
   T* o_stage = s_q + warp_row0 * kStride;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
@@ -179,8 +156,8 @@ __global__ void __launch_bounds__(MmaForwardTraits<kHeadDim>::kThreads,
     const int local = g + r * 8;
 #pragma unroll
     for (int n = 0; n < kOutTiles; ++n) {
-      *reinterpret_cast<uint32_t*>(o_stage + local * kStride + n * 8 + 2 * t) =
-          E::pack(o_acc[n][2 * r] * inv, o_acc[n][2 * r + 1] * inv);
+      Ops::store_pair(o_stage + local * kStride + n * 8 + 2 * t, o_acc[n][2 * r] * inv,
+                      o_acc[n][2 * r + 1] * inv);
     }
     const int row = m0 + warp_row0 + local;
     if (t == 0 && row < p.seq_q) {

@@ -147,4 +147,24 @@ __device__ __forceinline__ void tf32x3_regs_b(float (&acc)[kTiles][4], const flo
   }
 }
 
+// acc (16 x kTiles*8) += A B with both in shared memory: A 16 rows of kK floats at `a_rows`
+// (kStrideA apart), B kK rows of kTiles*8 columns at `b_cols` (kStrideB apart), the k dimension
+// permuted as above: a thread's A values are the adjacent elements 2t, 2t+1 (one 8-byte load),
+// its B values rows 2t and 2t+1.
+template <int kK, int kTiles, int kStrideA, int kStrideB>
+__device__ __forceinline__ void tf32x3_a_b(float (&acc)[kTiles][4], const float* a_rows,
+                                           const float* b_cols, int lane) {
+  const int g = lane / 4;
+  const int t = lane % 4;
+#pragma unroll
+  for (int ks = 0; ks < kK / 8; ++ks) {
+    const float2 lo = *reinterpret_cast<const float2*>(a_rows + g * kStrideA + ks * 8 + 2 * t);
+    const float2 hi = *reinterpret_cast<const float2*>(a_rows + (g + 8) * kStrideA + ks * 8 + 2 * t);
+    const Tf32A a = split_a(lo.x, hi.x, lo.y, hi.y);
+    const float* b0_row = b_cols + (ks * 8 + 2 * t) * kStrideB + g;
+#pragma unroll
+    for (int n = 0; n < kTiles; ++n) mma_tf32x3(acc[n], a, b0_row[n * 8], b0_row[kStrideB + n * 8]);
+  }
+}
+
 }  // namespace stepscope::kernels::flash
