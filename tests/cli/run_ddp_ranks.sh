@@ -12,7 +12,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 "$cli" ddp --nproc 2 --model tiny --context 16 --batch 2 --variant naive,flat,overlap,bucketed --bucket-mb 1 \
   --steps 2 --warmup 1 --check --quiet --csv out.csv --trace trace.json || fail "ddp exited $?"
-head -n 1 out.csv | grep -q '^variant,bucket_mb,optimizer,nproc,rank,backend,' || fail "header: $(head -n 1 out.csv)"
+head -n 1 out.csv | grep -q '^variant,bucket_mb,optimizer,zero1_gather,nproc,rank,backend,' || fail "header: $(head -n 1 out.csv)"
 rows=$(tail -n +2 out.csv | wc -l)
 [ "$rows" = 4 ] || fail "wrote $rows rows, not 4: $(cat out.csv)"
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
@@ -41,15 +41,19 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } { print $col["n
   grep -q '^4 6 $' || fail "4 and 6 ranks: $(cat many.csv)"
 [ "$(tail -n +2 many.ranks.csv | wc -l)" = 10 ] || fail "rank rows of 4 and 6 ranks: $(cat many.ranks.csv)"
 # Sharded optimizer state at 3 ranks (sizes that 3 does not divide): same parameters as one
-# process; the largest rank holds a third of the state with zero1, and with the seeds' whole
-# parameters a third up to one parameter (tiny's embedding and output layer are 23 % each).
-"$cli" ddp --nproc 3 --model tiny --context 16 --batch 1 --variant overlap --optimizer adamw,sharded,zero1 --steps 2 \
-  --warmup 0 --check --quiet --csv sharded.csv || fail "sharded optimizers exited $?"
+# process, zero1 with its gathers at the step's end and in the next forward pass; the largest
+# rank holds a third of the state with zero1, and with the seeds' whole parameters a third up to
+# one parameter (tiny's embedding and output layer are 23 % each).
+"$cli" ddp --nproc 3 --model tiny --context 16 --batch 1 --variant overlap --optimizer adamw,sharded,zero1 \
+  --zero1-gather step-end,next-forward --steps 2 --warmup 0 --check --quiet --csv sharded.csv ||
+  fail "sharded optimizers exited $?"
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
   { d = $col["max_param_diff"]; if (d == "" || d + 0 > 1e-5 || $col["status"] != "ok") { bad = 1; print "bad row: " $0 }
-    state[$col["optimizer"]] = $col["optimizer_state_bytes"] }
+    state[$col["optimizer"]] = $col["optimizer_state_bytes"]
+    if ($col["optimizer"] == "zero1") timing[$col["zero1_gather"]] = 1 }
   END { r = state["zero1"] / state["adamw"]; s = state["sharded"] / state["adamw"]
         if (r < 0.33 || r > 0.34 || s < 0.33 || s > 0.57) { print "state shares " r " " s; bad = 1 }
+        if (!("step-end" in timing) || !("next-forward" in timing)) { print "zero1 gather timings missing"; bad = 1 }
         exit bad }' sharded.csv || fail "sharded optimizers: $(cat sharded.csv)"
 # Memory per rank (the seeds' optimizer_state_sharding_accounting): right before the optimizer
 # step, the seeds' sharded design holds half of AdamW's state and the rank's live memory is lower
