@@ -81,40 +81,34 @@ void bench(KernelPath path, int64_t heads, int64_t seq, int64_t head_dim, bool c
   };
   const double fwd_ms = time_ms([&] { flash_forward_cuda(fwd, nullptr); });
   const double bwd_ms = time_ms([&] { flash_backward_cuda(bwd, nullptr); });
-  // A backward from an idle device, as the sweep times it less autograd's own work: from an
-  // event before the launches to one after them. And the host's share: the launcher's time per
-  // call, calls queued back to back.
-  double bwd_idle_ms = 0;
+  // Mean time of `run` started on an idle device (after `before` and a synchronise), between
+  // events recorded around its launches.
+  auto idle_ms = [&](auto&& before, auto&& run, int reps) {
+    double total = 0;
+    for (int i = 0; i < reps; ++i) {
+      before();
+      check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+      check_cuda(cudaEventRecord(start), "cudaEventRecord");
+      run();
+      check_cuda(cudaEventRecord(stop), "cudaEventRecord");
+      check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
+      float ms = 0;
+      check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+      total += ms;
+    }
+    return total / reps;
+  };
+  const auto backward = [&] { flash_backward_cuda(bwd, nullptr); };
+  // A backward from an idle device, as the sweep times it less autograd's own work, and the
+  // host's share: the launcher's time per call, calls queued back to back.
   constexpr int kIdleReps = 20;
-  for (int i = 0; i < kIdleReps; ++i) {
-    check_cuda(cudaDeviceSynchronize(), "backward");
-    check_cuda(cudaEventRecord(start), "cudaEventRecord");
-    flash_backward_cuda(bwd, nullptr);
-    check_cuda(cudaEventRecord(stop), "cudaEventRecord");
-    check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float ms = 0;
-    check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    bwd_idle_ms += ms / kIdleReps;
-  }
+  const double bwd_idle_ms = idle_ms([] {}, backward, kIdleReps);
   const auto host_start = std::chrono::steady_clock::now();
-  for (int i = 0; i < kIdleReps; ++i) flash_backward_cuda(bwd, nullptr);
+  for (int i = 0; i < kIdleReps; ++i) backward();
   const double bwd_host_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count() / kIdleReps;
-  // The sweep's pattern: each forward starts on a device left idle after a backward, timed
-  // from an event recorded before its launch.
-  double fwd_after_bwd_ms = 0;
-  constexpr int kAfterReps = 10;
-  for (int i = 0; i < kAfterReps; ++i) {
-    flash_backward_cuda(bwd, nullptr);
-    check_cuda(cudaDeviceSynchronize(), "backward");
-    check_cuda(cudaEventRecord(start), "cudaEventRecord");
-    flash_forward_cuda(fwd, nullptr);
-    check_cuda(cudaEventRecord(stop), "cudaEventRecord");
-    check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float ms = 0;
-    check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    fwd_after_bwd_ms += ms / kAfterReps;
-  }
+  // The sweep's pattern for the forward: each starts on a device left idle after a backward.
+  const double fwd_after_bwd_ms = idle_ms(backward, [&] { flash_forward_cuda(fwd, nullptr); }, 10);
   check_cuda(cudaDeviceSynchronize(), "kernels");
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
