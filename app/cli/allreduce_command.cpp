@@ -6,6 +6,7 @@
 #include <ATen/ATen.h>
 
 #include "cli/command_output.h"
+#include "cli/rank_launch.h"
 #include "cli/commands.h"
 #include "cli/distributed_command.h"
 #include "cli/option_reader.h"
@@ -89,10 +90,12 @@ int run_as_rank(const dist::TorchrunEnv& env, const AllreduceOptions& o, std::os
   const auto& schema = collective_schema();
   StderrProgress progress(err);
   const bool lead = env.rank == 0;
+  ProgressSink* shown = lead && !o.outputs.quiet ? &progress : nullptr;
+  RankHeartbeat heartbeat(out, shown);
   auto comm = dist::connect_c10d(env, local.spec.base.backend, std::chrono::seconds(o.timeout_s));
   RankTableWriter writer("allreduce", {schema.table({})}, o.outputs, lead, out);
   bool failed = false;
-  run_collective_sweep(configs, *comm, lead && !o.outputs.quiet ? &progress : nullptr, &interrupt_flag(),
+  run_collective_sweep(configs, *comm, worker_progress(o.outputs.worker_rows, heartbeat, shown), &interrupt_flag(),
                        [&](const CollectiveResult& row) {
                          failed = failed || row.status == RunStatus::failed || row.wrong > 0;
                          writer.add(0, schema.values(row));

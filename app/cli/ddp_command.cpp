@@ -162,11 +162,13 @@ int run_as_rank(const dist::TorchrunEnv& env, const DdpOptions& o, std::ostream&
   const auto configs = expand(spec, env.world_size);
   StderrProgress progress(err);
   const bool lead = env.rank == 0;
+  ProgressSink* shown = lead && !o.outputs.quiet ? &progress : nullptr;
+  RankHeartbeat heartbeat(out, shown);
   auto comm = dist::connect_c10d(env, spec.base.backend, std::chrono::seconds(o.timeout_s));
   auto tables = ddp_tables();
   RankTableWriter writer("ddp", tables, o.outputs, lead, out);
   bool failed = false;
-  run_ddp_sweep(configs, *comm, lead && !o.outputs.quiet ? &progress : nullptr, &interrupt_flag(),
+  run_ddp_sweep(configs, *comm, worker_progress(o.outputs.worker_rows, heartbeat, shown), &interrupt_flag(),
                 [&](const DdpRowSet& set) {
                   failed = failed || row_failed(set.combined);
                   // Side rows first: a launcher rewrites its files when the main row arrives.

@@ -34,6 +34,10 @@ for lane in compute communication; do
   done
 done
 grep -q '"name":"rank 0"' trace.json && grep -q '"name":"rank 1"' trace.json || fail "trace: no process per rank"
+# A run longer than --timeout whose steps are far shorter: every rank says it is alive at each
+# step (rank 1 prints no rows at all), so none is taken for hung.
+"$cli" ddp --nproc 2 --model tiny --context 16 --batch 2 --variant flat,bucketed --bucket-mb 1 --steps 40 --warmup 1 \
+  --timeout 4 --quiet --csv long.csv || fail "a run longer than --timeout exited $?"
 # 4 and 6 ranks (the seeds' world sizes), each still matching one process.
 "$cli" ddp --nproc 4,6 --model tiny --context 16 --batch 1 --variant bucketed --bucket-mb 0.05 --steps 1 --warmup 0 \
   --check --quiet --csv many.csv || fail "4 and 6 ranks exited $?"
