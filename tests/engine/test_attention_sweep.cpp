@@ -11,6 +11,7 @@
 #include "io/table_csv.h"
 #include "kernels/flash_attention_args.h"
 #include "model/flops.h"
+#include "runners/phase_stats.h"
 
 using namespace stepscope;
 
@@ -151,6 +152,29 @@ TEST(AttentionSweep, TableHasTheIssuesColumnsFirstAndMarksOutOfMemory) {
   const auto row = csv_row(table.columns, table.rows[0]);
   EXPECT_EQ(row[7], "OOM");
   EXPECT_EQ(row[8], "");  // nothing measured
+}
+
+TEST(AttentionSweep, MedianAndMinimumColumnsCarryEachPhasesOwnPasses) {
+  // Three passes per phase, one of them delayed: the mean moves, the median does not.
+  AttentionResult r;
+  r.config = small(AttentionImpl::flash, 256);
+  r.forward = summarize_ns({1000000, 9000000, 2000000});
+  r.backward = summarize_ns({3000000, 4000000, 5000000});
+  r.forward_backward = summarize_ns({4000000, 13000000, 7000000});
+  const auto table = attention_schema().table({r});
+  const auto cell = [&](const char* key) {
+    const int i = table.column_index(key);
+    EXPECT_GE(i, 0) << key;
+    return i < 0 ? -1.0 : std::stod(csv_row(table.columns, table.rows[0])[static_cast<size_t>(i)]);
+  };
+  EXPECT_DOUBLE_EQ(cell("fwd_ms"), 4.0);
+  EXPECT_DOUBLE_EQ(cell("fwd_median_ms"), 2.0);
+  EXPECT_DOUBLE_EQ(cell("fwd_min_ms"), 1.0);
+  EXPECT_DOUBLE_EQ(cell("bwd_median_ms"), 4.0);
+  EXPECT_DOUBLE_EQ(cell("bwd_min_ms"), 3.0);
+  EXPECT_DOUBLE_EQ(cell("fwd_bwd_median_ms"), 7.0);
+  EXPECT_DOUBLE_EQ(cell("fwd_bwd_min_ms"), 4.0);
+  EXPECT_DOUBLE_EQ(cell("bwd_std_ms"), 1.0);
 }
 
 TEST(AttentionSweep, ACpuConfigurationThatClearlyCannotFitIsAnOutOfMemoryRowNotACrash) {

@@ -13,6 +13,24 @@ namespace {
 
 bool measured(const Row& r) { return r.status == RunStatus::ok || (r.status == RunStatus::cancelled && r.forward.count > 0); }
 
+// <phase>_<stat>_ms detail columns for the forward, the backward and their sum.
+void add_pass_stat_fields(std::vector<schema::Field<Row>>& f, const std::string& stat, double PhaseStats::*member,
+                          const std::string& help) {
+  const struct {
+    const char* key;
+    const char* label;
+    const PhaseStats Row::*phase;
+  } phases[] = {{"fwd", "Forward", &Row::forward},
+                {"bwd", "Backward", &Row::backward},
+                {"fwd_bwd", "Fwd+bwd", &Row::forward_backward}};
+  for (const auto& p : phases) {
+    const auto phase = p.phase;
+    f.push_back({Column{std::string(p.key) + "_" + stat + "_ms", std::string(p.label) + " " + stat,
+                        ColumnKind::milliseconds, ColumnRole::detail, help},
+                 [phase, member](const Row& r) { return value_if(measured(r), (r.*phase).*member); }});
+  }
+}
+
 // Row identity first (what compare matches rows by), then the measures, then details.
 schema::Schema<Row> make_attention_schema() {
   schema::Schema<Row> s{"attention", {}};
@@ -63,12 +81,11 @@ schema::Schema<Row> make_attention_schema() {
   f.push_back({Column{"max_abs_err", "Max |error|", ColumnKind::real, ColumnRole::measure,
                       "Largest |error| of O, dQ, dK, dV against naive attention in fp32 on the same inputs"},
                [](const Row& r) { return value_if(r.max_abs_error >= 0, r.max_abs_error); }});
-  f.push_back({Column{"fwd_std_ms", "Forward std", ColumnKind::milliseconds, ColumnRole::detail},
-               [](const Row& r) { return value_if(measured(r), r.forward.std_ms); }});
-  f.push_back({Column{"bwd_std_ms", "Backward std", ColumnKind::milliseconds, ColumnRole::detail},
-               [](const Row& r) { return value_if(measured(r), r.backward.std_ms); }});
-  f.push_back({Column{"fwd_bwd_std_ms", "Fwd+bwd std", ColumnKind::milliseconds, ColumnRole::detail},
-               [](const Row& r) { return value_if(measured(r), r.forward_backward.std_ms); }});
+  // Spread, then the median and minimum: a pass of a host-bound cell (0.1 ms) that the host delays
+  // moves the mean by its whole delay / passes, the median not at all.
+  add_pass_stat_fields(f, "std", &PhaseStats::std_ms, "");
+  add_pass_stat_fields(f, "median", &PhaseStats::median_ms, "Median of the passes: robust to the pass the host delays");
+  add_pass_stat_fields(f, "min", &PhaseStats::min_ms, "Fastest pass");
   f.push_back({Column{"passes", "Passes", ColumnKind::integer, ColumnRole::detail, "Measured forward (and backward) passes"},
                [](const Row& r) { return value_if(measured(r), r.forward.count); }});
   f.push_back({Column{"checked_seq", "Checked at seq", ColumnKind::integer, ColumnRole::detail,
