@@ -14,6 +14,15 @@ void launch_forward_tf32x3(ForwardParams params, const AttentionShape& shape, cu
   }
 }
 
+int tf32x3_backward_query_splits(const AttentionShape& shape) {
+  switch (padded_head_dim(static_cast<int>(shape.head_dim))) {
+    case 32: return backward_query_splits<float, 32>(shape);
+    case 64: return backward_query_splits<float, 64>(shape);
+    case 96: return backward_query_splits<float, 96>(shape);
+    default: return backward_query_splits<float, 128>(shape);
+  }
+}
+
 void launch_backward_main_tf32x3(BackwardParams params, const AttentionShape& shape,
                                  cudaStream_t stream) {
   switch (padded_head_dim(params.head_dim)) {

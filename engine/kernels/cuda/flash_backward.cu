@@ -206,6 +206,7 @@ void flash_backward_cuda(const FlashBackwardArgs& args, cudaStream_t stream) {
     if (launched) return;
   }
   if (args.type == ElementType::f32 && args.path == KernelPath::fastest) {
+    params.query_splits = flash::tf32x3_backward_query_splits(shape);
     launch_helpers_before<float>(params, stream);
     flash::launch_backward_main_tf32x3(params, shape, stream);
     launch_helpers_after<float>(params, stream);

@@ -1,5 +1,6 @@
 // The backward pass's small kernels around the main one: before it, D = rowsum(dO * O) in fp32
-// with the dQ accumulator's rows zeroed in the same pass (no separate memset launch); after it,
+// with the dQ accumulator's rows zeroed in the same pass (no separate memset launch), and dK, dV
+// too when the main kernel adds into them (query splits); after it,
 // dQ = scale * (fp32 accumulator) in the output type and strides.
 #pragma once
 
@@ -62,6 +63,18 @@ __global__ void __launch_bounds__(kHelperThreads) flash_backward_rowsum_kernel(c
     }
     for (int offset = per_row / 2; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
     if (r < p.rows && sub == 0) p.d_rowsum[r] = sum;
+  }
+  if (p.query_splits > 1) {  // the main kernel's CTAs add into dK and dV
+    const int64_t per_head = static_cast<int64_t>(p.seq_k) * p.head_dim;
+    const int64_t total = p.rows / p.seq_q * per_head;
+    const int64_t step = static_cast<int64_t>(gridDim.x) * kHelperThreads;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * kHelperThreads + threadIdx.x; i < total; i += step) {
+      const int bh = static_cast<int>(i / per_head);
+      const int64_t row = i % per_head / p.head_dim;
+      const int col = static_cast<int>(i % p.head_dim);
+      p.dk.head<T>(bh / p.heads, bh % p.heads)[row * p.dk.row_stride + col] = element_from_float<T>(0.f);
+      p.dv.head<T>(bh / p.heads, bh % p.heads)[row * p.dv.row_stride + col] = element_from_float<T>(0.f);
+    }
   }
 }
 

@@ -3,7 +3,8 @@
 // keys and keeps their dK, dV in registers while the query tiles stream through shared memory.
 // Working with transposed scores (keys as rows) puts P^T and dS^T in accumulator layout, which
 // feeds dV += P^T dO and dK += dS^T Q from registers. dQ += dS K goes through shared memory and
-// fp32 atomics.
+// fp32 atomics. fp32 grids with fewer CTAs than the GPU holds split each key tile's query walk
+// over several CTAs (BackwardParams::query_splits).
 #pragma once
 
 #include "kernels/cuda/flash_device_math.cuh"
@@ -14,6 +15,7 @@
 #include "kernels/cuda/flash_tile_order.cuh"
 
 #include <cmath>
+#include <type_traits>
 
 namespace stepscope::kernels::flash {
 
@@ -57,6 +59,17 @@ __global__ void __launch_bounds__(TensorCoreBackwardTraits<T, kHeadDim>::kThread
   const float* d_rowsum = p.d_rowsum + static_cast<int64_t>(bh) * p.seq_q;
   float* dq_accum = p.dq_accum + static_cast<int64_t>(bh) * p.seq_q * p.head_dim;
 
+  // Queries before n0 cannot see any of these keys under causal masking. With query splits
+  // (gridDim.y > 1, fp32 only) this CTA walks its share of the rest and adds its dK, dV into
+  // the zeroed outputs.
+  const int m_first = p.causal ? (n0 / kBlockM) * kBlockM : 0;
+  const int query_tiles = m_first < p.seq_q ? (p.seq_q - m_first + kBlockM - 1) / kBlockM : 0;
+  const int splits = static_cast<int>(gridDim.y);
+  const int split = static_cast<int>(blockIdx.y);
+  const int m_begin = m_first + query_tiles * split / splits * kBlockM;
+  const int m_end = min(p.seq_q, m_first + query_tiles * (split + 1) / splits * kBlockM);
+  if (splits > 1 && m_begin >= m_end) return;  // nothing to add
+
   load_tile_async<T, kBlockN, kHeadDim, kStride, Tr::kThreads>(
       s_k, p.k.head<const T>(batch, head), p.k.row_stride, n0, p.seq_k, p.head_dim,
       p.vector_loads, tid);
@@ -64,8 +77,6 @@ __global__ void __launch_bounds__(TensorCoreBackwardTraits<T, kHeadDim>::kThread
       s_v, p.v.head<const T>(batch, head), p.v.row_stride, n0, p.seq_k, p.head_dim,
       p.vector_loads, tid);
 
-  // Queries before n0 cannot see any of these keys under causal masking.
-  const int m_begin = p.causal ? (n0 / kBlockM) * kBlockM : 0;
   // Loads query tile m0 (Q, dO, lse, D) into buffer `buf`. Rows past seq_q get lse = +inf so
   // that P = exp2(s - inf) = 0 there, and D = 0.
   auto load_query_tile = [&](int m0, int buf) {
@@ -80,7 +91,7 @@ __global__ void __launch_bounds__(TensorCoreBackwardTraits<T, kHeadDim>::kThread
       s_d[buf * kBlockM + r] = row < p.seq_q ? d_rowsum[row] : 0.f;
     }
   };
-  if (m_begin < p.seq_q) load_query_tile(m_begin, 0);
+  if (m_begin < m_end) load_query_tile(m_begin, 0);
   cp_async_commit();
 
   float dk_acc[kDimTiles][4];
@@ -94,10 +105,10 @@ __global__ void __launch_bounds__(TensorCoreBackwardTraits<T, kHeadDim>::kThread
   const T* v_rows = s_v + warp_key0 * kStride;
 
   int buf = 0;
-  for (int m0 = m_begin; m0 < p.seq_q; m0 += kBlockM, buf ^= 1) {
+  for (int m0 = m_begin; m0 < m_end; m0 += kBlockM, buf ^= 1) {
     cp_async_wait_all();
     __syncthreads();  // tile m0 is visible; every warp is done with the other buffer and dS
-    if (m0 + kBlockM < p.seq_q) {
+    if (m0 + kBlockM < m_end) {
       load_query_tile(m0 + kBlockM, buf ^ 1);
       cp_async_commit();
     }
@@ -169,6 +180,26 @@ __global__ void __launch_bounds__(TensorCoreBackwardTraits<T, kHeadDim>::kThread
                             dq[n][2 * r + 1]);
           }
         }
+    }
+  }
+
+  if constexpr (std::is_same_v<T, float>) {
+    if (splits > 1) {
+      float* dk = p.dk.head<float>(batch, head);
+      float* dv = p.dv.head<float>(batch, head);
+#pragma unroll
+      for (int n = 0; n < kDimTiles; ++n)
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const int key = n0 + warp_key0 + g + r * 8;
+          const int col = n * 8 + 2 * t;  // head_dim is a multiple of 8: both or neither
+          if (key >= p.seq_k || col >= p.head_dim) continue;
+          atomicAdd(dk + static_cast<int64_t>(key) * p.dk.row_stride + col, dk_acc[n][2 * r] * p.scale);
+          atomicAdd(dk + static_cast<int64_t>(key) * p.dk.row_stride + col + 1, dk_acc[n][2 * r + 1] * p.scale);
+          atomicAdd(dv + static_cast<int64_t>(key) * p.dv.row_stride + col, dv_acc[n][2 * r]);
+          atomicAdd(dv + static_cast<int64_t>(key) * p.dv.row_stride + col + 1, dv_acc[n][2 * r + 1]);
+        }
+      return;
     }
   }
 

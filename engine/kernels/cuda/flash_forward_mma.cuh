@@ -15,11 +15,11 @@
 
 namespace stepscope::kernels::flash {
 
-template <typename T, int kHeadDim>
-__global__ void __launch_bounds__(TensorCoreForwardTraits<T, kHeadDim>::kThreads,
-                                  TensorCoreForwardTraits<T, kHeadDim>::kMinBlocksPerSm)
+template <typename T, int kHeadDim, bool kSplitKv = false>
+__global__ void __launch_bounds__(TensorCoreForwardTraits<T, kHeadDim, kSplitKv>::kThreads,
+                                  TensorCoreForwardTraits<T, kHeadDim, kSplitKv>::kMinBlocksPerSm)
     flash_forward_mma_kernel(const ForwardParams p) {
-  using Tr = TensorCoreForwardTraits<T, kHeadDim>;
+  using Tr = TensorCoreForwardTraits<T, kHeadDim, kSplitKv>;
   using Ops = MmaOps<T>;
   constexpr int kBlockM = Tr::kBlockM;
   constexpr int kBlockN = Tr::kBlockN;
@@ -27,10 +27,12 @@ __global__ void __launch_bounds__(TensorCoreForwardTraits<T, kHeadDim>::kThreads
   constexpr int kScoreTiles = kBlockN / 8;  // n8 tiles of S per warp
   constexpr int kOutTiles = kHeadDim / 8;   // n8 tiles of O per warp
 
+  // Two K/V stages, or with kSplitKv one raw stage and the split parts after it.
+  constexpr int kKvStages = Tr::kSplitKv ? 1 : 2;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   T* s_q = reinterpret_cast<T*>(smem_bytes);
-  T* s_k = s_q + Tr::kQElems;          // two buffers
-  T* s_v = s_k + 2 * Tr::kKvElems;     // two buffers
+  T* s_k = s_q + Tr::kQElems;
+  T* s_v = s_k + kKvStages * Tr::kKvElems;
 
   const int tid = threadIdx.x;
   const int warp = tid / kWarpSize;
@@ -54,11 +56,6 @@ __global__ void __launch_bounds__(TensorCoreForwardTraits<T, kHeadDim>::kThreads
 
   load_tile_async<T, kBlockM, kHeadDim, kStride, Tr::kThreads>(
       s_q, q, p.q.row_stride, m0, p.seq_q, p.head_dim, p.vector_loads, tid);
-  load_tile_async<T, kBlockN, kHeadDim, kStride, Tr::kThreads>(
-      s_k, k, p.k.row_stride, 0, p.seq_k, p.head_dim, p.vector_loads, tid);
-  load_tile_async<T, kBlockN, kHeadDim, kStride, Tr::kThreads>(
-      s_v, v, p.v.row_stride, 0, p.seq_k, p.head_dim, p.vector_loads, tid);
-  cp_async_commit();
 
   float o_acc[kOutTiles][4];
 #pragma unroll
@@ -73,21 +70,30 @@ __global__ void __launch_bounds__(TensorCoreForwardTraits<T, kHeadDim>::kThreads
   const int warp_row0 = warp * 16;
   const T* q_rows = s_q + warp_row0 * kStride;
 
+  const auto load_kv = [&](int tile_index, int stage) {
+    load_tile_async<T, kBlockN, kHeadDim, kStride, Tr::kThreads>(
+        s_k + stage * Tr::kKvElems, k, p.k.row_stride, tile_index * kBlockN, p.seq_k, p.head_dim,
+        p.vector_loads, tid);
+    load_tile_async<T, kBlockN, kHeadDim, kStride, Tr::kThreads>(
+        s_v + stage * Tr::kKvElems, v, p.v.row_stride, tile_index * kBlockN, p.seq_k, p.head_dim,
+        p.vector_loads, tid);
+    cp_async_commit();
+  };
+  load_kv(0, 0);  // Q's copy joins this group
+
   for (int j = 0; j < key_tiles; ++j) {
     cp_async_wait_all();
-    __syncthreads();  // tile j is visible, and every warp is done with tile j-1's buffer
-    if (j + 1 < key_tiles) {
-      const int buf = (j + 1) & 1;
-      load_tile_async<T, kBlockN, kHeadDim, kStride, Tr::kThreads>(
-          s_k + buf * Tr::kKvElems, k, p.k.row_stride, (j + 1) * kBlockN, p.seq_k, p.head_dim,
-          p.vector_loads, tid);
-      load_tile_async<T, kBlockN, kHeadDim, kStride, Tr::kThreads>(
-          s_v + buf * Tr::kKvElems, v, p.v.row_stride, (j + 1) * kBlockN, p.seq_k, p.head_dim,
-          p.vector_loads, tid);
-      cp_async_commit();
+    __syncthreads();  // tile j is visible, and every warp is done with tile j-1's buffers
+    [[maybe_unused]] const int stage = kKvStages == 1 ? 0 : j & 1;
+    // With kSplitKv, after the raw stage: K big, K small, V^T big, V^T small.
+    [[maybe_unused]] T* const split = s_v + kKvStages * Tr::kKvElems;
+    if constexpr (Tr::kSplitKv) {
+      Ops::template split_kv<kBlockN, kHeadDim, kStride, Tr::kVtStride, Tr::kThreads>(
+          s_k, s_v, split, split + Tr::kKvElems, split + 2 * Tr::kKvElems,
+          split + 2 * Tr::kKvElems + Tr::kVtElems, tid);
+      __syncthreads();  // the parts are visible and the raw stage is free for the next copy
     }
-    const T* k_tile = s_k + (j & 1) * Tr::kKvElems;
-    const T* v_tile = s_v + (j & 1) * Tr::kKvElems;
+    if (j + 1 < key_tiles) load_kv(j + 1, kKvStages == 1 ? 0 : (j + 1) & 1);
     const int n0 = j * kBlockN;
 
     // S = Q K^T for this warp's 16 rows x kBlockN keys.
@@ -96,7 +102,13 @@ __global__ void __launch_bounds__(TensorCoreForwardTraits<T, kHeadDim>::kThreads
     for (int n = 0; n < kScoreTiles; ++n)
 #pragma unroll
       for (int e = 0; e < 4; ++e) s[n][e] = 0.f;
-    Ops::template a_bt<kHeadDim, kScoreTiles, kStride, kStride, Tr::kScoreUnrollK>(s, q_rows, k_tile, lane);
+    if constexpr (Tr::kSplitKv) {
+      Ops::template a_bt_split<kHeadDim, kScoreTiles, kStride, kStride, Tr::kScoreUnrollK>(
+          s, q_rows, split, split + Tr::kKvElems, lane);
+    } else {
+      Ops::template a_bt<kHeadDim, kScoreTiles, kStride, kStride, Tr::kScoreUnrollK>(
+          s, q_rows, s_k + stage * Tr::kKvElems, lane);
+    }
 
     // Scale into log2 units first, then mask: keys past seq_k and (causal) keys after the
     // query get -inf, so exp2 gives exactly 0 whatever the sign of the scale.
@@ -142,7 +154,12 @@ __global__ void __launch_bounds__(TensorCoreForwardTraits<T, kHeadDim>::kThreads
     }
 
     // O += P V, P straight from the score registers.
-    Ops::template regs_b<kScoreTiles, kOutTiles, kStride>(o_acc, s, v_tile, lane);
+    if constexpr (Tr::kSplitKv) {
+      Ops::template regs_b_split<kScoreTiles, kOutTiles, Tr::kVtStride>(
+          o_acc, s, split + 2 * Tr::kKvElems, split + 2 * Tr::kKvElems + Tr::kVtElems, lane);
+    } else {
+      Ops::template regs_b<kScoreTiles, kOutTiles, kStride>(o_acc, s, s_v + stage * Tr::kKvElems, lane);
+    }
   }
 
   // Normalise, write lse, and stage O through this warp's own Q rows (only this warp reads

@@ -51,6 +51,9 @@ struct BackwardParams {
   int head_dim = 64;
   int key_tiles = 1;   // key tiles per (batch, head)
   int head_group = 1;  // heads per group of the grid order (flash_grid_order.h)
+  // CTAs sharing each key tile's walk over the query tiles (gridDim.y of the fp32 main kernel);
+  // above 1 they add their dK, dV into outputs the rowsum kernel zeroes.
+  int query_splits = 1;
   int64_t rows = 1;   // batch * heads * seq_q
   bool causal = false;
   bool vector_loads = true;

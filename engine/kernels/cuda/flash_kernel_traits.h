@@ -34,6 +34,7 @@ struct MmaForwardTraits {
   // registers, so only one CTA of 256 threads is promised per SM there.
   static constexpr int kMinBlocksPerSm = kHeadDim <= 64 ? 2 : 1;
   static constexpr int kScoreUnrollK = kHeadDim / 16;  // S = Q K^T's k steps, all unrolled
+  static constexpr bool kSplitKv = false;  // K/V tiles used as loaded
   static constexpr int kSmemStride = kHeadDim + 8;  // elements per smem row
   static constexpr int kQElems = kBlockM * kSmemStride;
   static constexpr int kKvElems = kBlockN * kSmemStride;
@@ -73,9 +74,16 @@ struct MmaBackwardTraits {
 
 // fp32 forward on tensor cores (3xTF32, flash_tf32x3.cuh): the tensor-core forward's scheme with
 // 64 query rows per CTA (more CTAs for the short, few-head shapes fp32 is swept at) and fp32
-// tiles. Rows are padded by 4 floats (16 bytes), which keeps ldmatrix and the permuted B reads
-// of P V free of bank conflicts.
-template <int kHeadDim>
+// tiles. Rows are padded by 4 floats (16 bytes), which keeps ldmatrix free of bank conflicts.
+//
+// With kSplit the CTA splits each K/V tile into its TF32 big and small parts once, instead of
+// every warp splitting every operand it loads: the splits were half of the kernel's
+// instructions (ncu, H100, h1 s1024 d128). One raw stage is the cp.async target; the split
+// pass empties it, so the next tile's copy still overlaps this tile's products. V is split
+// transposed, its keys in the order the P operand's registers hold them (flash_tf32x3.cuh), so
+// P V's B operand is an ldmatrix too. The parts take more shared memory (one CTA per SM where
+// two fit without them), so grids of more CTAs than SMs run without (launch_forward_mma).
+template <int kHeadDim, bool kSplit>
 struct Tf32ForwardTraits {
   static constexpr int kWarps = 4;
   static constexpr int kThreads = kWarps * kWarpSize;
@@ -83,10 +91,15 @@ struct Tf32ForwardTraits {
   static constexpr int kBlockN = kHeadDim <= 64 ? 64 : 32;
   static constexpr int kMinBlocksPerSm = 0;
   static constexpr int kScoreUnrollK = kHeadDim / 8;
+  static constexpr bool kSplitKv = kSplit;
   static constexpr int kSmemStride = kHeadDim + 4;
+  static constexpr int kVtStride = kBlockN + 4;  // V^T rows: one per head-dim column
   static constexpr int kQElems = kBlockM * kSmemStride;
   static constexpr int kKvElems = kBlockN * kSmemStride;
-  static constexpr std::size_t kSmemBytes = 4 * (kQElems + 2 * 2 * kKvElems);  // Q + 2x(K,V)
+  static constexpr int kVtElems = kHeadDim * kVtStride;
+  // Q, then two K/V stages; or the raw K/V stage, K big and small, V^T big and small.
+  static constexpr std::size_t kSmemBytes =
+      kSplit ? 4 * (kQElems + 2 * kKvElems + 2 * kKvElems + 2 * kVtElems) : 4 * (kQElems + 2 * 2 * kKvElems);
   static_assert(kHeadDim % 32 == 0, "the padded stride must be 4 floats mod 32 banks");
   static_assert(kSmemBytes <= kSm80SmemPerBlock, "fp32 forward tile exceeds sm_80 shared memory");
 };
@@ -118,9 +131,9 @@ struct Tf32BackwardTraits {
 };
 
 // The tensor-core kernels' tiles for an input type: fp16/bf16 or fp32 (3xTF32).
-template <typename T, int kHeadDim>
+template <typename T, int kHeadDim, bool kSplit = false>
 using TensorCoreForwardTraits =
-    std::conditional_t<std::is_same_v<T, float>, Tf32ForwardTraits<kHeadDim>, MmaForwardTraits<kHeadDim>>;
+    std::conditional_t<std::is_same_v<T, float>, Tf32ForwardTraits<kHeadDim, kSplit>, MmaForwardTraits<kHeadDim>>;
 template <typename T, int kHeadDim>
 using TensorCoreBackwardTraits =
     std::conditional_t<std::is_same_v<T, float>, Tf32BackwardTraits<kHeadDim>, MmaBackwardTraits<kHeadDim>>;

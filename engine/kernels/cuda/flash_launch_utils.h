@@ -120,7 +120,7 @@ inline int backward_grid_head_group(int key_tiles, const AttentionShape& shape, 
 // Launches `kernel` with `smem` dynamic shared memory, raising the per-kernel limit first when
 // above the default 48 KB, and checks the launch.
 template <typename Params>
-void launch_kernel(void (*kernel)(Params), unsigned blocks, unsigned threads, std::size_t smem,
+void launch_kernel(void (*kernel)(Params), dim3 blocks, unsigned threads, std::size_t smem,
                    cudaStream_t stream, const Params& params, const char* name) {
   if (smem > 48 * 1024) {
     check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

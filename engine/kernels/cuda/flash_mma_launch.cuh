@@ -7,27 +7,60 @@
 #include "kernels/cuda/flash_forward_mma.cuh"
 #include "kernels/cuda/flash_launch_utils.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
 namespace stepscope::kernels::flash {
 
-// One CTA per (query tile, batch*head).
+// One CTA per (query tile, batch*head). fp32 grids that leave SMs idle split K/V once per CTA
+// (Tf32ForwardTraits), which shortens each CTA's walk at the cost of its second CTA per SM.
 template <typename T, int kHeadDim>
 void launch_forward_mma(ForwardParams params, const AttentionShape& shape, cudaStream_t stream) {
   using Tr = TensorCoreForwardTraits<T, kHeadDim>;
   params.row_tiles = static_cast<int>((shape.seq_q + Tr::kBlockM - 1) / Tr::kBlockM);
-  check_device_supported(Tr::kSmemBytes);
+  const int sms = check_device_supported(Tr::kSmemBytes);
   const auto blocks = static_cast<unsigned>(params.row_tiles * shape.batch * shape.heads);
+  if constexpr (std::is_same_v<T, float>) {
+    using Split = TensorCoreForwardTraits<T, kHeadDim, true>;
+    if (blocks <= static_cast<unsigned>(sms)) {
+      check_device_supported(Split::kSmemBytes);
+      return launch_kernel(flash_forward_mma_kernel<T, kHeadDim, true>, blocks, Split::kThreads, Split::kSmemBytes,
+                           stream, params, "flash_forward_mma_kernel (fp32, split K/V)");
+    }
+  }
   launch_kernel(flash_forward_mma_kernel<T, kHeadDim>, blocks, Tr::kThreads, Tr::kSmemBytes, stream, params,
                 "flash_forward_mma_kernel");
 }
 
-// The backward's main kernel, one CTA per (key tile, batch*head); flash_backward.cu runs the
-// helpers around it.
+// How many CTAs share each key tile's walk over the query tiles: enough to fill the GPU's
+// CTA slots when the (key tile, batch*head) grid leaves them idle, each with at least two query
+// tiles. The one-head fp32 grids (16 CTAs at s1024) took as long as their longest walk.
+template <typename T, int kHeadDim>
+int backward_query_splits(const AttentionShape& shape) {
+  if constexpr (!std::is_same_v<T, float>) {
+    return 1;  // 16-bit dK, dV are not added atomically
+  } else {
+    using Tr = TensorCoreBackwardTraits<T, kHeadDim>;
+    constexpr std::size_t kSmemPerSm = 227 * 1024;  // sm_90; sm_80 holds the same count or fewer
+    const int per_sm = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(2, kSmemPerSm / Tr::kSmemBytes)));
+    const int64_t slots = static_cast<int64_t>(check_device_supported(Tr::kSmemBytes)) * per_sm;
+    const int64_t ctas = (shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN * shape.batch * shape.heads;
+    const int64_t query_tiles = (shape.seq_q + Tr::kBlockM - 1) / Tr::kBlockM;
+    const int64_t wanted = (slots + ctas - 1) / ctas;
+    return static_cast<int>(std::clamp<int64_t>(std::min(wanted, query_tiles / 2), 1, 65535));
+  }
+}
+
+// The backward's main kernel, one CTA per (key tile, batch*head) and query split;
+// flash_backward.cu runs the helpers around it (and sets params.query_splits before them).
 template <typename T, int kHeadDim>
 void launch_backward_main_mma(BackwardParams params, const AttentionShape& shape, cudaStream_t stream) {
   using Tr = TensorCoreBackwardTraits<T, kHeadDim>;
   params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
   params.head_group = backward_grid_head_group(params.key_tiles, shape, Tr::kSmemBytes);
-  const auto blocks = static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads);
+  const dim3 blocks(static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads),
+                    static_cast<unsigned>(params.query_splits));
   launch_kernel(flash_backward_mma_kernel<T, kHeadDim>, blocks, Tr::kThreads, Tr::kSmemBytes, stream, params,
                 "flash_backward_mma_kernel");
 }

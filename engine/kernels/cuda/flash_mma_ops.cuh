@@ -113,6 +113,26 @@ struct MmaOps<float> {
   static __device__ __forceinline__ void store_pair(float* to, float lo, float hi) {
     *reinterpret_cast<float2*>(to) = make_float2(lo, hi);
   }
+
+  // The forward's split K/V tiles (Tf32ForwardTraits::kSplitKv).
+  template <int kRows, int kHeadDim, int kStride, int kVtStride, int kThreads>
+  static __device__ __forceinline__ void split_kv(const float* raw_k, const float* raw_v, float* k_big,
+                                                  float* k_small, float* vt_big, float* vt_small, int tid) {
+    split_kv_tile<kRows, kHeadDim, kStride, kVtStride, kThreads>(raw_k, raw_v, k_big, k_small, vt_big, vt_small,
+                                                                 tid);
+  }
+
+  template <int kDim, int kTiles, int kStrideA, int kStrideB, int kUnrollK>
+  static __device__ __forceinline__ void a_bt_split(float (&acc)[kTiles][4], const float* a_rows,
+                                                    const float* b_big, const float* b_small, int lane) {
+    tf32x3_a_bt_split<kDim / 8, kTiles, kStrideA, kStrideB, kUnrollK>(acc, a_rows, b_big, b_small, lane);
+  }
+
+  template <int kXTiles, int kTiles, int kVtStride>
+  static __device__ __forceinline__ void regs_b_split(float (&acc)[kTiles][4], const float (&x)[kXTiles][4],
+                                                      const float* vt_big, const float* vt_small, int lane) {
+    tf32x3_regs_b_split<kXTiles, kTiles, kVtStride>(acc, x, vt_big, vt_small, lane);
+  }
 };
 
 }  // namespace stepscope::kernels::flash

@@ -11,6 +11,8 @@
 namespace stepscope::kernels::flash {
 
 void launch_forward_tf32x3(ForwardParams params, const AttentionShape& shape, cudaStream_t stream);
+// BackwardParams::query_splits for the fp32 main kernel: set it before the rowsum kernel runs.
+int tf32x3_backward_query_splits(const AttentionShape& shape);
 void launch_backward_main_tf32x3(BackwardParams params, const AttentionShape& shape,
                                  cudaStream_t stream);
 

@@ -18,6 +18,7 @@
 #pragma once
 
 #include "kernels/cuda/flash_device_math.cuh"
+#include "kernels/cuda/flash_kernel_traits.h"
 
 #include <cstdint>
 
@@ -66,13 +67,16 @@ __device__ __forceinline__ Tf32A split_a(float a0, float a1, float a2, float a3)
   return a;
 }
 
-// sum += a * b for one m16n8k8 tile, the small terms first so they are not lost against the big.
+// sum += a * b for one m16n8k8 tile with B already split, the small terms first so they are
+// not lost against the big.
+__device__ __forceinline__ void mma_tf32x3(float (&sum)[4], const Tf32A& a, Tf32Pair b0, Tf32Pair b1) {
+  mma_tf32(sum, a.small, b0.big, b1.big);
+  mma_tf32(sum, a.big, b0.small, b1.small);
+  mma_tf32(sum, a.big, b0.big, b1.big);
+}
+
 __device__ __forceinline__ void mma_tf32x3(float (&sum)[4], const Tf32A& a, float b0, float b1) {
-  const Tf32Pair x = split_tf32(b0);
-  const Tf32Pair y = split_tf32(b1);
-  mma_tf32(sum, a.small, x.big, y.big);
-  mma_tf32(sum, a.big, x.small, y.small);
-  mma_tf32(sum, a.big, x.big, y.big);
+  mma_tf32x3(sum, a, split_tf32(b0), split_tf32(b1));
 }
 
 // The tensor cores add into their accumulator with truncation, so a long chain of mma.sync into
@@ -166,6 +170,95 @@ __device__ __forceinline__ void tf32x3_a_b(float (&acc)[kTiles][4], const float*
     const float* b0_row = b_cols + (ks * 8 + 2 * t) * kStrideB + g;
 #pragma unroll
     for (int n = 0; n < kTiles; ++n) mma_tf32x3(acc[n], a, b0_row[n * 8], b0_row[kStrideB + n * 8]);
+  }
+}
+
+// Operands split once per CTA (the forward's kSplitKv): the big and small parts of a tile lie
+// in two arrays of the tile's layout, so a warp loads both with ldmatrix and splits nothing.
+
+// Splits a raw K/V tile pair (kRows x kHeadDim, kStride apart) into K's parts (same layout)
+// and V's transposed parts: row c of V^T holds column c of V, its keys in P's register order
+// (within each group of 8, key 2t at position t and key 2t+1 at t+4). A warp takes 32 rows of
+// one 4-column chunk: its row-wise reads and V^T's column-wise writes are conflict-free.
+template <int kRows, int kHeadDim, int kStride, int kVtStride, int kThreads>
+__device__ __forceinline__ void split_kv_tile(const float* raw_k, const float* raw_v, float* k_big,
+                                              float* k_small, float* vt_big, float* vt_small, int tid) {
+  static_assert(kRows % kWarpSize == 0, "a warp splits 32 whole rows");
+  for (int idx = tid; idx < kRows * (kHeadDim / 4); idx += kThreads) {
+    const int r = idx % kRows;
+    const int c = (idx / kRows) * 4;
+    const float4 kx = *reinterpret_cast<const float4*>(raw_k + r * kStride + c);
+    const float4 vx = *reinterpret_cast<const float4*>(raw_v + r * kStride + c);
+    const Tf32Pair k0 = split_tf32(kx.x), k1 = split_tf32(kx.y), k2 = split_tf32(kx.z), k3 = split_tf32(kx.w);
+    *reinterpret_cast<uint4*>(k_big + r * kStride + c) = make_uint4(k0.big, k1.big, k2.big, k3.big);
+    *reinterpret_cast<uint4*>(k_small + r * kStride + c) = make_uint4(k0.small, k1.small, k2.small, k3.small);
+    const int key = (r & ~7) + ((r & 7) >> 1) + (r & 1) * 4;
+    const float v[4] = {vx.x, vx.y, vx.z, vx.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const Tf32Pair p = split_tf32(v[i]);
+      vt_big[(c + i) * kVtStride + key] = __uint_as_float(p.big);
+      vt_small[(c + i) * kVtStride + key] = __uint_as_float(p.small);
+    }
+  }
+}
+
+// The B operand of two n8 tiles (rows n0 .. n0+15 of a row-major (n x k) array), k step kk, as
+// tf32x3_a_bt loads it: registers 0, 1 for tile n0, 2, 3 for tile n0 + 8.
+template <int kStride>
+__device__ __forceinline__ void load_b_pair(uint32_t (&b)[4], const float* rows, int n0, int kk, int lane) {
+  ldmatrix_x4(b, rows + (n0 + bt_operand_row(lane)) * kStride + kk * 8 + ((lane >> 3) & 1) * 4);
+}
+
+// tf32x3_a_bt with B split beforehand into `b_big` and `b_small` (same layout).
+template <int kSteps, int kTiles, int kStrideA, int kStrideB, int kUnrollK = kSteps>
+__device__ __forceinline__ void tf32x3_a_bt_split(float (&acc)[kTiles][4], const float* a_rows, const float* b_big,
+                                                  const float* b_small, int lane) {
+  static_assert(kTiles % 2 == 0, "B is loaded for two n8 tiles at a time");
+#pragma unroll (kUnrollK)
+  for (int kk = 0; kk < kSteps; ++kk) {
+    const Tf32A a = load_a_tf32<kStrideA>(a_rows + kk * 8, lane);
+#pragma unroll
+    for (int np = 0; np < kTiles / 2; ++np) {
+      uint32_t big[4], small[4];
+      load_b_pair<kStrideB>(big, b_big, np * 16, kk, lane);
+      load_b_pair<kStrideB>(small, b_small, np * 16, kk, lane);
+      mma_tf32x3(acc[2 * np], a, {big[0], small[0]}, {big[1], small[1]});
+      mma_tf32x3(acc[2 * np + 1], a, {big[2], small[2]}, {big[3], small[3]});
+    }
+  }
+}
+
+// tf32x3_regs_b with B given as split_kv_tile's V^T parts: B^T rows in P's key order, so the
+// permuted k of the register operand meets an ldmatrix of B^T.
+template <int kSteps, int kTiles, int kVtStride>
+__device__ __forceinline__ void tf32x3_regs_b_split(float (&acc)[kTiles][4], const float (&x)[kSteps][4],
+                                                    const float* vt_big, const float* vt_small, int lane) {
+  constexpr int kChunk = kTiles <= 8 ? kTiles : kTiles % 8 == 0 ? 8 : 6;  // 12 tiles at d96
+  static_assert(kTiles % kChunk == 0 && kChunk % 2 == 0, "whole chunks of n8 tile pairs");
+  Tf32A split[kSteps];
+#pragma unroll
+  for (int ks = 0; ks < kSteps; ++ks) split[ks] = split_a(x[ks][0], x[ks][2], x[ks][1], x[ks][3]);
+#pragma unroll
+  for (int c = 0; c < kTiles; c += kChunk) {
+    float sum[kChunk][4];
+#pragma unroll
+    for (int n = 0; n < kChunk; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) sum[n][e] = 0.f;
+#pragma unroll
+    for (int ks = 0; ks < kSteps; ++ks) {
+#pragma unroll
+      for (int np = 0; np < kChunk / 2; ++np) {
+        uint32_t big[4], small[4];
+        load_b_pair<kVtStride>(big, vt_big, (c + 2 * np) * 8, ks, lane);
+        load_b_pair<kVtStride>(small, vt_small, (c + 2 * np) * 8, ks, lane);
+        mma_tf32x3(sum[2 * np], split[ks], {big[0], small[0]}, {big[1], small[1]});
+        mma_tf32x3(sum[2 * np + 1], split[ks], {big[2], small[2]}, {big[3], small[3]});
+      }
+    }
+#pragma unroll
+    for (int n = 0; n < kChunk; ++n) add_sum(acc[c + n], sum[n]);
   }
 }
 
