@@ -102,6 +102,21 @@ for name in ("leaderboard.csv", "sdpa_vs_flash.csv", "flash_vs_sdpa.csv", "pytor
         print(f"{r['impl']:6} d{r['d']:>4} s{r['seq']:>6} {r['precision']} {r['status']:4} fwd {f('fwd_ms'):.8} bwd {f('bwd_ms'):.8} "
               f"e2e {f('fwd_bwd_ms'):.8} fwdTF {f('fwd_tflops'):.6} bwdTF {f('bwd_tflops'):.6} "
               f"mem {f('mem_before_bwd_bytes')} err {f('max_abs_err'):.8} @{f('checked_seq')}")
+# Where ours is behind SDPA, by the mean and by the median of the passes.
+for name in ("sdpa_vs_flash.csv", "flash_vs_sdpa.csv", "flash_benchmarking_short.csv", "flash_benchmarking.csv"):
+    path = os.path.join(sys.argv[1], name)
+    if not os.path.exists(path): continue
+    rows = {}
+    for r in csv.DictReader(open(path)):
+        rows[(r["impl"], r["heads"], r["d"], r["seq"], r["precision"])] = r
+    for (impl, h, d, s, p), r in rows.items():
+        o = rows.get(("sdpa", h, d, s, p))
+        if impl != "flash" or not o or r["status"] != "ok" or o["status"] != "ok": continue
+        for ph in ("fwd", "bwd"):
+            mean, med = float(r[f"{ph}_ms"]) / float(o[f"{ph}_ms"]), float(r[f"{ph}_median_ms"]) / float(o[f"{ph}_median_ms"])
+            if mean > 1 or med > 1:
+                print(f"behind SDPA {name} h{h} d{d} s{s} {p} {ph}: mean {r[ph + '_ms'][:7]}/{o[ph + '_ms'][:7]} ({mean:.2f}x) "
+                      f"median {r[ph + '_median_ms'][:7]}/{o[ph + '_median_ms'][:7]} ({med:.2f}x)")
 PY
 log "done"
 # Few files come back from a device call: the CSVs, JSON and logs under 2 MB in one archive
