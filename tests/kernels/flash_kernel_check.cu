@@ -208,9 +208,10 @@ std::vector<Case> all_cases() {
       {1, 1, 37, 300, Layout::contiguous},   {1, 1, 300, 37, Layout::contiguous},
       {2, 3, 65, 80, Layout::contiguous},    {2, 3, 50, 70, Layout::interleaved},
       {1, 2, 45, 33, Layout::padded_rows},
-      // More CTAs than a GPU's slots (384 at any head dim): the fp32 kernels' grids without
-      // split K/V tiles or query splits, which the small shapes above all take.
-      {2, 64, 150, 130, Layout::contiguous},
+      // More CTAs than an H100's 132 SMs (140 key tiles, 280 query tiles, 3 query tiles per
+      // key tile): the fp32 kernels' grids without split K/V tiles or query splits, which the
+      // small shapes above all take.
+      {1, 140, 65, 64, Layout::contiguous},
   };
   std::vector<Case> cases;
   for (KernelPath path : kernel_paths())
