@@ -56,7 +56,9 @@ print("hottest instructions:")
 for r in sorted(body, key=lambda r: -num(r, stall))[:40]:
     print(f"  {100 * num(r, stall) / total:5.2f} % (not issued {100 * num(r, nis) / total:5.2f} %)  {r[src][:110]}")
 PY
-  rm -f "$OUT/ncu/$name.sass.csv"
+  rm -f "$OUT/ncu/$name.sass.csv" "$OUT/ncu/$name.ncu-rep"  # large; the text pages stay
   grep -a -E "Duration|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Ipc A|Compute \(SM\) Thr|Memory Thr|One or More Eligible|Warp Cycles Per Issued" \
     "$OUT/ncu/$name.details.txt" | head -20 | sed "s/^/$name: /" | tee -a "$OUT/summary.txt"
 done
+# Few files come back from a device call: the text pages in one archive.
+(cd "$OUT" && tar czf ncu-pages.tgz ncu && rm -rf ncu)
