@@ -183,22 +183,33 @@ __device__ __forceinline__ void tf32x3_a_b(float (&acc)[kTiles][4], const float*
 template <int kRows, int kHeadDim, int kStride, int kVtStride, int kThreads>
 __device__ __forceinline__ void split_kv_tile(const float* raw_k, const float* raw_v, float* k_big,
                                               float* k_small, float* vt_big, float* vt_small, int tid) {
-  static_assert(kRows % kWarpSize == 0, "a warp splits 32 whole rows");
-  for (int idx = tid; idx < kRows * (kHeadDim / 4); idx += kThreads) {
-    const int r = idx % kRows;
-    const int c = (idx / kRows) * 4;
-    const float4 kx = *reinterpret_cast<const float4*>(raw_k + r * kStride + c);
-    const float4 vx = *reinterpret_cast<const float4*>(raw_v + r * kStride + c);
+  static_assert(kRows % kWarpSize == 0 && kThreads % kRows == 0, "a warp splits 32 whole rows");
+  constexpr int kChunkStep = kThreads / kRows;  // 4-column chunks per pass of the CTA
+  static_assert((kHeadDim / 4) % kChunkStep == 0, "whole passes");
+  // A thread keeps its row for every pass: the offsets below are immediates after unrolling.
+  const int r = tid % kRows;
+  const int c0 = tid / kRows * 4;
+  const int key = (r & ~7) + ((r & 7) >> 1) + (r & 1) * 4;
+  const float* k_row = raw_k + r * kStride + c0;
+  const float* v_row = raw_v + r * kStride + c0;
+  float* kb = k_big + r * kStride + c0;
+  float* ks = k_small + r * kStride + c0;
+  float* vb = vt_big + c0 * kVtStride + key;
+  float* vs = vt_small + c0 * kVtStride + key;
+#pragma unroll
+  for (int pass = 0; pass < kHeadDim / 4 / kChunkStep; ++pass) {
+    const int c = pass * kChunkStep * 4;
+    const float4 kx = *reinterpret_cast<const float4*>(k_row + c);
+    const float4 vx = *reinterpret_cast<const float4*>(v_row + c);
     const Tf32Pair k0 = split_tf32(kx.x), k1 = split_tf32(kx.y), k2 = split_tf32(kx.z), k3 = split_tf32(kx.w);
-    *reinterpret_cast<uint4*>(k_big + r * kStride + c) = make_uint4(k0.big, k1.big, k2.big, k3.big);
-    *reinterpret_cast<uint4*>(k_small + r * kStride + c) = make_uint4(k0.small, k1.small, k2.small, k3.small);
-    const int key = (r & ~7) + ((r & 7) >> 1) + (r & 1) * 4;
+    *reinterpret_cast<uint4*>(kb + c) = make_uint4(k0.big, k1.big, k2.big, k3.big);
+    *reinterpret_cast<uint4*>(ks + c) = make_uint4(k0.small, k1.small, k2.small, k3.small);
     const float v[4] = {vx.x, vx.y, vx.z, vx.w};
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const Tf32Pair p = split_tf32(v[i]);
-      vt_big[(c + i) * kVtStride + key] = __uint_as_float(p.big);
-      vt_small[(c + i) * kVtStride + key] = __uint_as_float(p.small);
+      vb[(c + i) * kVtStride] = __uint_as_float(p.big);
+      vs[(c + i) * kVtStride] = __uint_as_float(p.small);
     }
   }
 }
