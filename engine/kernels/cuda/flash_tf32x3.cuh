@@ -126,12 +126,17 @@ __device__ __forceinline__ void tf32x3_a_bt(float (&acc)[kTiles][4], const float
 // thread reads B rows 2t and 2t+1 of each step at column g, which with kStride = 4 (mod 32)
 // floats puts a warp's 32 reads in 32 different banks. X is split once; up to eight n8 tiles at
 // a time go through fresh sums (see add_sum), which bounds their registers.
-template <int kSteps, int kTiles, int kStrideB>
-__device__ __forceinline__ void tf32x3_regs_b(float (&acc)[kTiles][4], const float (&x)[kSteps][4],
-                                              const float* b_rows, int lane) {
-  constexpr int kChunk = kTiles <= 8 ? kTiles : kTiles % 8 == 0 ? 8 : 6;  // 12 tiles at d96
+template <int kTiles>
+constexpr int kRegsChunk = kTiles <= 8 ? kTiles : kTiles % 8 == 0 ? 8 : 6;  // 12 tiles at d96
+
+// The loop both X B forms share: X split once, n8 tiles kRegsChunk at a time through fresh sums;
+// `step(sum, a, ks, c)` adds k step ks's products for tiles c .. c + kRegsChunk - 1. It takes `a`
+// by value: by reference, ptxas schedules the split d128 forward with 76 fewer registers and it
+// ran 8 % slower (H100, 2026-11-24).
+template <int kSteps, int kTiles, class Step>
+__device__ __forceinline__ void tf32x3_regs_chunks(float (&acc)[kTiles][4], const float (&x)[kSteps][4], Step step) {
+  constexpr int kChunk = kRegsChunk<kTiles>;
   static_assert(kTiles % kChunk == 0, "whole chunks of n8 tiles");
-  const float* b0_row = b_rows + 2 * (lane % 4) * kStrideB + lane / 4;
   Tf32A split[kSteps];
 #pragma unroll
   for (int ks = 0; ks < kSteps; ++ks) split[ks] = split_a(x[ks][0], x[ks][2], x[ks][1], x[ks][3]);
@@ -143,14 +148,22 @@ __device__ __forceinline__ void tf32x3_regs_b(float (&acc)[kTiles][4], const flo
 #pragma unroll
       for (int e = 0; e < 4; ++e) sum[n][e] = 0.f;
 #pragma unroll
-    for (int ks = 0; ks < kSteps; ++ks) {
-      const float* row = b0_row + ks * 8 * kStrideB + c * 8;
-#pragma unroll
-      for (int n = 0; n < kChunk; ++n) mma_tf32x3(sum[n], split[ks], row[n * 8], row[kStrideB + n * 8]);
-    }
+    for (int ks = 0; ks < kSteps; ++ks) step(sum, split[ks], ks, c);
 #pragma unroll
     for (int n = 0; n < kChunk; ++n) add_sum(acc[c + n], sum[n]);
   }
+}
+
+template <int kSteps, int kTiles, int kStrideB>
+__device__ __forceinline__ void tf32x3_regs_b(float (&acc)[kTiles][4], const float (&x)[kSteps][4],
+                                              const float* b_rows, int lane) {
+  constexpr int kChunk = kRegsChunk<kTiles>;
+  const float* b0_row = b_rows + 2 * (lane % 4) * kStrideB + lane / 4;
+  tf32x3_regs_chunks(acc, x, [&](float (&sum)[kChunk][4], Tf32A a, int ks, int c) {
+    const float* row = b0_row + ks * 8 * kStrideB + c * 8;
+#pragma unroll
+    for (int n = 0; n < kChunk; ++n) mma_tf32x3(sum[n], a, row[n * 8], row[kStrideB + n * 8]);
+  });
 }
 
 // acc (16 x kTiles*8) += A B with both in shared memory: A 16 rows of kK floats at `a_rows`
@@ -245,32 +258,18 @@ __device__ __forceinline__ void tf32x3_a_bt_split(float (&acc)[kTiles][4], const
 template <int kSteps, int kTiles, int kVtStride>
 __device__ __forceinline__ void tf32x3_regs_b_split(float (&acc)[kTiles][4], const float (&x)[kSteps][4],
                                                     const float* vt_big, const float* vt_small, int lane) {
-  constexpr int kChunk = kTiles <= 8 ? kTiles : kTiles % 8 == 0 ? 8 : 6;  // 12 tiles at d96
-  static_assert(kTiles % kChunk == 0 && kChunk % 2 == 0, "whole chunks of n8 tile pairs");
-  Tf32A split[kSteps];
+  constexpr int kChunk = kRegsChunk<kTiles>;
+  static_assert(kChunk % 2 == 0, "B is loaded for two n8 tiles at a time");
+  tf32x3_regs_chunks(acc, x, [&](float (&sum)[kChunk][4], Tf32A a, int ks, int c) {
 #pragma unroll
-  for (int ks = 0; ks < kSteps; ++ks) split[ks] = split_a(x[ks][0], x[ks][2], x[ks][1], x[ks][3]);
-#pragma unroll
-  for (int c = 0; c < kTiles; c += kChunk) {
-    float sum[kChunk][4];
-#pragma unroll
-    for (int n = 0; n < kChunk; ++n)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) sum[n][e] = 0.f;
-#pragma unroll
-    for (int ks = 0; ks < kSteps; ++ks) {
-#pragma unroll
-      for (int np = 0; np < kChunk / 2; ++np) {
-        uint32_t big[4], small[4];
-        load_b_pair<kVtStride>(big, vt_big, (c + 2 * np) * 8, ks, lane);
-        load_b_pair<kVtStride>(small, vt_small, (c + 2 * np) * 8, ks, lane);
-        mma_tf32x3(sum[2 * np], split[ks], {big[0], small[0]}, {big[1], small[1]});
-        mma_tf32x3(sum[2 * np + 1], split[ks], {big[2], small[2]}, {big[3], small[3]});
-      }
+    for (int np = 0; np < kChunk / 2; ++np) {
+      uint32_t big[4], small[4];
+      load_b_pair<kVtStride>(big, vt_big, (c + 2 * np) * 8, ks, lane);
+      load_b_pair<kVtStride>(small, vt_small, (c + 2 * np) * 8, ks, lane);
+      mma_tf32x3(sum[2 * np], a, {big[0], small[0]}, {big[1], small[1]});
+      mma_tf32x3(sum[2 * np + 1], a, {big[2], small[2]}, {big[3], small[3]});
     }
-#pragma unroll
-    for (int n = 0; n < kChunk; ++n) add_sum(acc[c + n], sum[n]);
-  }
+  });
 }
 
 }  // namespace stepscope::kernels::flash
