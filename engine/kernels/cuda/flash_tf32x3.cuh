@@ -121,11 +121,6 @@ __device__ __forceinline__ void tf32x3_a_bt(float (&acc)[kTiles][4], const float
   }
 }
 
-// acc (16 x kTiles*8) += X B, X (16 x 8*kSteps) in accumulator layout in registers, B
-// (8*kSteps rows x kTiles*8 columns, row-major in shared memory), k permuted as above: the
-// thread reads B rows 2t and 2t+1 of each step at column g, which with kStride = 4 (mod 32)
-// floats puts a warp's 32 reads in 32 different banks. X is split once; up to eight n8 tiles at
-// a time go through fresh sums (see add_sum), which bounds their registers.
 template <int kTiles>
 constexpr int kRegsChunk = kTiles <= 8 ? kTiles : kTiles % 8 == 0 ? 8 : 6;  // 12 tiles at d96
 
@@ -154,6 +149,11 @@ __device__ __forceinline__ void tf32x3_regs_chunks(float (&acc)[kTiles][4], cons
   }
 }
 
+// acc (16 x kTiles*8) += X B, X (16 x 8*kSteps) in accumulator layout in registers, B
+// (8*kSteps rows x kTiles*8 columns, row-major in shared memory), k permuted as above: the
+// thread reads B rows 2t and 2t+1 of each step at column g, which with kStride = 4 (mod 32)
+// floats puts a warp's 32 reads in 32 different banks. X is split once; up to eight n8 tiles at
+// a time go through fresh sums (see add_sum), which bounds their registers.
 template <int kSteps, int kTiles, int kStrideB>
 __device__ __forceinline__ void tf32x3_regs_b(float (&acc)[kTiles][4], const float (&x)[kSteps][4],
                                               const float* b_rows, int lane) {
