@@ -99,26 +99,41 @@ __device__ __forceinline__ Tf32A load_a_tf32(const float* rows, int lane) {
                  __uint_as_float(r[3]));
 }
 
-// acc (16 x kTiles*8) += A (16 x 8*kSteps at `a_rows`) times B^T, B being kTiles*8 rows of
-// 8*kSteps floats at `b_rows`: C = A B^T, both operands row-major in shared memory.
+// The B operand of two n8 tiles (rows n0 .. n0+15 of a row-major (n x k) array), k step kk, as
+// tf32x3_a_bt loads it: registers 0, 1 for tile n0, 2, 3 for tile n0 + 8.
+template <int kStride>
+__device__ __forceinline__ void load_b_pair(uint32_t (&b)[4], const float* rows, int n0, int kk, int lane) {
+  ldmatrix_x4(b, rows + (n0 + bt_operand_row(lane)) * kStride + kk * 8 + ((lane >> 3) & 1) * 4);
+}
+
+// The loop both A B^T forms share: A loaded and split per k step, B two n8 tiles at a time;
+// `tile_pair(acc0, acc1, a, n0, kk)` loads B rows n0 .. n0+15 of step kk and adds their products.
 // kUnrollK below kSteps keeps the compiler from hoisting every step's operand loads, which the
 // register-bound backward measured faster for (d128: 6.4 against 11.5 ms, H100).
-template <int kSteps, int kTiles, int kStrideA, int kStrideB, int kUnrollK = kSteps>
-__device__ __forceinline__ void tf32x3_a_bt(float (&acc)[kTiles][4], const float* a_rows,
-                                            const float* b_rows, int lane) {
+template <int kSteps, int kTiles, int kStrideA, int kUnrollK, class TilePair>
+__device__ __forceinline__ void tf32x3_a_bt_pairs(float (&acc)[kTiles][4], const float* a_rows, int lane,
+                                                  TilePair tile_pair) {
   static_assert(kTiles % 2 == 0, "B is loaded for two n8 tiles at a time");
 #pragma unroll (kUnrollK)
   for (int kk = 0; kk < kSteps; ++kk) {
     const Tf32A a = load_a_tf32<kStrideA>(a_rows + kk * 8, lane);
 #pragma unroll
-    for (int np = 0; np < kTiles / 2; ++np) {
-      uint32_t b[4];
-      ldmatrix_x4(b, b_rows + (np * 16 + bt_operand_row(lane)) * kStrideB + kk * 8 +
-                         ((lane >> 3) & 1) * 4);
-      mma_tf32x3(acc[2 * np], a, __uint_as_float(b[0]), __uint_as_float(b[1]));
-      mma_tf32x3(acc[2 * np + 1], a, __uint_as_float(b[2]), __uint_as_float(b[3]));
-    }
+    for (int np = 0; np < kTiles / 2; ++np) tile_pair(acc[2 * np], acc[2 * np + 1], a, np * 16, kk);
   }
+}
+
+// acc (16 x kTiles*8) += A (16 x 8*kSteps at `a_rows`) times B^T, B being kTiles*8 rows of
+// 8*kSteps floats at `b_rows`: C = A B^T, both operands row-major in shared memory.
+template <int kSteps, int kTiles, int kStrideA, int kStrideB, int kUnrollK = kSteps>
+__device__ __forceinline__ void tf32x3_a_bt(float (&acc)[kTiles][4], const float* a_rows,
+                                            const float* b_rows, int lane) {
+  tf32x3_a_bt_pairs<kSteps, kTiles, kStrideA, kUnrollK>(
+      acc, a_rows, lane, [&](float (&acc0)[4], float (&acc1)[4], Tf32A a, int n0, int kk) {
+        uint32_t b[4];
+        load_b_pair<kStrideB>(b, b_rows, n0, kk, lane);
+        mma_tf32x3(acc0, a, __uint_as_float(b[0]), __uint_as_float(b[1]));
+        mma_tf32x3(acc1, a, __uint_as_float(b[2]), __uint_as_float(b[3]));
+      });
 }
 
 template <int kTiles>
@@ -227,30 +242,18 @@ __device__ __forceinline__ void split_kv_tile(const float* raw_k, const float* r
   }
 }
 
-// The B operand of two n8 tiles (rows n0 .. n0+15 of a row-major (n x k) array), k step kk, as
-// tf32x3_a_bt loads it: registers 0, 1 for tile n0, 2, 3 for tile n0 + 8.
-template <int kStride>
-__device__ __forceinline__ void load_b_pair(uint32_t (&b)[4], const float* rows, int n0, int kk, int lane) {
-  ldmatrix_x4(b, rows + (n0 + bt_operand_row(lane)) * kStride + kk * 8 + ((lane >> 3) & 1) * 4);
-}
-
 // tf32x3_a_bt with B split beforehand into `b_big` and `b_small` (same layout).
 template <int kSteps, int kTiles, int kStrideA, int kStrideB, int kUnrollK = kSteps>
 __device__ __forceinline__ void tf32x3_a_bt_split(float (&acc)[kTiles][4], const float* a_rows, const float* b_big,
                                                   const float* b_small, int lane) {
-  static_assert(kTiles % 2 == 0, "B is loaded for two n8 tiles at a time");
-#pragma unroll (kUnrollK)
-  for (int kk = 0; kk < kSteps; ++kk) {
-    const Tf32A a = load_a_tf32<kStrideA>(a_rows + kk * 8, lane);
-#pragma unroll
-    for (int np = 0; np < kTiles / 2; ++np) {
-      uint32_t big[4], small[4];
-      load_b_pair<kStrideB>(big, b_big, np * 16, kk, lane);
-      load_b_pair<kStrideB>(small, b_small, np * 16, kk, lane);
-      mma_tf32x3(acc[2 * np], a, {big[0], small[0]}, {big[1], small[1]});
-      mma_tf32x3(acc[2 * np + 1], a, {big[2], small[2]}, {big[3], small[3]});
-    }
-  }
+  tf32x3_a_bt_pairs<kSteps, kTiles, kStrideA, kUnrollK>(
+      acc, a_rows, lane, [&](float (&acc0)[4], float (&acc1)[4], Tf32A a, int n0, int kk) {
+        uint32_t big[4], small[4];
+        load_b_pair<kStrideB>(big, b_big, n0, kk, lane);
+        load_b_pair<kStrideB>(small, b_small, n0, kk, lane);
+        mma_tf32x3(acc0, a, {big[0], small[0]}, {big[1], small[1]});
+        mma_tf32x3(acc1, a, {big[2], small[2]}, {big[3], small[3]});
+      });
 }
 
 // tf32x3_regs_b with B given as split_kv_tile's V^T parts: B^T rows in P's key order, so the
