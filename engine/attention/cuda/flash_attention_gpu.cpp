@@ -20,16 +20,19 @@ kernels::ElementType element_type(const at::Tensor& t) {
   }
 }
 
-// (batch, seq, d) is (batch, 1, seq, d); the last dimension is made contiguous.
-at::Tensor as_four_dims(const at::Tensor& t) {
-  auto four = t.dim() == 3 ? t.unsqueeze(1) : t;
-  return four.stride(-1) == 1 ? four : four.contiguous();
+// The kernels need the last dimension contiguous; everything else they take as strides.
+at::Tensor last_dim_contiguous(const at::Tensor& t) { return t.stride(-1) == 1 ? t : t.contiguous(); }
+
+// (batch, seq, d) is read as (batch, 1, seq, d) through its strides, without a view: the
+// seeds' one-head sweeps are host-bound at short sequences, and each view op costs a dispatch.
+kernels::Strides strides_of(const at::Tensor& t) {
+  if (t.dim() == 3) return {t.stride(0), 0, t.stride(1)};  // the head stride of one head is never used
+  return {t.stride(0), t.stride(1), t.stride(2)};
 }
 
-kernels::Strides strides_of(const at::Tensor& t) { return {t.stride(0), t.stride(1), t.stride(2)}; }
-
 kernels::AttentionShape shape_of(const at::Tensor& q, const at::Tensor& k, bool causal) {
-  return {q.size(0), q.size(1), q.size(2), k.size(2), q.size(3), causal};
+  const bool three = q.dim() == 3;
+  return {q.size(0), three ? 1 : q.size(1), q.size(-2), k.size(-2), q.size(-1), causal};
 }
 
 // What the forward and backward arguments share: shape, type, scale and the inputs.
@@ -37,7 +40,7 @@ template <class Args>
 void set_inputs(Args& args, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal) {
   args.shape = shape_of(q, k, causal);
   args.type = element_type(q);
-  args.softmax_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(q.size(3))));
+  args.softmax_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(q.size(-1))));
   args.q = q.data_ptr();
   args.k = k.data_ptr();
   args.v = v.data_ptr();
@@ -46,40 +49,40 @@ void set_inputs(Args& args, const at::Tensor& q, const at::Tensor& k, const at::
   args.v_strides = strides_of(v);
 }
 
-at::Tensor like_input(const at::Tensor& four, const at::Tensor& original) {
-  return original.dim() == 3 ? four.squeeze(1) : four;
-}
-
 }  // namespace
 
 FlashForwardResult flash_forward_gpu(const at::Tensor& q_in, const at::Tensor& k_in, const at::Tensor& v_in,
                                      bool causal) {
   const c10::cuda::CUDAGuard guard(q_in.device());
-  const auto q = as_four_dims(q_in), k = as_four_dims(k_in), v = as_four_dims(v_in);
-  // O in (batch, seq, heads, d) memory order, as LibTorch's fused kernels write it: the model's
-  // transpose(1, 2).reshape of O is then a view, and dO comes back in the same order.
-  auto o = torch::empty({q.size(0), q.size(2), q.size(1), q.size(3)}, q.options()).transpose(1, 2);
-  auto lse = torch::empty({q.size(0), q.size(1), q.size(2)}, q.options().dtype(torch::kFloat32));
+  const auto q = last_dim_contiguous(q_in), k = last_dim_contiguous(k_in), v = last_dim_contiguous(v_in);
+  const auto options = q.options();
+  // O of (batch, heads, seq, d) in (batch, seq, heads, d) memory order, as LibTorch's fused
+  // kernels write it: the model's transpose(1, 2).reshape of O is then a view, and dO comes back
+  // in the same order.
+  auto o = q.dim() == 3 ? at::empty(q.sizes(), options)
+                        : at::empty({q.size(0), q.size(2), q.size(1), q.size(3)}, options).transpose(1, 2);
+  auto lse = at::empty(q.sizes().slice(0, q.dim() - 1), options.dtype(at::kFloat));  // (batch[, heads], seq)
   kernels::FlashForwardArgs args;
   set_inputs(args, q, k, v, causal);
   args.o = o.data_ptr();
   args.lse = lse.data_ptr<float>();
   args.o_strides = strides_of(o);
   kernels::flash_forward_cuda(args, c10::cuda::getCurrentCUDAStream().stream());
-  return {like_input(o, q_in), q_in.dim() == 3 ? lse.squeeze(1) : lse};
+  return {o, lse};
 }
 
 FlashGradients flash_backward_gpu(const at::Tensor& q_in, const at::Tensor& k_in, const at::Tensor& v_in,
                                   const at::Tensor& o_in, const at::Tensor& d_o_in, const at::Tensor& lse_in,
                                   bool causal) {
   const c10::cuda::CUDAGuard guard(q_in.device());
-  const auto q = as_four_dims(q_in), k = as_four_dims(k_in), v = as_four_dims(v_in);
-  const auto o = as_four_dims(o_in), d_o = as_four_dims(d_o_in.to(q_in.scalar_type()));
-  const auto lse = (lse_in.dim() == 2 ? lse_in.unsqueeze(1) : lse_in).contiguous();
+  const auto q = last_dim_contiguous(q_in), k = last_dim_contiguous(k_in), v = last_dim_contiguous(v_in);
+  const auto o = last_dim_contiguous(o_in);
+  const auto d_o = last_dim_contiguous(d_o_in.scalar_type() == q.scalar_type() ? d_o_in : d_o_in.to(q.scalar_type()));
+  const auto lse = lse_in.is_contiguous() ? lse_in : lse_in.contiguous();
   // Gradients in their inputs' memory order, so autograd's views back to the inputs copy nothing.
-  auto dq = torch::empty_like(q), dk = torch::empty_like(k), dv = torch::empty_like(v);
+  auto dq = at::empty_like(q), dk = at::empty_like(k), dv = at::empty_like(v);
   const auto shape = shape_of(q, k, causal);
-  auto workspace = torch::empty({kernels::flash_backward_workspace_floats(shape)}, q.options().dtype(torch::kFloat32));
+  auto workspace = at::empty({kernels::flash_backward_workspace_floats(shape)}, q.options().dtype(at::kFloat));
   kernels::FlashBackwardArgs args;
   set_inputs(args, q, k, v, causal);
   args.o = o.data_ptr();
@@ -95,7 +98,7 @@ FlashGradients flash_backward_gpu(const at::Tensor& q_in, const at::Tensor& k_in
   args.dk_strides = strides_of(dk);
   args.dv_strides = strides_of(dv);
   kernels::flash_backward_cuda(args, c10::cuda::getCurrentCUDAStream().stream());
-  return {like_input(dq, q_in), like_input(dk, k_in), like_input(dv, v_in)};
+  return {dq, dk, dv};
 }
 
 }  // namespace stepscope
