@@ -49,6 +49,11 @@ struct FlashForwardArgs {
   void* o = nullptr;
   float* lse = nullptr;
   Strides q_strides, k_strides, v_strides, o_strides;
+  // Scratch for key splits (see flash_forward_workspace_floats); null runs every walk unsplit.
+  float* workspace = nullptr;
+  // Chunks per query tile's walk over the keys: 0 lets the launcher choose, 1 never splits, N
+  // asks for N (the kernel check covers the split path with it).
+  int key_splits = 0;
 };
 
 // dQ, dK, dV have the inputs' type and the strides given. The workspace is fp32, contiguous,

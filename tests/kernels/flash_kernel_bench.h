@@ -48,6 +48,8 @@ void bench(KernelPath path, int64_t heads, int64_t seq, int64_t head_dim, bool c
   fwd.o = o.get();
   fwd.lse = static_cast<float*>(lse.get());
   fwd.q_strides = fwd.k_strides = fwd.v_strides = fwd.o_strides = s;
+  DeviceBuffer fwd_workspace(flash_forward_workspace_floats(fwd) * 4);
+  fwd.workspace = static_cast<float*>(fwd_workspace.get());
   FlashBackwardArgs bwd;
   bwd.shape = shape;
   bwd.type = type;

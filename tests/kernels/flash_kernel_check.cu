@@ -28,6 +28,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -67,6 +68,7 @@ struct Case {
   AttentionShape shape;
   Layout layout;
   KernelPath path = KernelPath::fastest;
+  int key_splits = 0;  // FlashForwardArgs::key_splits (0: the launcher's choice)
 };
 
 std::vector<float> random_values(std::mt19937& rng, int64_t count, ElementType type) {
@@ -84,7 +86,7 @@ std::string case_label(const Case& c) {
                 static_cast<long long>(shape.head_dim), static_cast<long long>(shape.batch),
                 static_cast<long long>(shape.heads), static_cast<long long>(shape.seq_q),
                 static_cast<long long>(shape.seq_k), layout_name(c.layout));
-  return label;
+  return c.key_splits > 0 ? std::string(label) + " key_splits=" + std::to_string(c.key_splits) : label;
 }
 
 // Runs one case; prints its line; returns whether it passed.
@@ -133,6 +135,9 @@ bool run_case(const Case& c, uint32_t seed) {
     fwd.k_strides = ks;
     fwd.v_strides = ks;
     fwd.o_strides = qs;
+    fwd.key_splits = c.key_splits;
+    DeviceBuffer fwd_workspace(flash_forward_workspace_floats(fwd) * 4);
+    fwd.workspace = static_cast<float*>(fwd_workspace.get());
     flash_forward_cuda(fwd, nullptr);
 
     FlashBackwardArgs bwd;
@@ -229,14 +234,33 @@ std::vector<Case> all_cases() {
       for (bool causal : {false, true})
         for (int64_t d : {64, 128})
           cases.push_back({type, make_shape(1, 1, 700, 1000, d, causal), Layout::contiguous, path});
+  // Key splits forced on the tensor-core forwards that take them (fp32 fastest, 16-bit
+  // portable): chunks of batches and heads with odd lengths at every head dim, and long walks
+  // in many chunks, some of which short causal walks never reach.
+  const std::pair<ElementType, KernelPath> split_kernels[] = {{ElementType::f32, KernelPath::fastest},
+                                                              {ElementType::f16, KernelPath::portable},
+                                                              {ElementType::bf16, KernelPath::portable}};
+  for (const auto& [type, path] : split_kernels)
+    for (bool causal : {false, true}) {
+      for (int64_t d : flash_supported_head_dims())
+        cases.push_back({type, make_shape(2, 3, 130, 333, d, causal), Layout::interleaved, path, 3});
+      for (int64_t d : {64, 128})
+        cases.push_back({type, make_shape(1, 1, 700, 1000, d, causal), Layout::contiguous, path, 7});
+    }
   return cases;
 }
 
+// One small case per type and path, and one with key splits per kernel that takes them (the
+// sanitizers' cases).
 std::vector<Case> small_cases() {
   std::vector<Case> cases;
   for (KernelPath path : kernel_paths())
-    for (ElementType type : {ElementType::f32, ElementType::f16, ElementType::bf16})
+    for (ElementType type : {ElementType::f32, ElementType::f16, ElementType::bf16}) {
       cases.push_back({type, make_shape(1, 2, 70, 90, 64, true), Layout::contiguous, path});
+      if ((type == ElementType::f32) == (path == KernelPath::fastest)) {
+        cases.push_back({type, make_shape(1, 2, 130, 300, 64, true), Layout::contiguous, path, 3});
+      }
+    }
   return cases;
 }
 

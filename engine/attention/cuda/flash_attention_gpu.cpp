@@ -67,6 +67,12 @@ FlashForwardResult flash_forward_gpu(const at::Tensor& q_in, const at::Tensor& k
   args.o = o.data_ptr();
   args.lse = lse.data_ptr<float>();
   args.o_strides = strides_of(o);
+  // Chunks of split key walks (grids that leave SMs idle); freed when the forward returns.
+  at::Tensor workspace;
+  if (const int64_t floats = kernels::flash_forward_workspace_floats(args); floats > 0) {
+    workspace = at::empty({floats}, options.dtype(at::kFloat));
+    args.workspace = workspace.data_ptr<float>();
+  }
   kernels::flash_forward_cuda(args, c10::cuda::getCurrentCUDAStream().stream());
   return {o, lse};
 }

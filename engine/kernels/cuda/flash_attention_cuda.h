@@ -8,10 +8,18 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
+
 namespace stepscope::kernels {
 
-// Writes O and lse (natural log, fp32, contiguous (batch, heads, seq_q)).
+// Writes O and lse (natural log, fp32, contiguous (batch, heads, seq_q)). With args.workspace
+// (flash_forward_workspace_floats(args) floats for these args, 16-byte aligned) grids that leave
+// the GPU's CTA slots idle split each query tile's walk over the keys and combine the chunks.
 void flash_forward_cuda(const FlashForwardArgs& args, cudaStream_t stream);
+
+// fp32 elements of scratch the forward would use for `args` on the current device (0: none);
+// args.workspace itself is not read.
+int64_t flash_forward_workspace_floats(const FlashForwardArgs& args);
 
 // Writes dQ, dK, dV; uses args.workspace (flash_backward_workspace_floats floats, 16-byte
 // aligned; zeroed by the backward's first kernel).

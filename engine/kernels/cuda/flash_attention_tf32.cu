@@ -5,12 +5,22 @@
 
 namespace stepscope::kernels::flash {
 
-void launch_forward_tf32x3(ForwardParams params, const AttentionShape& shape, cudaStream_t stream) {
+KeySplitPlan tf32x3_forward_key_split_plan(const AttentionShape& shape, int requested) {
+  switch (padded_head_dim(static_cast<int>(shape.head_dim))) {
+    case 32: return forward_key_split_plan<float, 32>(shape, requested);
+    case 64: return forward_key_split_plan<float, 64>(shape, requested);
+    case 96: return forward_key_split_plan<float, 96>(shape, requested);
+    default: return forward_key_split_plan<float, 128>(shape, requested);
+  }
+}
+
+void launch_forward_tf32x3(ForwardParams params, const AttentionShape& shape, int requested_splits, float* workspace,
+                           cudaStream_t stream) {
   switch (padded_head_dim(params.head_dim)) {
-    case 32: return launch_forward_mma<float, 32>(params, shape, stream);
-    case 64: return launch_forward_mma<float, 64>(params, shape, stream);
-    case 96: return launch_forward_mma<float, 96>(params, shape, stream);
-    default: return launch_forward_mma<float, 128>(params, shape, stream);
+    case 32: return launch_forward_mma<float, 32>(params, shape, requested_splits, workspace, stream);
+    case 64: return launch_forward_mma<float, 64>(params, shape, requested_splits, workspace, stream);
+    case 96: return launch_forward_mma<float, 96>(params, shape, requested_splits, workspace, stream);
+    default: return launch_forward_mma<float, 128>(params, shape, requested_splits, workspace, stream);
   }
 }
 

@@ -13,6 +13,7 @@
 #include "kernels/cuda/sm90_tensor_map.h"
 
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 
 namespace stepscope::kernels {
@@ -32,13 +33,14 @@ void launch_forward_f32(ForwardParams params, const AttentionShape& shape, cudaS
 }
 
 template <int kHeadDim>
-void dispatch_type(ElementType type, const ForwardParams& params, const AttentionShape& shape,
-                   cudaStream_t stream) {
-  switch (type) {
-    case ElementType::f32: return launch_forward_f32<kHeadDim>(params, shape, stream);
-    case ElementType::f16: return flash::launch_forward_mma<__half, kHeadDim>(params, shape, stream);
+void dispatch_type(const FlashForwardArgs& args, const ForwardParams& params, cudaStream_t stream) {
+  switch (args.type) {
+    case ElementType::f32: return launch_forward_f32<kHeadDim>(params, args.shape, stream);
+    case ElementType::f16:
+      return flash::launch_forward_mma<__half, kHeadDim>(params, args.shape, args.key_splits, args.workspace, stream);
     case ElementType::bf16:
-      return flash::launch_forward_mma<__nv_bfloat16, kHeadDim>(params, shape, stream);
+      return flash::launch_forward_mma<__nv_bfloat16, kHeadDim>(params, args.shape, args.key_splits, args.workspace,
+                                                                stream);
   }
   throw std::runtime_error("flash attention: unknown element type");
 }
@@ -90,23 +92,51 @@ bool sm90_kernel_compiled() {
       "flash_forward_sm90_kernel");
 }
 
-// Launches the Hopper kernel for the padded head dim; false (nothing launched) when this build
-// carries no sm_90a code for it.
-template <typename T>
-bool dispatch_sm90(const FlashForwardArgs& args, cudaStream_t stream) {
-  if (flash::sm90_padded_head_dim(static_cast<int>(args.shape.head_dim)) == 64) {
-    if (!sm90_kernel_compiled<T, 64>()) return false;
-    launch_forward_sm90<T, 64>(args, stream);
-    return true;
+// Whether the Hopper kernel takes `args`: it applies and this build carries its sm_90a code.
+bool sm90_forward_runs(const FlashForwardArgs& args) {
+  if (!sm90_forward_applies(args)) return false;
+  const bool d64 = flash::sm90_padded_head_dim(static_cast<int>(args.shape.head_dim)) == 64;
+  if (args.type == ElementType::bf16) {
+    return d64 ? sm90_kernel_compiled<__nv_bfloat16, 64>() : sm90_kernel_compiled<__nv_bfloat16, 128>();
   }
-  if (!sm90_kernel_compiled<T, 128>()) return false;
-  launch_forward_sm90<T, 128>(args, stream);
-  return true;
+  return d64 ? sm90_kernel_compiled<__half, 64>() : sm90_kernel_compiled<__half, 128>();
 }
 
-}  // namespace
+template <typename T>
+void dispatch_sm90(const FlashForwardArgs& args, cudaStream_t stream) {
+  if (flash::sm90_padded_head_dim(static_cast<int>(args.shape.head_dim)) == 64) {
+    return launch_forward_sm90<T, 64>(args, stream);
+  }
+  launch_forward_sm90<T, 128>(args, stream);
+}
 
-void flash_forward_cuda(const FlashForwardArgs& args, cudaStream_t stream) {
+// The key splits flash_forward_cuda runs `args` with: the tensor-core kernels' plan; none on the
+// Hopper and SIMT kernels.
+flash::KeySplitPlan key_split_plan(const FlashForwardArgs& args) {
+  if (args.key_splits == 1 || sm90_forward_runs(args)) return {};
+  const AttentionShape& shape = args.shape;
+  if (args.type == ElementType::f32) {
+    return args.path == KernelPath::fastest ? flash::tf32x3_forward_key_split_plan(shape, args.key_splits)
+                                            : flash::KeySplitPlan{};
+  }
+  const bool half = args.type == ElementType::f16;
+  switch (flash::padded_head_dim(static_cast<int>(shape.head_dim))) {
+    case 32:
+      return half ? flash::forward_key_split_plan<__half, 32>(shape, args.key_splits)
+                  : flash::forward_key_split_plan<__nv_bfloat16, 32>(shape, args.key_splits);
+    case 64:
+      return half ? flash::forward_key_split_plan<__half, 64>(shape, args.key_splits)
+                  : flash::forward_key_split_plan<__nv_bfloat16, 64>(shape, args.key_splits);
+    case 96:
+      return half ? flash::forward_key_split_plan<__half, 96>(shape, args.key_splits)
+                  : flash::forward_key_split_plan<__nv_bfloat16, 96>(shape, args.key_splits);
+    default:
+      return half ? flash::forward_key_split_plan<__half, 128>(shape, args.key_splits)
+                  : flash::forward_key_split_plan<__nv_bfloat16, 128>(shape, args.key_splits);
+  }
+}
+
+void check_forward_args(const FlashForwardArgs& args) {
   const AttentionShape& shape = args.shape;
   flash::throw_if_shape_unsupported(shape);
   if (!std::isfinite(args.softmax_scale)) {
@@ -116,12 +146,32 @@ void flash_forward_cuda(const FlashForwardArgs& args, cudaStream_t stream) {
   flash::check_view("k", args.k, args.k_strides, shape, shape.seq_k);
   flash::check_view("v", args.v, args.v_strides, shape, shape.seq_k);
   flash::check_view("o", args.o, args.o_strides, shape, shape.seq_q);
+  if (args.key_splits < 0) throw std::runtime_error("flash attention: key_splits must be 0 (choose), 1 or more");
+}
+
+}  // namespace
+
+int64_t flash_forward_workspace_floats(const FlashForwardArgs& args) {
+  check_forward_args(args);
+  const AttentionShape& shape = args.shape;
+  return flash::key_split_workspace_floats(key_split_plan(args), shape.batch * shape.heads * shape.seq_q,
+                                           shape.head_dim);
+}
+
+void flash_forward_cuda(const FlashForwardArgs& args, cudaStream_t stream) {
+  const AttentionShape& shape = args.shape;
+  check_forward_args(args);
   if (args.lse == nullptr) throw std::runtime_error("flash attention: lse is null");
-  if (sm90_forward_applies(args)) {
-    const bool launched = args.type == ElementType::bf16
-                              ? dispatch_sm90<__nv_bfloat16>(args, stream)
-                              : dispatch_sm90<__half>(args, stream);
-    if (launched) return;
+  if (args.workspace != nullptr && reinterpret_cast<std::uintptr_t>(args.workspace) % 16 != 0) {
+    throw std::runtime_error("flash attention: workspace must be 16-byte aligned");
+  }
+  if (args.key_splits > 1 && args.workspace == nullptr && key_split_plan(args).splits > 1) {
+    throw std::runtime_error("flash attention: key_splits above 1 needs a workspace of "
+                             "flash_forward_workspace_floats floats");
+  }
+  if (sm90_forward_runs(args)) {
+    return args.type == ElementType::bf16 ? dispatch_sm90<__nv_bfloat16>(args, stream)
+                                          : dispatch_sm90<__half>(args, stream);
   }
 
   const std::size_t bytes = flash::element_bytes(args.type);
@@ -144,13 +194,13 @@ void flash_forward_cuda(const FlashForwardArgs& args, cudaStream_t stream) {
   params.scale_log2 = args.softmax_scale * static_cast<float>(M_LOG2E);
 
   if (args.type == ElementType::f32 && args.path == KernelPath::fastest) {
-    return flash::launch_forward_tf32x3(params, shape, stream);
+    return flash::launch_forward_tf32x3(params, shape, args.key_splits, args.workspace, stream);
   }
   switch (flash::padded_head_dim(params.head_dim)) {
-    case 32: return dispatch_type<32>(args.type, params, shape, stream);
-    case 64: return dispatch_type<64>(args.type, params, shape, stream);
-    case 96: return dispatch_type<96>(args.type, params, shape, stream);
-    default: return dispatch_type<128>(args.type, params, shape, stream);
+    case 32: return dispatch_type<32>(args, params, stream);
+    case 64: return dispatch_type<64>(args, params, stream);
+    case 96: return dispatch_type<96>(args, params, stream);
+    default: return dispatch_type<128>(args, params, stream);
   }
 }
 

@@ -15,6 +15,12 @@
 
 namespace stepscope::kernels::flash {
 
+// A row's logsumexp (natural log) from its running max (log2 units of scale * score) and sum;
+// -inf for a row that saw no key.
+__device__ __forceinline__ float row_lse(float max_log2, float sum) {
+  return sum > 0.f ? max_log2 * static_cast<float>(M_LN2) + logf(sum) : -INFINITY;
+}
+
 template <typename T, int kHeadDim, bool kSplitKv = false>
 __global__ void __launch_bounds__(TensorCoreForwardTraits<T, kHeadDim, kSplitKv>::kThreads,
                                   TensorCoreForwardTraits<T, kHeadDim, kSplitKv>::kMinBlocksPerSm)
@@ -52,7 +58,13 @@ __global__ void __launch_bounds__(TensorCoreForwardTraits<T, kHeadDim, kSplitKv>
   const T* v = p.v.head<const T>(batch, head);
 
   const int key_end = p.causal ? min(p.seq_k, m0 + kBlockM) : p.seq_k;
-  const int key_tiles = (key_end + kBlockN - 1) / kBlockN;
+  // This CTA's share of the walk: all of it, or with key splits chunk blockIdx.y, which a short
+  // causal walk may not reach.
+  const bool split_walk = gridDim.y > 1;
+  const int walk_tiles = (key_end + kBlockN - 1) / kBlockN;
+  const int tile_begin = split_walk ? static_cast<int>(blockIdx.y) * p.split_tiles : 0;
+  const int tile_end = split_walk ? min(walk_tiles, tile_begin + p.split_tiles) : walk_tiles;
+  if (tile_begin >= tile_end) return;
 
   load_tile_async<T, kBlockM, kHeadDim, kStride, Tr::kThreads>(
       s_q, q, p.q.row_stride, m0, p.seq_q, p.head_dim, p.vector_loads, tid);
@@ -79,12 +91,12 @@ __global__ void __launch_bounds__(TensorCoreForwardTraits<T, kHeadDim, kSplitKv>
         p.vector_loads, tid);
     cp_async_commit();
   };
-  load_kv(0, 0);  // Q's copy joins this group
+  load_kv(tile_begin, 0);  // Q's copy joins this group
 
-  for (int j = 0; j < key_tiles; ++j) {
+  for (int j = tile_begin; j < tile_end; ++j) {
     cp_async_wait_all();
     __syncthreads();  // tile j is visible, and every warp is done with tile j-1's buffers
-    [[maybe_unused]] const int stage = kKvStages == 1 ? 0 : j & 1;
+    [[maybe_unused]] const int stage = kKvStages == 1 ? 0 : (j - tile_begin) & 1;
     // With kSplitKv, after the raw stage: K big, K small, V^T big, V^T small.
     [[maybe_unused]] T* const split = s_v + kKvStages * Tr::kKvElems;
     if constexpr (Tr::kSplitKv) {
@@ -93,7 +105,7 @@ __global__ void __launch_bounds__(TensorCoreForwardTraits<T, kHeadDim, kSplitKv>
           split + 2 * Tr::kKvElems + Tr::kVtElems, tid);
       __syncthreads();  // the parts are visible and the raw stage is free for the next copy
     }
-    if (j + 1 < key_tiles) load_kv(j + 1, kKvStages == 1 ? 0 : (j + 1) & 1);
+    if (j + 1 < tile_end) load_kv(j + 1, kKvStages == 1 ? 0 : (j + 1 - tile_begin) & 1);
     const int n0 = j * kBlockN;
 
     // S = Q K^T for this warp's 16 rows x kBlockN keys.
@@ -162,6 +174,32 @@ __global__ void __launch_bounds__(TensorCoreForwardTraits<T, kHeadDim, kSplitKv>
     }
   }
 
+  if (split_walk) {
+    // This chunk's normalised O and lse, fp32, for the combine kernel (flash_forward_combine.cuh).
+    const int bh_count = static_cast<int>(gridDim.x) / p.row_tiles;
+    const int64_t first_row = (static_cast<int64_t>(blockIdx.y) * bh_count + bh) * p.seq_q + m0 + warp_row0;
+    const int row_floats = (p.head_dim + 3) / 4 * 4;  // partial_row_floats
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const float sum = quad_sum(row_sum[r]);
+      const float inv = sum > 0.f ? 1.f / sum : 0.f;
+      const int local = g + r * 8;
+      if (m0 + warp_row0 + local >= p.seq_q) continue;
+      float* out = p.partial_o + (first_row + local) * row_floats;
+#pragma unroll
+      for (int n = 0; n < kOutTiles; ++n) {
+        const int c = n * 8 + 2 * t;
+        if (c < row_floats) {
+          *reinterpret_cast<float2*>(out + c) = make_float2(o_acc[n][2 * r] * inv, o_acc[n][2 * r + 1] * inv);
+        }
+      }
+      if (t == 0) {
+        p.partial_lse[first_row + local] = row_lse(row_max[r], sum);
+      }
+    }
+    return;
+  }
+
   // Normalise, write lse, and stage O through this warp's own Q rows (only this warp reads
   // them) for 16-byte stores, once every lane's last ldmatrix of them is done.
   __syncwarp();
@@ -178,8 +216,7 @@ __global__ void __launch_bounds__(TensorCoreForwardTraits<T, kHeadDim, kSplitKv>
     }
     const int row = m0 + warp_row0 + local;
     if (t == 0 && row < p.seq_q) {
-      p.lse[static_cast<int64_t>(bh) * p.seq_q + row] =
-          sum > 0.f ? row_max[r] * static_cast<float>(M_LN2) + logf(sum) : -INFINITY;
+      p.lse[static_cast<int64_t>(bh) * p.seq_q + row] = row_lse(row_max[r], sum);
     }
   }
   __syncwarp();

@@ -38,6 +38,16 @@ struct ForwardParams {
   bool vector_loads = true;  // every pointer and stride allows 16-byte accesses
   float scale = 1.f;
   float scale_log2 = 1.f;  // scale * log2(e)
+  // Key splits (flash_key_splits.h): with gridDim.y above 1, CTA y of a query tile walks key
+  // tiles [y * split_tiles, (y + 1) * split_tiles) and writes its normalised O and lse, fp32,
+  // to (split, batch * heads, seq_q) rows of partial_o (partial_row_floats apart) and partial_lse;
+  // the combine kernel then writes O and lse. block_m, block_n: the main kernel's tile sizes.
+  int split_tiles = 0;
+  int64_t rows = 1;  // batch * heads * seq_q
+  int block_m = 64;
+  int block_n = 64;
+  float* partial_o = nullptr;
+  float* partial_lse = nullptr;
 };
 
 struct BackwardParams {

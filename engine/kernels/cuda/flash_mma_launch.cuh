@@ -4,7 +4,9 @@
 #pragma once
 
 #include "kernels/cuda/flash_backward_mma.cuh"
+#include "kernels/cuda/flash_forward_combine.cuh"
 #include "kernels/cuda/flash_forward_mma.cuh"
+#include "kernels/cuda/flash_key_splits.h"
 #include "kernels/cuda/flash_launch_utils.h"
 
 #include <algorithm>
@@ -13,24 +15,78 @@
 
 namespace stepscope::kernels::flash {
 
-// One CTA per (query tile, batch*head). fp32 grids that leave SMs idle split K/V once per CTA
-// (Tf32ForwardTraits), which shortens each CTA's walk at the cost of its second CTA per SM.
+// CTAs of the unsplit forward kernel one SM holds (shared memory and registers), asked once.
 template <typename T, int kHeadDim>
-void launch_forward_mma(ForwardParams params, const AttentionShape& shape, cudaStream_t stream) {
+int forward_ctas_per_sm() {
+  static const int per_sm = [] {
+    using Tr = TensorCoreForwardTraits<T, kHeadDim>;
+    const auto kernel = flash_forward_mma_kernel<T, kHeadDim>;
+    if (Tr::kSmemBytes > 48 * 1024) {
+      check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(Tr::kSmemBytes)),
+                 "cudaFuncSetAttribute(max dynamic shared memory) for flash_forward_mma_kernel");
+    }
+    int ctas = 0;
+    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, kernel, Tr::kThreads, Tr::kSmemBytes),
+               "cudaOccupancyMaxActiveBlocksPerMultiprocessor(flash_forward_mma_kernel)");
+    return std::max(ctas, 1);
+  }();
+  return per_sm;
+}
+
+// The key splits (flash_key_splits.h) of this shape on the current device; `requested` as there.
+template <typename T, int kHeadDim>
+KeySplitPlan forward_key_split_plan(const AttentionShape& shape, int requested) {
+  using Tr = TensorCoreForwardTraits<T, kHeadDim>;
+  const int64_t slots = static_cast<int64_t>(check_device_supported(Tr::kSmemBytes)) * forward_ctas_per_sm<T, kHeadDim>();
+  const ForwardTiling tiling{shape.batch * shape.heads, shape.seq_q, shape.seq_k, Tr::kBlockM, Tr::kBlockN,
+                             shape.causal};
+  return plan_key_splits(tiling, slots, requested);
+}
+
+// One CTA per (query tile, batch*head), or with key splits per chunk of its walk and then the
+// combine kernel (`workspace` holds the chunks; without one nothing is split). fp32 grids that
+// leave SMs idle split K/V once per CTA (Tf32ForwardTraits), which shortens each CTA's walk at
+// the cost of its second CTA per SM.
+template <typename T, int kHeadDim>
+void launch_forward_mma(ForwardParams params, const AttentionShape& shape, int requested_splits, float* workspace,
+                        cudaStream_t stream) {
   using Tr = TensorCoreForwardTraits<T, kHeadDim>;
   params.row_tiles = static_cast<int>((shape.seq_q + Tr::kBlockM - 1) / Tr::kBlockM);
   const int sms = check_device_supported(Tr::kSmemBytes);
   const auto blocks = static_cast<unsigned>(params.row_tiles * shape.batch * shape.heads);
+  const KeySplitPlan plan = workspace != nullptr ? forward_key_split_plan<T, kHeadDim>(shape, requested_splits)
+                                                 : KeySplitPlan{};
+  const dim3 grid(blocks, static_cast<unsigned>(plan.splits));
+  if (plan.splits > 1) {
+    params.split_tiles = plan.tiles_per_split;
+    params.rows = shape.batch * shape.heads * shape.seq_q;
+    params.block_m = Tr::kBlockM;
+    params.block_n = Tr::kBlockN;
+    params.partial_o = workspace;
+    params.partial_lse = workspace + static_cast<int64_t>(plan.splits) * params.rows * partial_row_floats(shape.head_dim);
+  }
   if constexpr (std::is_same_v<T, float>) {
     using Split = TensorCoreForwardTraits<T, kHeadDim, true>;
-    if (blocks <= static_cast<unsigned>(sms)) {
+    if (static_cast<int64_t>(blocks) * plan.splits <= sms) {
       check_device_supported(Split::kSmemBytes);
-      return launch_kernel(flash_forward_mma_kernel<T, kHeadDim, true>, blocks, Split::kThreads, Split::kSmemBytes,
-                           stream, params, "flash_forward_mma_kernel (fp32, split K/V)");
+      launch_kernel(flash_forward_mma_kernel<T, kHeadDim, true>, grid, Split::kThreads, Split::kSmemBytes, stream,
+                    params, "flash_forward_mma_kernel (fp32, split K/V)");
+    } else {
+      launch_kernel(flash_forward_mma_kernel<T, kHeadDim>, grid, Tr::kThreads, Tr::kSmemBytes, stream, params,
+                    "flash_forward_mma_kernel");
     }
+  } else {
+    launch_kernel(flash_forward_mma_kernel<T, kHeadDim>, grid, Tr::kThreads, Tr::kSmemBytes, stream, params,
+                  "flash_forward_mma_kernel");
   }
-  launch_kernel(flash_forward_mma_kernel<T, kHeadDim>, blocks, Tr::kThreads, Tr::kSmemBytes, stream, params,
-                "flash_forward_mma_kernel");
+  if (plan.splits > 1) {
+    const int64_t items = params.rows * (partial_row_floats(shape.head_dim) / 4);
+    const auto combine_blocks =
+        static_cast<unsigned>(std::clamp<int64_t>((items + kCombineThreads - 1) / kCombineThreads, 1, 8192));
+    launch_kernel(flash_forward_combine_kernel<T>, combine_blocks, kCombineThreads, 0, stream, params,
+                  "flash_forward_combine_kernel");
+  }
 }
 
 // How many CTAs share each key tile's walk over the query tiles: enough to fill the GPU's
