@@ -107,7 +107,7 @@ for name in ("leaderboard.csv", "sdpa_vs_flash.csv", "flash_vs_sdpa.csv", "pytor
         f = lambda k: r[k] if r[k] else "-"
         print(f"{r['impl']:6} d{r['d']:>4} s{r['seq']:>6} {r['precision']} {r['status']:4} fwd {f('fwd_ms'):.8} bwd {f('bwd_ms'):.8} "
               f"e2e {f('fwd_bwd_ms'):.8} fwdTF {f('fwd_tflops'):.6} bwdTF {f('bwd_tflops'):.6} "
-              f"mem {f('mem_before_bwd_bytes')} err {f('max_abs_err'):.8} @{f('checked_seq')}")
+              f"mem {f('mem_before_bwd_bytes')} err {float(r['max_abs_err'] or 'nan'):.1e} @{f('checked_seq')}")
 # Where ours is behind SDPA, by the mean and by the median of the passes.
 for name in ("sdpa_vs_flash.csv", "flash_vs_sdpa.csv", "flash_benchmarking_short.csv",
              "flash_benchmarking_short_sdpa_first.csv", "flash_benchmarking.csv"):
