@@ -33,11 +33,12 @@ __global__ void __launch_bounds__(TensorCoreBackwardTraits<T, kHeadDim>::kThread
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   T* s_k = reinterpret_cast<T*>(smem_bytes);
   T* s_v = s_k + Tr::kKvElems;
-  T* s_q = s_v + Tr::kKvElems;        // two buffers
-  T* s_do = s_q + 2 * Tr::kQElems;    // two buffers
-  T* s_ds = s_do + 2 * Tr::kQElems;   // dS as (query, key)
-  float* s_lse = reinterpret_cast<float*>(s_ds + Tr::kDsElems);  // two buffers, lse*log2(e)
-  float* s_d = s_lse + 2 * kBlockM;                                // two buffers
+  constexpr int kQStages = Tr::kQStages;
+  T* s_q = s_v + Tr::kKvElems;                // kQStages buffers
+  T* s_do = s_q + kQStages * Tr::kQElems;     // kQStages buffers
+  T* s_ds = s_do + kQStages * Tr::kQElems;    // dS as (query, key)
+  float* s_lse = reinterpret_cast<float*>(s_ds + Tr::kDsElems);  // kQStages buffers, lse*log2(e)
+  float* s_d = s_lse + kQStages * kBlockM;                         // kQStages buffers
 
   const int tid = threadIdx.x;
   const int warp = tid / kWarpSize;
@@ -105,10 +106,10 @@ __global__ void __launch_bounds__(TensorCoreBackwardTraits<T, kHeadDim>::kThread
   const T* v_rows = s_v + warp_key0 * kStride;
 
   int buf = 0;
-  for (int m0 = m_begin; m0 < m_end; m0 += kBlockM, buf ^= 1) {
+  for (int m0 = m_begin; m0 < m_end; m0 += kBlockM, buf = kQStages == 1 ? 0 : buf ^ 1) {
     cp_async_wait_all();
     __syncthreads();  // tile m0 is visible; every warp is done with the other buffer and dS
-    if (m0 + kBlockM < m_end) {
+    if (kQStages == 2 && m0 + kBlockM < m_end) {
       load_query_tile(m0 + kBlockM, buf ^ 1);
       cp_async_commit();
     }
@@ -154,7 +155,11 @@ __global__ void __launch_bounds__(TensorCoreBackwardTraits<T, kHeadDim>::kThread
       }
 
     Ops::template regs_b<kQueryTiles, kDimTiles, kStride>(dk_acc, dp_t, q_tile, lane);
-    __syncthreads();  // all of dS is in shared memory
+    __syncthreads();  // all of dS is in shared memory, and every warp is done with this tile
+    if (kQStages == 1 && m0 + kBlockM < m_end) {
+      load_query_tile(m0 + kBlockM, 0);  // lands while dQ reads dS and K
+      cp_async_commit();
+    }
 
     // dQ (unscaled) += dS K, split over warps by row group (16 queries) and column range, in
     // chunks of columns, which keeps dQ's registers apart from dK/dV's under 255.

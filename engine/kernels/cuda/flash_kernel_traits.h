@@ -15,6 +15,8 @@ namespace stepscope::kernels::flash {
 
 constexpr int kWarpSize = 32;
 constexpr std::size_t kSm80SmemPerBlock = 163 * 1024;
+// Shared memory of one Hopper SM, which its CTAs share with 1 KB reserved each.
+constexpr std::size_t kSm90SmemPerSm = 228 * 1024;
 
 // The head-dim tile a real head dim is padded to.
 constexpr int padded_head_dim(int head_dim) {
@@ -64,6 +66,7 @@ struct MmaBackwardTraits {
   static constexpr int kKvElems = kBlockN * kSmemStride;
   static constexpr int kQElems = kBlockM * kSmemStride;
   static constexpr int kDsElems = kBlockM * kDsStride;
+  static constexpr int kQStages = 2;  // query tiles double buffered
   // K, V, 2x Q, 2x dO, dS (element type), then 2x lse and 2x D rows (fp32).
   static constexpr std::size_t kSmemBytes =
       2 * (2 * kKvElems + 4 * kQElems + kDsElems) + 4 * (4 * kBlockM);
@@ -123,9 +126,15 @@ struct Tf32BackwardTraits {
   static constexpr int kKvElems = kBlockN * kSmemStride;
   static constexpr int kQElems = kBlockM * kSmemStride;
   static constexpr int kDsElems = kBlockM * kDsStride;
-  // K, V, 2x Q, 2x dO, dS, then 2x lse and 2x D rows.
-  static constexpr std::size_t kSmemBytes =
-      4 * (2 * kKvElems + 4 * kQElems + kDsElems + 4 * kBlockM);
+  // K, V, kQStages x (Q, dO), dS, then kQStages x (lse, D) rows.
+  static constexpr std::size_t smem_bytes(int q_stages) {
+    return 4 * (2 * kKvElems + 2 * q_stages * kQElems + kDsElems + 2 * q_stages * kBlockM);
+  }
+  // Query tiles double buffered where two CTAs fit on a Hopper SM; d128 gives up the second
+  // buffer for the second CTA (its next tile then loads while dQ is computed). An A100 holds one
+  // CTA either way.
+  static constexpr int kQStages = 2 * (smem_bytes(2) + 1024) <= kSm90SmemPerSm ? 2 : 1;
+  static constexpr std::size_t kSmemBytes = smem_bytes(kQStages);
   static_assert(kHeadDim % 32 == 0, "the padded stride must be 4 floats mod 32 banks");
   static_assert(kSmemBytes <= kSm80SmemPerBlock, "fp32 backward tile exceeds sm_80 shared memory");
 };
