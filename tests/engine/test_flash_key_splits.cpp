@@ -14,16 +14,19 @@ namespace {
 
 constexpr int64_t kH100Slots = 132 * 2;
 
-ForwardTiling fp32_d128(int64_t bh, int64_t seq, bool causal = true) { return {bh, seq, seq, 64, 32, causal}; }
+ForwardTiling tiling(int64_t heads, int64_t seq_q, int64_t seq_k, int block_m, int block_n, bool causal) {
+  return {{1, heads, seq_q, seq_k, 128, causal}, block_m, block_n};
+}
+ForwardTiling fp32_d128(int64_t heads, int64_t seq, bool causal = true) { return tiling(heads, seq, seq, 64, 32, causal); }
 
 TEST(FlashKeySplits, CausalTilesWalkUpToTheirLastRow) {
-  const ForwardTiling g{1, 300, 37, 64, 32, true};
+  const ForwardTiling g = tiling(1, 300, 37, 64, 32, true);
   EXPECT_EQ(forward_key_tiles(g, 0), 2);  // keys 0..36 (all of them): two 32-key tiles
   EXPECT_EQ(forward_key_tiles(g, 4), 2);
-  const ForwardTiling h{1, 1024, 1024, 64, 32, true};
+  const ForwardTiling h = fp32_d128(1, 1024);
   EXPECT_EQ(forward_key_tiles(h, 0), 2);   // keys 0..63
   EXPECT_EQ(forward_key_tiles(h, 15), 32);  // all 1024 keys
-  EXPECT_EQ(forward_key_tiles({1, 1024, 1000, 64, 32, false}, 0), 32);  // ceil(1000 / 32)
+  EXPECT_EQ(forward_key_tiles(tiling(1, 1024, 1000, 64, 32, false), 0), 32);  // ceil(1000 / 32)
 }
 
 TEST(FlashKeySplits, OneHeadOf16384RowsSplitsIntoSevenChunks) {
@@ -52,7 +55,7 @@ TEST(FlashKeySplits, ShortGridsTakeChunksOfAtLeast256Keys) {
 TEST(FlashKeySplits, UnmaskedGridsSplitWhenTheyLeaveSlotsIdle) {
   // 64 query tiles x 64 key tiles of 64 keys: 4096 of work, 16 per slot, longest 64; chunks of
   // max(4, 6) = 6 tiles, ceil(64 / 6) = 11.
-  const KeySplitPlan plan = plan_key_splits({1, 4096, 4096, 64, 64, false}, kH100Slots, 0);
+  const KeySplitPlan plan = plan_key_splits(tiling(1, 4096, 4096, 64, 64, false), kH100Slots, 0);
   EXPECT_EQ(plan.splits, 11);
   EXPECT_EQ(plan.tiles_per_split, 6);
 }

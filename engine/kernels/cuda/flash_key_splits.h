@@ -14,19 +14,18 @@
 // rows of fp32 O (about 50 MB at d128 on an H100, beside one fp32 O).
 #pragma once
 
+#include "kernels/flash_attention_args.h"
+
 #include <algorithm>
 #include <cstdint>
 
 namespace stepscope::kernels::flash {
 
-// The forward grid's shape in tiles: query tiles of `block_m` rows, key tiles of `block_n` keys.
+// A forward grid: the shape cut into query tiles of `block_m` rows and key tiles of `block_n` keys.
 struct ForwardTiling {
-  int64_t bh = 1;  // batch * heads
-  int64_t seq_q = 1;
-  int64_t seq_k = 1;
+  AttentionShape shape;
   int block_m = 64;
   int block_n = 64;
-  bool causal = false;
 };
 
 struct KeySplitPlan {
@@ -36,7 +35,8 @@ struct KeySplitPlan {
 
 // Key tiles query tile `tile` walks: causal tiles see keys up to their last row.
 inline int64_t forward_key_tiles(const ForwardTiling& g, int64_t tile) {
-  const int64_t key_end = g.causal ? std::min(g.seq_k, (tile + 1) * g.block_m) : g.seq_k;
+  const AttentionShape& s = g.shape;
+  const int64_t key_end = s.causal ? std::min(s.seq_k, (tile + 1) * g.block_m) : s.seq_k;
   return (key_end + g.block_n - 1) / g.block_n;
 }
 
@@ -49,15 +49,16 @@ inline int min_tiles_per_split(int block_n) { return std::max(1, (256 + block_n 
 // ends within a third of the ideal. `requested` 1 never splits; above 1 asks for that many chunks
 // of the longest walk (the kernel check covers the split path with it); 0 chooses.
 inline KeySplitPlan plan_key_splits(const ForwardTiling& g, int64_t slots, int requested) {
-  const int64_t row_tiles = (g.seq_q + g.block_m - 1) / g.block_m;
-  if (row_tiles < 1 || g.bh < 1 || requested == 1) return {};
+  const int64_t row_tiles = (g.shape.seq_q + g.block_m - 1) / g.block_m;
+  const int64_t bh = g.shape.batch * g.shape.heads;
+  if (row_tiles < 1 || bh < 1 || requested == 1) return {};
   int64_t longest = 0, work = 0;
   for (int64_t tile = 0; tile < row_tiles; ++tile) {
     const int64_t tiles = forward_key_tiles(g, tile);
     longest = std::max(longest, tiles);
     work += tiles;
   }
-  work *= g.bh;
+  work *= bh;
   int64_t per_split = 0;
   if (requested > 1) {
     per_split = (longest + requested - 1) / requested;
