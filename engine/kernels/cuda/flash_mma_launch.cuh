@@ -64,17 +64,17 @@ void launch_forward_mma(ForwardParams params, const AttentionShape& shape, int r
     params.partial_o = workspace;
     params.partial_lse = workspace + static_cast<int64_t>(plan.splits) * params.rows * partial_row_floats(shape.head_dim);
   }
+  bool split_kv = false;
   if constexpr (std::is_same_v<T, float>) {
     using Split = TensorCoreForwardTraits<T, kHeadDim, true>;
-    if (static_cast<int64_t>(blocks) * plan.splits <= sms) {
+    split_kv = static_cast<int64_t>(blocks) * plan.splits <= sms;
+    if (split_kv) {
       check_device_supported(Split::kSmemBytes);
       launch_kernel(flash_forward_mma_kernel<T, kHeadDim, true>, grid, Split::kThreads, Split::kSmemBytes, stream,
                     params, "flash_forward_mma_kernel (fp32, split K/V)");
-    } else {
-      launch_kernel(flash_forward_mma_kernel<T, kHeadDim>, grid, Tr::kThreads, Tr::kSmemBytes, stream, params,
-                    "flash_forward_mma_kernel");
     }
-  } else {
+  }
+  if (!split_kv) {
     launch_kernel(flash_forward_mma_kernel<T, kHeadDim>, grid, Tr::kThreads, Tr::kSmemBytes, stream, params,
                   "flash_forward_mma_kernel");
   }
