@@ -17,6 +17,8 @@ constexpr int kWarpSize = 32;
 constexpr std::size_t kSm80SmemPerBlock = 163 * 1024;
 // Shared memory of one Hopper SM, which its CTAs share with 1 KB reserved each.
 constexpr std::size_t kSm90SmemPerSm = 228 * 1024;
+// CTAs of `smem` bytes of shared memory one Hopper SM holds (an A100 holds the same or fewer).
+constexpr int sm90_ctas_by_smem(std::size_t smem) { return static_cast<int>(kSm90SmemPerSm / (smem + 1024)); }
 
 // The head-dim tile a real head dim is padded to.
 constexpr int padded_head_dim(int head_dim) {
@@ -133,7 +135,7 @@ struct Tf32BackwardTraits {
   // Query tiles double buffered where two CTAs fit on a Hopper SM; d128 gives up the second
   // buffer for the second CTA (its next tile then loads while dQ is computed). An A100 holds one
   // CTA either way.
-  static constexpr int kQStages = 2 * (smem_bytes(2) + 1024) <= kSm90SmemPerSm ? 2 : 1;
+  static constexpr int kQStages = sm90_ctas_by_smem(smem_bytes(2)) >= 2 ? 2 : 1;
   static constexpr std::size_t kSmemBytes = smem_bytes(kQStages);
   static_assert(kHeadDim % 32 == 0, "the padded stride must be 4 floats mod 32 banks");
   static_assert(kSmemBytes <= kSm80SmemPerBlock, "fp32 backward tile exceeds sm_80 shared memory");

@@ -96,8 +96,7 @@ int backward_query_splits(const AttentionShape& shape) {
     return 1;  // 16-bit dK, dV are not added atomically
   } else {
     using Tr = TensorCoreBackwardTraits<T, kHeadDim>;
-    constexpr std::size_t kSmemPerSm = 227 * 1024;  // sm_90; sm_80 holds the same count or fewer
-    const int per_sm = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(2, kSmemPerSm / Tr::kSmemBytes)));
+    const int per_sm = std::clamp(sm90_ctas_by_smem(Tr::kSmemBytes), 1, 2);
     const int64_t slots = static_cast<int64_t>(check_device_supported(Tr::kSmemBytes)) * per_sm;
     const int64_t ctas = (shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN * shape.batch * shape.heads;
     const int64_t query_tiles = (shape.seq_q + Tr::kBlockM - 1) / Tr::kBlockM;
