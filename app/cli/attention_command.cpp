@@ -38,6 +38,9 @@ std::string attention_usage() {
          "  --causal               top-left causal mask (query i sees keys 0..i)\n"
          "  --warmup N             warm-up passes, not measured (default 5)\n"
          "  --steps N              measured forward and backward passes (default 100)\n"
+         "  --rounds N             split the passes into N rounds, the implementations of a shape taking\n"
+         "                         turns round by round, so that a drift of the machine falls on all of them\n"
+         "                         alike (default 5 when comparing implementations, else 1; at most --steps)\n"
          "  --device D             cpu, cuda or cuda:N (default cpu)\n"
          "  --seed N               seed of the inputs (default 0)\n"
          "  --csv F                write the table to F, rewritten after every row (default: stdout)\n"
@@ -67,8 +70,8 @@ struct SweepOptions {
 
 SweepOptions parse_sweep_options(const std::vector<std::string>& args) {
   const OptionReader options("attention", args,
-                             {"impl", "batch", "heads", "d", "seq", "precision", "warmup", "steps", "device", "seed",
-                              "csv", "json"},
+                             {"impl", "batch", "heads", "d", "seq", "precision", "warmup", "steps", "rounds", "device",
+                              "seed", "csv", "json"},
                              {"causal", "quiet", "help"});
   SweepOptions o;
   AttentionConfig& base = o.spec.base;
@@ -89,8 +92,22 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args) {
     o.spec.precisions.push_back(parse_with("precision", text, parse_precision));
   }
   base.causal = options.has("causal");
-  base.warmup_steps = static_cast<int>(parse_integer("warmup", options.get("warmup", "5"), 0));
-  base.measured_steps = static_cast<int>(parse_integer("steps", options.get("steps", "100"), 1));
+  // Checked before narrowing to int: 4294967297 passes must not become 1.
+  constexpr int64_t kMaxPasses = 1000000;
+  const auto passes = [&](const char* option, const char* fallback, int64_t minimum) {
+    const int64_t n = parse_integer(option, options.get(option, fallback), minimum);
+    if (n > kMaxPasses) throw CliError(std::string("--") + option + ": at most 1000000");
+    return static_cast<int>(n);
+  };
+  base.warmup_steps = passes("warmup", "5", 0);
+  base.measured_steps = passes("steps", "100", 1);
+  if (options.has("rounds")) {
+    o.spec.rounds = passes("rounds", "1", 1);
+    if (o.spec.rounds > base.measured_steps) {
+      throw CliError("--rounds: " + std::to_string(o.spec.rounds) + " rounds need at least as many measured passes (--steps " +
+                     std::to_string(base.measured_steps) + ")");
+    }
+  }
   base.device = options.get("device", "cpu");
   base.seed = static_cast<uint64_t>(parse_integer("seed", options.get("seed", "0"), 0));
   o.csv = options.get("csv");
@@ -148,7 +165,8 @@ int run_sweep_command(const std::vector<std::string>& args, std::ostream& out, s
   };
   StderrProgress progress(err);
   try {
-    run_attention_sweep(configs, options.quiet ? nullptr : &progress, &interrupt_flag(), publish);
+    run_attention_sweep(configs, sweep_rounds(options.spec), options.quiet ? nullptr : &progress, &interrupt_flag(),
+                        publish);
     if (!options.csv.empty() && !csv_each_row) write_csv();
     if (!options.json.empty() && !json_each_row) write_json();
   } catch (const std::exception& error) {

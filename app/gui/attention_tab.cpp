@@ -11,11 +11,11 @@ namespace {
 
 // The sweep's outcome: failed when any configuration failed, cancelled when cut short; out of
 // memory is a result, not a failure.
-precision::LabOutcome run_sweep(const std::vector<AttentionConfig>& configs, ProgressSink* sink,
+precision::LabOutcome run_sweep(const std::vector<AttentionConfig>& configs, int rounds, ProgressSink* sink,
                                 const CancelFlag* cancel, const LabRun::TablePublisher& publish) {
   std::vector<AttentionResult> results;
   precision::LabOutcome outcome;
-  run_attention_sweep(configs, sink, cancel, [&](const AttentionResult& r) {
+  run_attention_sweep(configs, rounds, sink, cancel, [&](const AttentionResult& r) {
     results.push_back(r);
     publish(attention_schema().table(results));
     if (r.status == RunStatus::failed && outcome.status == RunStatus::ok) {
@@ -70,8 +70,10 @@ bool AttentionTab::start(const AttentionSweepSpec& spec) {
   const QString label = QStringLiteral("attention: %1 configurations on %2")
                             .arg(configs.size())
                             .arg(QString::fromStdString(spec.base.device));
-  lab_.start(label, [configs](ProgressSink* sink, const CancelFlag* cancel, const LabRun::TablePublisher& publish) {
-    return run_sweep(configs, sink, cancel, publish);
+  const int rounds = sweep_rounds(spec);
+  lab_.start(label, [configs, rounds](ProgressSink* sink, const CancelFlag* cancel,
+                                      const LabRun::TablePublisher& publish) {
+    return run_sweep(configs, rounds, sink, cancel, publish);
   });
   return true;
 }

@@ -94,6 +94,15 @@ add_test(NAME cli_e2e.bench_naive_against_flash_attention COMMAND stepscope-cli 
   --batch 2 --attention naive,flash --mode train --warmup 1 --steps 2 --quiet)
 set_tests_properties(cli_e2e.bench_naive_against_flash_attention PROPERTIES LABELS "cli;e2e" TIMEOUT 120
   PASS_REGULAR_EXPRESSION "fp32,train,naive,cpu,.*fp32,train,flash,cpu,[^\n]*,ok,")
+# Rounds: the implementations of a shape take turns, each round named in the progress lines.
+add_test(NAME cli_e2e.attention_rounds_interleave COMMAND stepscope-cli attention --impl naive,flash --batch 2
+  --d 16 --seq 40 --warmup 1 --steps 4 --rounds 2)
+set_tests_properties(cli_e2e.attention_rounds_interleave PROPERTIES LABELS "cli;e2e" TIMEOUT 120
+  PASS_REGULAR_EXPRESSION "naive b 2 h 1 d 16 seq 40 fp32 round 1/2.*flash b 2 h 1 d 16 seq 40 fp32 round 1/2.*flash b 2 h 1 d 16 seq 40 fp32 round 2/2.*naive b 2 h 1 d 16 seq 40 fp32 round 2/2")
+stepscope_cli_error_test(attention_rounds_beyond_steps
+  "--rounds: 5 rounds need at least as many measured passes \\(--steps 4\\)" attention --steps 4 --rounds 5)
+stepscope_cli_error_test(attention_zero_rounds "--rounds: 0 is too small" attention --rounds 0)
+stepscope_cli_error_test(attention_steps_beyond_int "--steps: at most 1000000" attention --steps 4294967297)
 stepscope_cli_error_test(attention_unknown_impl "--impl: unknown attention implementation 'flash3'" attention --impl flash3)
 stepscope_cli_error_test(attention_check_needs_inputs "--q is required" attention check --out x)
 stepscope_cli_error_test(bench_unknown_attention "--attention: unknown attention implementation 'fast'" bench --attention fast)

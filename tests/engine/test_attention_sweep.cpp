@@ -30,11 +30,24 @@ AttentionConfig small(AttentionImpl impl, int64_t seq, bool causal = false) {
   return c;
 }
 
-std::vector<AttentionResult> run_all(const std::vector<AttentionConfig>& configs) {
+std::vector<AttentionResult> run_all(const std::vector<AttentionConfig>& configs, int rounds = 1,
+                                     ProgressSink* progress = nullptr, const CancelFlag* cancel = nullptr) {
   std::vector<AttentionResult> out;
-  run_attention_sweep(configs, nullptr, nullptr, [&](const AttentionResult& r) { out.push_back(r); });
+  run_attention_sweep(configs, rounds, progress, cancel, [&](const AttentionResult& r) { out.push_back(r); });
   return out;
 }
+
+// The cases in the order they started measuring; cancels once `cancel_after` of them finished.
+struct MeasuringOrder : ProgressSink {
+  std::vector<std::string> labels;
+  CancelFlag cancel;
+  int cancel_after = -1;
+  int done = 0;
+  void on_progress(const Progress& p) override {
+    if (p.phase == RunPhase::measuring && p.step == 0) labels.push_back(p.config_label);
+    if (p.phase == RunPhase::done && ++done == cancel_after) cancel.cancel();
+  }
+};
 
 }  // namespace
 
@@ -193,3 +206,58 @@ TEST(AttentionSweep, TheCheckShortensTheSequenceWhereNaiveFp32WouldNotFit) {
   EXPECT_LE(static_cast<double>(seq) * seq * 8, double(int64_t{1} << 28));
   EXPECT_EQ(checkable_seq(small(AttentionImpl::flash, 300), int64_t{64} << 30), 300);
 }
+
+TEST(AttentionSweep, RoundsInterleaveTheImplementationsOfAShapeAndKeepEveryPass) {
+  AttentionConfig naive = small(AttentionImpl::naive, 40, true), flash = small(AttentionImpl::flash, 40, true);
+  naive.measured_steps = flash.measured_steps = 7;
+  AttentionConfig longer = small(AttentionImpl::flash, 48, true);
+  longer.measured_steps = 7;
+  MeasuringOrder order;
+  const auto results = run_all({naive, flash, longer}, 3, &order);
+  // Shares of 3, 2 and 2 passes; the pair takes turns opening a round, the lone shape runs alone.
+  const std::vector<std::string> expected{
+      describe(naive) + " round 1/3", describe(flash) + " round 1/3", describe(flash) + " round 2/3",
+      describe(naive) + " round 2/3", describe(naive) + " round 3/3", describe(flash) + " round 3/3",
+      describe(longer) + " round 1/3", describe(longer) + " round 2/3", describe(longer) + " round 3/3"};
+  EXPECT_EQ(order.labels, expected);
+  ASSERT_EQ(results.size(), 3u);
+  for (const auto& r : results) {
+    SCOPED_TRACE(describe(r.config));
+    ASSERT_EQ(r.status, RunStatus::ok) << r.message;
+    EXPECT_EQ(r.forward.count, 7);
+    EXPECT_EQ(r.backward.count, 7);
+    EXPECT_GE(r.max_abs_error, 0);  // checked once, in the first round
+    EXPECT_LE(r.max_abs_error, 1e-5);
+    EXPECT_GT(r.memory_before_backward_bytes, 0);
+    EXPECT_GE(r.peak_memory_bytes, r.memory_before_backward_bytes);
+  }
+  // Each round builds the same inputs afresh: what is kept before the backward matches one round alone.
+  const auto alone = run_all({naive});
+  EXPECT_EQ(results[0].memory_before_backward_bytes, alone[0].memory_before_backward_bytes);
+}
+
+TEST(AttentionSweep, AnOutOfMemoryCaseIsNotRetriedInLaterRounds) {
+  MeasuringOrder order;
+  const auto results = run_all({small(AttentionImpl::naive, 1 << 22)}, 3, &order);  // P alone: 2 * 2^44 floats
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, RunStatus::out_of_memory);
+  EXPECT_TRUE(order.labels.empty());
+  EXPECT_EQ(order.done, 1);  // one attempt, not three
+}
+
+TEST(AttentionSweep, CancelledBetweenRoundsKeepsThePassesMeasured) {
+  AttentionConfig naive = small(AttentionImpl::naive, 40), flash = small(AttentionImpl::flash, 40);
+  naive.measured_steps = flash.measured_steps = 6;
+  MeasuringOrder order;
+  order.cancel_after = 2;  // after both finished round 1 of 3
+  const auto results = run_all({naive, flash, small(AttentionImpl::flash, 48)}, 3, &order, &order.cancel);
+  ASSERT_EQ(results.size(), 2u);  // the third shape never started
+  for (const auto& r : results) {
+    SCOPED_TRACE(describe(r.config));
+    EXPECT_EQ(r.status, RunStatus::cancelled);
+    EXPECT_EQ(r.forward.count, 2);
+    EXPECT_EQ(r.message, "cancelled after 2 of 6 measured passes");
+    EXPECT_GE(r.max_abs_error, 0);
+  }
+}
+

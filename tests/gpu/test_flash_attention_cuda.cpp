@@ -123,7 +123,9 @@ TEST(FlashAttentionCuda, TheSweepRunsEveryImplementationAndChecksItOnTheGpu) {
   spec.seqs = {1000};
   spec.precisions = {Precision::bf16};
   std::vector<AttentionResult> results;
-  run_attention_sweep(expand(spec), nullptr, nullptr, [&](const AttentionResult& r) { results.push_back(r); });
+  // The default for three implementations: five interleaved rounds of one pass each.
+  run_attention_sweep(expand(spec), sweep_rounds(spec), nullptr, nullptr,
+                      [&](const AttentionResult& r) { results.push_back(r); });
   ASSERT_EQ(results.size(), size_t{3});
   for (const auto& r : results) {
     SCOPED_TRACE(describe(r.config));

@@ -50,7 +50,22 @@ int64_t checkable_seq(const AttentionConfig& c, int64_t available_bytes) {
   return std::max<int64_t>(1, std::min(c.seq, fitting));
 }
 
-AttentionCase::AttentionCase(AttentionConfig config) { result_.config = std::move(config); }
+AttentionCase::AttentionCase(AttentionConfig config) {
+  round_.warmup = config.warmup_steps;
+  round_.measured = config.measured_steps;
+  result_.config = std::move(config);
+}
+
+std::string AttentionCase::label() const {
+  const std::string shape = describe(result_.config);
+  if (rounds_ <= 1) return shape;
+  return shape + " round " + std::to_string(round_.round + 1) + "/" + std::to_string(rounds_);
+}
+
+void AttentionCase::begin_round(const RoundSlot& slot, int rounds) {
+  round_ = slot;
+  rounds_ = rounds;
+}
 
 AttentionCase::~AttentionCase() = default;
 
@@ -70,7 +85,8 @@ void AttentionCase::prepare(DeviceBackend& backend, profiling::AllocationRecorde
   k_ = torch::randn(shape, options).requires_grad_(true);
   v_ = torch::randn(shape, options).requires_grad_(true);
   d_o_ = torch::randn(shape, options);
-  check_against_naive();
+  if (!checked_) check_against_naive();
+  checked_ = true;
   clock_ = backend.make_clock();
 }
 
@@ -103,7 +119,9 @@ void AttentionCase::run_step(const StepContext& step) {
   if (!step.warmup) steps_.push_back(timing);
 }
 
-void AttentionCase::after_measuring(DeviceBackend& backend) { result_.peak_memory_bytes = backend.peak_memory_bytes(); }
+void AttentionCase::after_measuring(DeviceBackend& backend) {
+  result_.peak_memory_bytes = std::max(result_.peak_memory_bytes, backend.peak_memory_bytes());
+}
 
 void AttentionCase::release() {
   q_ = k_ = v_ = d_o_ = at::Tensor();
@@ -111,8 +129,15 @@ void AttentionCase::release() {
 }
 
 void AttentionCase::finish(CaseEnd end) {
-  result_.status = end.status;
-  result_.message = end.message;
+  // A round that did not end well ends the case; the passes of earlier rounds stay.
+  if (result_.status == RunStatus::ok) {
+    result_.status = end.status;
+    result_.message = end.message;
+    if (end.status == RunStatus::cancelled) {
+      result_.message = "cancelled after " + std::to_string(steps_.size()) + " of " +
+                        std::to_string(result_.config.measured_steps) + " measured passes";
+    }
+  }
   std::vector<int64_t> forward, backward, both;
   for (const auto& s : steps_) {
     forward.push_back(s.forward_ns);

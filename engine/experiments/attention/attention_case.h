@@ -1,7 +1,9 @@
 // One configuration of the attention sweep as an experiment case: random Q, K, V and dO in
 // the configuration's precision; a step is one forward pass and its backward pass, each timed
 // on the device; before timing, the implementation's O, dQ, dK and dV are checked against
-// naive attention in fp32 on the same inputs.
+// naive attention in fp32 on the same inputs. A case may run in several rounds (see
+// interleaved_rounds.h): each round builds its inputs afresh and adds its passes to the ones
+// before; the check runs in the first round only.
 #pragma once
 
 #include <memory>
@@ -10,6 +12,7 @@
 
 #include "attention/attention_types.h"
 #include "experiments/experiment_case.h"
+#include "experiments/interleaved_rounds.h"
 
 namespace stepscope {
 
@@ -20,10 +23,10 @@ class AttentionCase final : public ExperimentCase {
   explicit AttentionCase(AttentionConfig config);
   ~AttentionCase() override;
 
-  std::string label() const override { return describe(result_.config); }
+  std::string label() const override;
   std::string device() const override { return result_.config.device; }
-  int warmup_steps() const override { return result_.config.warmup_steps; }
-  int measured_steps() const override { return result_.config.measured_steps; }
+  int warmup_steps() const override { return round_.warmup; }
+  int measured_steps() const override { return round_.measured; }
   void check(DeviceBackend& backend) override;
   void prepare(DeviceBackend& backend, profiling::AllocationRecorder* memory) override;
   void run_step(const StepContext& step) override;
@@ -31,6 +34,8 @@ class AttentionCase final : public ExperimentCase {
   void release() override;
   void finish(CaseEnd end) override;
 
+  // The passes of the next run: round `slot.round` of `rounds`.
+  void begin_round(const RoundSlot& slot, int rounds);
   const AttentionResult& result() const { return result_; }
 
  private:
@@ -41,6 +46,9 @@ class AttentionCase final : public ExperimentCase {
   std::unique_ptr<StepClock> clock_;
   at::Tensor q_, k_, v_, d_o_;
   std::vector<StepTiming> steps_;
+  RoundSlot round_;
+  int rounds_ = 1;
+  bool checked_ = false;
 };
 
 // The largest sequence length at which naive fp32 attention over batch x heads fits the

@@ -14,7 +14,11 @@ namespace stepscope {
 void check_runnable(const AttentionConfig& config);
 
 // Runs each configuration; `on_result` sees each as soon as it ended (OOM and failures too).
-void run_attention_sweep(const std::vector<AttentionConfig>& configs, ProgressSink* progress,
+// Neighbouring configurations that differ only in the implementation are one comparison: their
+// measured passes run in `rounds` interleaved rounds (interleaved_rounds.h; at most one round per
+// pass), and their rows come once the comparison's last round ended. A case that did not end
+// well in a round (OOM, failure) sits out the later ones; on cancel, what was measured is kept.
+void run_attention_sweep(const std::vector<AttentionConfig>& configs, int rounds, ProgressSink* progress,
                          const CancelFlag* cancel, const std::function<void(const AttentionResult&)>& on_result);
 
 }  // namespace stepscope

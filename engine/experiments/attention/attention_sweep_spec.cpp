@@ -1,5 +1,7 @@
 #include "experiments/attention/attention_sweep_spec.h"
 
+#include "experiments/interleaved_rounds.h"
+
 namespace stepscope {
 
 std::vector<AttentionConfig> expand(const AttentionSweepSpec& spec) {
@@ -19,6 +21,11 @@ std::vector<AttentionConfig> expand(const AttentionSweepSpec& spec) {
     }
   }
   return out;
+}
+
+int sweep_rounds(const AttentionSweepSpec& spec) {
+  if (spec.rounds > 0) return spec.rounds;
+  return default_rounds(static_cast<int>(spec.impls.size()), spec.base.measured_steps);
 }
 
 }  // namespace stepscope

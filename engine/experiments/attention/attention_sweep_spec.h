@@ -16,7 +16,12 @@ struct AttentionSweepSpec {
   std::vector<int64_t> head_dims{16, 32, 64, 128};
   std::vector<int64_t> seqs{256, 1024, 4096, 8192, 16384};
   std::vector<Precision> precisions{Precision::fp32};
+  // Interleaved rounds of the measured passes (interleaved_rounds.h); 0: default_rounds.
+  int rounds = 0;
 };
+
+// The rounds the sweep runs: `rounds`, or the default for its implementations and passes.
+int sweep_rounds(const AttentionSweepSpec& spec);
 
 // Sequence lengths outermost and implementations innermost, so rows to compare sit together.
 std::vector<AttentionConfig> expand(const AttentionSweepSpec& spec);
