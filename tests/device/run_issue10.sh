@@ -61,17 +61,16 @@ timeout 90 $cli attention --impl naive,flash --batch 8 --d 16,32,64,128 --seq 25
   --warmup 2 --steps 10 --device cuda --quiet --csv "$OUT/a/pytorch_attention.csv"
 echo "exit $?" | tee -a "$OUT/summary.txt"
 # The short rows (0.1 ms passes, host-bound) move by their own standard deviation between
-# calls at 10 passes: they get the issue's default of 100.
+# calls at 10 passes: they get the issue's default of 100, in 10 interleaved rounds.
 log "the seeds' flash_benchmarking table: batch 1, causal, seq 128..65536, d 16..128, bf16 and fp32"
 timeout 120 $cli attention --impl flash,sdpa,naive --batch 1 --d 16,32,64,128 \
   --seq 128,256,512,1024,2048,4096 --precision bf16,fp32 --causal \
-  --warmup 10 --steps 100 --device cuda --quiet --csv "$OUT/a/flash_benchmarking_short.csv"
+  --warmup 10 --steps 100 --rounds 10 --device cuda --quiet --csv "$OUT/a/flash_benchmarking_short.csv"
 echo "exit $?" | tee -a "$OUT/summary.txt"
-# The same short rows with SDPA first in each row: the first implementation of a row follows the
-# previous row's naive run, and host-bound rows feel that.
+# The same short rows with SDPA opening the first round.
 timeout 60 $cli attention --impl sdpa,flash --batch 1 --d 16,32,64,128 \
   --seq 128,256,512,1024 --precision bf16,fp32 --causal \
-  --warmup 10 --steps 100 --device cuda --quiet --csv "$OUT/a/flash_benchmarking_short_sdpa_first.csv"
+  --warmup 10 --steps 100 --rounds 10 --device cuda --quiet --csv "$OUT/a/flash_benchmarking_short_sdpa_first.csv"
 echo "exit $?" | tee -a "$OUT/summary.txt"
 timeout 240 $cli attention --impl flash,sdpa,naive --batch 1 --d 16,32,64,128 \
   --seq 8192,16384,32768,65536 --precision bf16,fp32 --causal \
@@ -108,23 +107,10 @@ for name in ("leaderboard.csv", "sdpa_vs_flash.csv", "flash_vs_sdpa.csv", "pytor
         print(f"{r['impl']:6} d{r['d']:>4} s{r['seq']:>6} {r['precision']} {r['status']:4} fwd {f('fwd_ms'):.8} bwd {f('bwd_ms'):.8} "
               f"e2e {f('fwd_bwd_ms'):.8} fwdTF {f('fwd_tflops'):.6} bwdTF {f('bwd_tflops'):.6} "
               f"mem {f('mem_before_bwd_bytes')} err {float(r['max_abs_err'] or 'nan'):.1e} @{f('checked_seq')}")
-# Where ours is behind SDPA, by the mean and by the median of the passes.
-for name in ("sdpa_vs_flash.csv", "flash_vs_sdpa.csv", "flash_benchmarking_short.csv",
-             "flash_benchmarking_short_sdpa_first.csv", "flash_benchmarking.csv"):
-    path = os.path.join(sys.argv[1], name)
-    if not os.path.exists(path): continue
-    rows = {}
-    for r in csv.DictReader(open(path)):
-        rows[(r["impl"], r["heads"], r["d"], r["seq"], r["precision"])] = r
-    for (impl, h, d, s, p), r in rows.items():
-        o = rows.get(("sdpa", h, d, s, p))
-        if impl != "flash" or not o or r["status"] != "ok" or o["status"] != "ok": continue
-        for ph in ("fwd", "bwd"):
-            mean, med = float(r[f"{ph}_ms"]) / float(o[f"{ph}_ms"]), float(r[f"{ph}_median_ms"]) / float(o[f"{ph}_median_ms"])
-            if mean > 1 or med > 1:
-                print(f"behind SDPA {name} h{h} d{d} s{s} {p} {ph}: mean {r[ph + '_ms'][:7]}/{o[ph + '_ms'][:7]} ({mean:.2f}x) "
-                      f"median {r[ph + '_median_ms'][:7]}/{o[ph + '_median_ms'][:7]} ({med:.2f}x)")
 PY
+# Where ours is behind SDPA, by the mean and by the median of the passes, and a count per file.
+(cd "$OUT/a" && python3 "$OLDPWD/tests/device/flash_vs_sdpa_cells.py" sdpa_vs_flash.csv flash_vs_sdpa.csv \
+  flash_benchmarking_short.csv flash_benchmarking_short_sdpa_first.csv flash_benchmarking.csv) | tee -a "$OUT/summary.txt"
 log "done"
 # Few files come back from a device call: the CSVs, JSON and logs under 2 MB in one archive
 # beside the summary (memory snapshots, traces and larger tables stay behind).
