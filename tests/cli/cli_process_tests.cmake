@@ -100,7 +100,7 @@ add_test(NAME cli_e2e.attention_rounds_interleave COMMAND stepscope-cli attentio
 set_tests_properties(cli_e2e.attention_rounds_interleave PROPERTIES LABELS "cli;e2e" TIMEOUT 120
   PASS_REGULAR_EXPRESSION "naive b 2 h 1 d 16 seq 40 fp32 round 1/2.*flash b 2 h 1 d 16 seq 40 fp32 round 1/2.*flash b 2 h 1 d 16 seq 40 fp32 round 2/2.*naive b 2 h 1 d 16 seq 40 fp32 round 2/2")
 stepscope_cli_error_test(attention_rounds_beyond_steps
-  "--rounds: 5 rounds need at least as many measured passes \\(--steps 4\\)" attention --steps 4 --rounds 5)
+  "--rounds: 5 rounds need at least 5 measured passes; there are 4" attention --steps 4 --rounds 5)
 stepscope_cli_error_test(attention_zero_rounds "--rounds: 0 is too small" attention --rounds 0)
 stepscope_cli_error_test(attention_steps_beyond_int "--steps: at most 1000000" attention --steps 4294967297)
 stepscope_cli_error_test(attention_unknown_impl "--impl: unknown attention implementation 'flash3'" attention --impl flash3)

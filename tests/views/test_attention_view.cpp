@@ -135,12 +135,24 @@ class AttentionViewTest : public QObject {
     QCOMPARE(spec->impls, (std::vector<AttentionImpl>{AttentionImpl::flash}));
     QCOMPARE(spec->precisions, (std::vector<Precision>{Precision::fp32, Precision::bf16}));
     QCOMPARE(spec->base.measured_steps, 3);
+    QCOMPARE(spec->rounds, 0);  // auto
+    QCOMPARE(form.rounds_field()->text(), QStringLiteral("auto"));
     QCOMPARE(spec->base.device, std::string("cpu"));
     form.run_button()->click();
     QCOMPARE(requested.size(), 1);
 
-    form.seqs_field()->setText("128,abc");
     std::string field;
+    form.rounds_field()->setValue(4);  // more rounds than the 3 passes
+    QVERIFY(!form.spec(&error, &field));
+    QCOMPARE(field, std::string("rounds"));
+    QVERIFY2(form.error_text().contains("4 rounds"), qPrintable(form.error_text()));
+    QVERIFY(!form.run_button()->isEnabled());
+    form.rounds_field()->setValue(3);
+    spec = form.spec(&error);
+    QVERIFY2(spec, qPrintable(error));
+    QCOMPARE(spec->rounds, 3);
+
+    form.seqs_field()->setText("128,abc");
     QVERIFY(!form.spec(&error, &field));
     QCOMPARE(field, std::string("seq"));
     QVERIFY2(form.error_text().contains("'abc'"), qPrintable(form.error_text()));

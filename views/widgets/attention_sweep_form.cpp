@@ -72,6 +72,10 @@ AttentionSweepForm::AttentionSweepForm(QWidget* parent) : QWidget(parent) {
   causal_->setToolTip(tr("Top-left causal mask: query i sees keys 0..i"));
   warmup_ = help_spin(0, 100000, 2, tr("Warm-up passes, not measured"));
   steps_ = help_spin(1, 100000, 10, tr("Measured forward and backward passes (the seeds use 100)"));
+  rounds_ = help_spin(0, 100000, 0,
+                      tr("Rounds the passes are split into, the implementations of a shape taking turns so that a "
+                         "drift of the machine falls on all of them alike; auto: 5 when comparing implementations"));
+  rounds_->setSpecialValueText(tr("auto"));
   device_ = new QComboBox;
   run_ = new QPushButton(tr("Run"));
   run_->setObjectName("attentionRunButton");
@@ -95,6 +99,7 @@ AttentionSweepForm::AttentionSweepForm(QWidget* parent) : QWidget(parent) {
   add(QString(), causal_);
   add(tr("Warm-up"), warmup_);
   add(tr("Passes"), steps_);
+  add(tr("Rounds"), rounds_);
   add(tr("Device"), device_);
   const int run_column = grid->columnCount();
   grid->addWidget(run_, 1, run_column);
@@ -105,7 +110,7 @@ AttentionSweepForm::AttentionSweepForm(QWidget* parent) : QWidget(parent) {
 
   for (QCheckBox* box : impls_) connect(box, &QCheckBox::toggled, this, &AttentionSweepForm::refresh);
   for (QCheckBox* box : precisions_) connect(box, &QCheckBox::toggled, this, &AttentionSweepForm::refresh);
-  for (QSpinBox* box : {batch_, heads_, warmup_, steps_}) {
+  for (QSpinBox* box : {batch_, heads_, warmup_, steps_, rounds_}) {
     connect(box, &QSpinBox::valueChanged, this, &AttentionSweepForm::refresh);
   }
   for (QLineEdit* field : {head_dims_, seqs_}) connect(field, &QLineEdit::textChanged, this, &AttentionSweepForm::refresh);
@@ -153,7 +158,9 @@ std::optional<AttentionSweepSpec> AttentionSweepForm::spec(QString* error, std::
     s.base.causal = causal_->isChecked();
     s.base.warmup_steps = warmup_->value();
     s.base.measured_steps = steps_->value();
+    s.rounds = rounds_->value();
     s.base.device = device_->currentData().toString().toStdString();
+    validate_rounds(s);
     for (const AttentionConfig& c : expand(s)) validate(c);
   } catch (const ConfigError& e) {
     if (error) *error = QString::fromStdString(e.what());
@@ -164,7 +171,7 @@ std::optional<AttentionSweepSpec> AttentionSweepForm::spec(QString* error, std::
 }
 
 std::vector<QWidget*> AttentionSweepForm::all_fields() const {
-  std::vector<QWidget*> out{batch_, heads_, head_dims_, seqs_, warmup_, steps_, device_};
+  std::vector<QWidget*> out{batch_, heads_, head_dims_, seqs_, warmup_, steps_, rounds_, device_};
   out.insert(out.end(), impls_.begin(), impls_.end());
   out.insert(out.end(), precisions_.begin(), precisions_.end());
   return out;
@@ -175,7 +182,7 @@ std::vector<QWidget*> AttentionSweepForm::fields_for(const std::string& key) con
   if (key == "precision") return {precisions_.begin(), precisions_.end()};
   const std::pair<const char*, QWidget*> fields[] = {{"batch", batch_}, {"heads", heads_}, {"d", head_dims_},
                                                      {"seq", seqs_},     {"warmup", warmup_}, {"steps", steps_},
-                                                     {"device", device_}};
+                                                     {"rounds", rounds_}, {"device", device_}};
   for (const auto& [name, widget] : fields) {
     if (key == name) return {widget};
   }

@@ -41,6 +41,7 @@ class AttentionSweepForm : public QWidget {
   QCheckBox* impl_box(AttentionImpl impl) const;
   QCheckBox* precision_box(Precision precision) const;
   QSpinBox* steps_field() const { return steps_; }
+  QSpinBox* rounds_field() const { return rounds_; }
   QPushButton* run_button() const { return run_; }
 
  signals:
@@ -53,7 +54,7 @@ class AttentionSweepForm : public QWidget {
   std::vector<QWidget*> all_fields() const;
 
   std::vector<QCheckBox*> impls_, precisions_;
-  QSpinBox *batch_, *heads_, *warmup_, *steps_;
+  QSpinBox *batch_, *heads_, *warmup_, *steps_, *rounds_;
   QLineEdit *head_dims_, *seqs_;
   QCheckBox* causal_;
   QComboBox* device_;

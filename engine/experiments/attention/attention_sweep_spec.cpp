@@ -1,6 +1,9 @@
 #include "experiments/attention/attention_sweep_spec.h"
 
+#include <string>
+
 #include "experiments/interleaved_rounds.h"
+#include "model/model_config.h"
 
 namespace stepscope {
 
@@ -21,6 +24,15 @@ std::vector<AttentionConfig> expand(const AttentionSweepSpec& spec) {
     }
   }
   return out;
+}
+
+void validate_rounds(const AttentionSweepSpec& spec) {
+  if (spec.rounds < 0) throw ConfigError("rounds cannot be negative", "rounds");
+  if (spec.rounds > spec.base.measured_steps) {
+    throw ConfigError(std::to_string(spec.rounds) + " rounds need at least " + std::to_string(spec.rounds) +
+                          " measured passes; there are " + std::to_string(spec.base.measured_steps),
+                      "rounds");
+  }
 }
 
 int sweep_rounds(const AttentionSweepSpec& spec) {

@@ -22,6 +22,8 @@ struct AttentionSweepSpec {
 
 // The rounds the sweep runs: `rounds`, or the default for its implementations and passes.
 int sweep_rounds(const AttentionSweepSpec& spec);
+// Throws ConfigError (field "rounds") for rounds below 0 or more rounds than measured passes.
+void validate_rounds(const AttentionSweepSpec& spec);
 
 // Sequence lengths outermost and implementations innermost, so rows to compare sit together.
 std::vector<AttentionConfig> expand(const AttentionSweepSpec& spec);
