@@ -1,7 +1,8 @@
 // The forward's key splits: when a grid's longest walk bounds its run, the plan cuts the walks
 // into chunks that together cover every key tile once; deep grids and short walks stay whole.
 // Expected plans are worked by hand from the tile counts (fp32 d128: 64-row query tiles, 32-key
-// tiles; an H100's 132 SMs with two CTAs each).
+// tiles, chunks of at least 64 keys; the 16-bit forward: 128-row query tiles, 64-key tiles, chunks
+// of at least 256 keys; an H100's 132 SMs with two CTAs each).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,10 +15,14 @@ namespace {
 
 constexpr int64_t kH100Slots = 132 * 2;
 
-ForwardTiling tiling(int64_t heads, int64_t seq_q, int64_t seq_k, int block_m, int block_n, bool causal) {
-  return {{1, heads, seq_q, seq_k, 128, causal}, block_m, block_n};
+ForwardTiling tiling(int64_t heads, int64_t seq_q, int64_t seq_k, int block_m, int block_n, bool causal,
+                     int min_split_keys = 256) {
+  return {{1, heads, seq_q, seq_k, 128, causal}, block_m, block_n, min_split_keys};
 }
-ForwardTiling fp32_d128(int64_t heads, int64_t seq, bool causal = true) { return tiling(heads, seq, seq, 64, 32, causal); }
+ForwardTiling fp32_d128(int64_t heads, int64_t seq, bool causal = true) {
+  return tiling(heads, seq, seq, 64, 32, causal, 64);
+}
+ForwardTiling bf16_d128(int64_t heads, int64_t seq) { return tiling(heads, seq, seq, 128, 64, true); }
 
 TEST(FlashKeySplits, CausalTilesWalkUpToTheirLastRow) {
   const ForwardTiling g = tiling(1, 300, 37, 64, 32, true);
@@ -43,13 +48,24 @@ TEST(FlashKeySplits, SixteenHeadsFillTheSlotsUnsplit) {
   EXPECT_EQ(plan.splits, 1);
 }
 
-TEST(FlashKeySplits, ShortGridsTakeChunksOfAtLeast256Keys) {
-  // s1024: longest 32 tiles, work 272, 2 per slot; chunks of max(8, 1) = 8 tiles (256 keys).
+TEST(FlashKeySplits, ShortGridsTakeChunksOfTheTraitsMinimum) {
+  // fp32 s1024: longest 32 tiles, work 272, 2 per slot; chunks of max(2, (2 + 2) / 3) = 2 tiles
+  // (64 keys), ceil(32 / 2) = 16 of them.
   const KeySplitPlan plan = plan_key_splits(fp32_d128(1, 1024), kH100Slots, 0);
-  EXPECT_EQ(plan.splits, 4);
-  EXPECT_EQ(plan.tiles_per_split, 8);
-  // s256: the longest walk, 8 tiles, is under two minimal chunks.
-  EXPECT_EQ(plan_key_splits(fp32_d128(1, 256), kH100Slots, 0).splits, 1);
+  EXPECT_EQ(plan.splits, 16);
+  EXPECT_EQ(plan.tiles_per_split, 2);
+  // fp32 s256: tiles walk 2, 4, 6, 8 key tiles; chunks of 2, 4 of them.
+  const KeySplitPlan s256 = plan_key_splits(fp32_d128(1, 256), kH100Slots, 0);
+  EXPECT_EQ(s256.splits, 4);
+  EXPECT_EQ(s256.tiles_per_split, 2);
+  // fp32 s64: the one walk, 2 tiles, is under two minimal chunks.
+  EXPECT_EQ(plan_key_splits(fp32_d128(1, 64), kH100Slots, 0).splits, 1);
+  // 16-bit s1024: 8 query tiles walking 2, 4, ..., 16 key tiles of 64; chunks of 256 keys (4
+  // tiles), 4 of them. s256: the longest walk, 4 tiles, is under two minimal chunks.
+  const KeySplitPlan wide = plan_key_splits(bf16_d128(1, 1024), kH100Slots, 0);
+  EXPECT_EQ(wide.splits, 4);
+  EXPECT_EQ(wide.tiles_per_split, 4);
+  EXPECT_EQ(plan_key_splits(bf16_d128(1, 256), kH100Slots, 0).splits, 1);
 }
 
 TEST(FlashKeySplits, UnmaskedGridsSplitWhenTheyLeaveSlotsIdle) {

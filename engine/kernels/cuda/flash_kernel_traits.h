@@ -39,6 +39,7 @@ struct MmaForwardTraits {
   static constexpr int kMinBlocksPerSm = kHeadDim <= 64 ? 2 : 1;
   static constexpr int kScoreUnrollK = kHeadDim / 16;  // S = Q K^T's k steps, all unrolled
   static constexpr bool kSplitKv = false;  // K/V tiles used as loaded
+  static constexpr int kMinSplitKeys = 256;  // shortest key-split chunk (flash_key_splits.h)
   static constexpr int kSmemStride = kHeadDim + 8;  // elements per smem row
   static constexpr int kQElems = kBlockM * kSmemStride;
   static constexpr int kKvElems = kBlockN * kSmemStride;
@@ -97,6 +98,10 @@ struct Tf32ForwardTraits {
   static constexpr int kMinBlocksPerSm = 0;
   static constexpr int kScoreUnrollK = kHeadDim / 8;
   static constexpr bool kSplitKv = kSplit;
+  // Shortest key-split chunk (flash_key_splits.h). A 3xTF32 step costs about 4 us on an H100 from
+  // d64 up (64 rows x 64 keys at d64, x 32 at d128), so two steps, 8192 / d keys, outweigh a
+  // chunk's query load, partial O and combine; below d64 the steps are cheap and 256 keys stay.
+  static constexpr int kMinSplitKeys = kHeadDim >= 64 ? 8192 / kHeadDim : 256;
   static constexpr int kSmemStride = kHeadDim + 4;
   static constexpr int kVtStride = kBlockN + 4;  // V^T rows: one per head-dim column
   static constexpr int kQElems = kBlockM * kSmemStride;

@@ -21,11 +21,13 @@
 
 namespace stepscope::kernels::flash {
 
-// A forward grid: the shape cut into query tiles of `block_m` rows and key tiles of `block_n` keys.
+// A forward grid: the shape cut into query tiles of `block_m` rows and key tiles of `block_n` keys;
+// `min_split_keys`, the shortest chunk of a walk worth a CTA of its own (the kernel's traits).
 struct ForwardTiling {
   AttentionShape shape;
   int block_m = 64;
   int block_n = 64;
+  int min_split_keys = 256;
 };
 
 struct KeySplitPlan {
@@ -40,13 +42,15 @@ inline int64_t forward_key_tiles(const ForwardTiling& g, int64_t tile) {
   return (key_end + g.block_n - 1) / g.block_n;
 }
 
-// A chunk is at least 256 keys: each CTA loads its query tile and writes a fp32 partial O, which
-// shorter chunks would not amortise.
-inline int min_tiles_per_split(int block_n) { return std::max(1, (256 + block_n - 1) / block_n); }
+// Key tiles of the shortest chunk: each chunk's CTA loads its query tile and writes a fp32 partial
+// O, which the chunk's steps must outweigh.
+inline int min_tiles_per_split(const ForwardTiling& g) {
+  return std::max(1, (g.min_split_keys + g.block_n - 1) / g.block_n);
+}
 
 // Splits the walks when the longest one is over 5/4 of the work per CTA slot (the run is bound by
-// it, not by the total), into chunks of about a third of the work per slot so list scheduling
-// ends within a third of the ideal. `requested` 1 never splits; above 1 asks for that many chunks
+// it, not by the total), into chunks of about a third of the work per slot (and at least
+// `min_split_keys`) so list scheduling ends within a third of the ideal. `requested` 1 never splits; above 1 asks for that many chunks
 // of the longest walk (the kernel check covers the split path with it); 0 chooses.
 inline KeySplitPlan plan_key_splits(const ForwardTiling& g, int64_t slots, int requested) {
   const int64_t row_tiles = (g.shape.seq_q + g.block_m - 1) / g.block_m;
@@ -63,7 +67,7 @@ inline KeySplitPlan plan_key_splits(const ForwardTiling& g, int64_t slots, int r
   if (requested > 1) {
     per_split = (longest + requested - 1) / requested;
   } else {
-    const int64_t min_tiles = min_tiles_per_split(g.block_n);
+    const int64_t min_tiles = min_tiles_per_split(g);
     const int64_t per_slot = (work + std::max<int64_t>(slots, 1) - 1) / std::max<int64_t>(slots, 1);
     if (4 * longest <= 5 * per_slot || longest < 2 * min_tiles) return {};
     per_split = std::max(min_tiles, (per_slot + 2) / 3);

@@ -39,7 +39,7 @@ template <typename T, int kHeadDim>
 KeySplitPlan forward_key_split_plan(const AttentionShape& shape, int requested) {
   using Tr = TensorCoreForwardTraits<T, kHeadDim>;
   const int64_t slots = static_cast<int64_t>(check_device_supported(Tr::kSmemBytes)) * forward_ctas_per_sm<T, kHeadDim>();
-  return plan_key_splits({shape, Tr::kBlockM, Tr::kBlockN}, slots, requested);
+  return plan_key_splits({shape, Tr::kBlockM, Tr::kBlockN, Tr::kMinSplitKeys}, slots, requested);
 }
 
 // One CTA per (query tile, batch*head), or with key splits per chunk of its walk and then the
