@@ -6,7 +6,9 @@
 # tables favour whichever side ran in the better phase; rounds spread the drift over both.
 # (nvidia-smi's clock and power readings lag by 100 ms and more, too coarse for kernels of a few
 # milliseconds between host setup, so no clock column.)
-# Usage (GPU machine, repository root): tests/device/kernels_vs_sdpa_rounds.sh KCHECK_BINARY [ROUNDS]
+# Usage (GPU machine, repository root):
+#   tests/device/kernels_vs_sdpa_rounds.sh KCHECK_BINARY [ROUNDS ["HEADS SEQ D causal|full" ...]]
+# (batch 1; without shapes, the d64/d128 rows from s4096 at 16 heads and one long head).
 set -uo pipefail
 kcheck=$1 rounds=${2:-5}
 out=${OUT:-/tmp/stepscope-device}/kernels_vs_sdpa
@@ -15,6 +17,7 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 reps=50
 shapes=("16 4096 64 causal" "16 8192 64 causal" "16 16384 64 causal"
         "16 4096 128 causal" "16 8192 128 causal" "16 16384 128 causal" "1 65536 128 causal")
+if [ $# -gt 2 ]; then shapes=("${@:3}"); fi
 
 : >"$out/runs.txt"
 for r in $(seq 0 $((rounds - 1))); do

@@ -1,6 +1,6 @@
 // The backward grid's order: every (head, tile) once, heads in groups with the heaviest tiles of
-// a group first, and head-major only where its causal tail is small (the tail estimate checked
-// against a list scheduling of the tiles' work, blocks dispatched in order to free SMs).
+// a group first, groups as large as fit in L2 where their causal tail is small (the tail estimate
+// checked against a list scheduling of the tiles' work, blocks dispatched in order to free SMs).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -51,20 +51,44 @@ TEST(FlashGridOrder, GroupsInOrderAndHeaviestRankFirstInsideEach) {
   EXPECT_EQ(grouped_tile_of_block(tiles * 6 + 1, tiles, heads, group).tile, 1);
 }
 
-TEST(FlashGridOrder, HeadMajorOnlyWhereItsTailIsSmall) {
-  // 132 SMs (H100 SXM), 16 heads of 128-key tiles: seq 16384 (128 tiles) head-major, 8192 not.
-  EXPECT_EQ(backward_head_group(128, 16, 132, true), 1);
-  EXPECT_EQ(backward_head_group(64, 16, 132, true), 16);
-  EXPECT_EQ(backward_head_group(256, 16, 132, true), 1);
-  EXPECT_EQ(backward_head_group(512, 1, 132, true), 1);
-  EXPECT_EQ(backward_head_group(8, 64, 132, true), 64);
-  EXPECT_EQ(backward_head_group(64, 16, 132, false), 1);  // unmasked: equal tiles
-  EXPECT_EQ(backward_head_group(0, 16, 132, true), 1);
-  EXPECT_EQ(backward_head_group(128, 0, 132, true), 1);
-  EXPECT_EQ(backward_head_group(4096, 32, 132, true), 32);  // too large to simulate: tile-major
+TEST(FlashGridOrder, HeadsInL2CountQDoAndTheFp32Accumulator) {
+  constexpr long long kL2 = 50LL << 20;  // H100
+  // bf16 s16384 d128: 16384 x 128 x (2 + 2 + 4) = 16 MiB a head; half the L2 (25 MiB) holds one.
+  EXPECT_EQ(backward_heads_in_l2(16384, 128, 2, kL2), 1);
+  EXPECT_EQ(backward_heads_in_l2(4096, 64, 2, kL2), 12);   // 2 MiB a head
+  EXPECT_EQ(backward_heads_in_l2(4096, 64, 4, kL2), 8);    // fp32 inputs: 3 MiB a head
+  EXPECT_EQ(backward_heads_in_l2(65536, 256, 2, kL2), 1);  // larger than the L2: still one
+  EXPECT_EQ(backward_heads_in_l2(0, 64, 2, kL2), 1);
+}
+
+TEST(FlashGridOrder, HeadMajorElseTheLargestFittingGroupWhoseTailIsSmall) {
+  // 132 SMs (H100 SXM), 128-key tiles.
+  // 16 heads of 16384 rows: head-major (tail 0.9 %), however many heads fit.
+  EXPECT_EQ(backward_head_group(128, 16, 132, true, 1), 1);
+  EXPECT_EQ(backward_head_group(128, 16, 132, true, 3), 1);
+  // 16 x 8192, three fitting: groups of 3 leave a 16 % tail, groups of 2 about 1 %.
+  EXPECT_GT(causal_grid_excess(64, 16, 3, 132), 0.1);
+  EXPECT_LT(causal_grid_excess(64, 16, 2, 132), 0.02);
+  EXPECT_EQ(backward_head_group(64, 16, 132, true, 3), 2);
+  // 48 x 4096 d128, six fitting: 6 and 5 leave tails over 2 %, 4 none (48 x 32 tiles in groups of 4
+  // make 12 groups of 128 blocks, about one wave each).
+  EXPECT_GT(causal_grid_excess(32, 48, 6, 132), 0.02);
+  EXPECT_EQ(backward_head_group(32, 48, 132, true, 6), 4);
+  // Every head fits: the group is all of them (tile-major) where its tail is small.
+  EXPECT_EQ(backward_head_group(16, 16, 132, true, 50), 16);
+  // No fitting group has a small tail (16 heads of 4096 rows, 3 fitting: tails of 31, 23 and
+  // 28 %): tile-major.
+  EXPECT_GT(causal_grid_excess(32, 16, 2, 132), 0.2);
+  EXPECT_EQ(backward_head_group(32, 16, 132, true, 3), 16);
+  EXPECT_EQ(backward_head_group(512, 1, 132, true, 1), 1);
+  EXPECT_EQ(backward_head_group(64, 16, 132, false, 3), 1);  // unmasked: equal tiles, head-major
+  EXPECT_EQ(backward_head_group(0, 16, 132, true, 3), 1);
+  EXPECT_EQ(backward_head_group(128, 0, 132, true, 3), 1);
+  // Too large to simulate (131072 blocks): tails are short there, the fitting group.
+  EXPECT_EQ(backward_head_group(4096, 32, 132, true, 2), 2);
   for (int tiles : {64, 128}) {
-    EXPECT_EQ(backward_head_group_cached(tiles, 16, 132, true), backward_head_group(tiles, 16, 132, true));
-    EXPECT_EQ(backward_head_group_cached(tiles, 16, 132, true), backward_head_group(tiles, 16, 132, true));
+    EXPECT_EQ(backward_head_group_cached(tiles, 16, 132, true, 3), backward_head_group(tiles, 16, 132, true, 3));
+    EXPECT_EQ(backward_head_group_cached(tiles, 16, 132, true, 3), backward_head_group(tiles, 16, 132, true, 3));
   }
 }
 

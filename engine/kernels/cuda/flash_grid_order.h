@@ -10,11 +10,14 @@
 // (H100, 2026-11-24). One head at a time leaves a tail instead: its heaviest tiles start only
 // when the head before is nearly done.
 //
-// So the grid goes one head at a time when that tail is small against the whole run, and
-// tile-major over all heads otherwise. On an H100 the head-major grid was 2-5 % faster at 16 heads
-// of 16384 rows (simulated tail 0.9 %) and 5-8 % slower at 8192 rows (12 %); groups of a few
-// heads, tile-major inside, were no better than tile-major at either. Unmasked tiles are equal:
-// head-major.
+// So the grid goes one head at a time where that tail is small against the whole run, else in
+// groups of as many heads as fit in L2, tile-major inside each group, where their tail is small,
+// and tile-major over all heads otherwise.
+// At 16 heads of 16384 rows (d128: one head fits) the head-major grid was 2-5 % faster than
+// tile-major (simulated tail 0.9 %). Group sizes whose tail simulates long lose: groups of 3 at
+// 16 x 8192 (16 %) were slower than tile-major, groups of 2 (1 %) faster. With many heads the
+// groups matter most: tile-major over 48-128 heads left the backward 3-43 % behind cuDNN's.
+// Unmasked tiles are equal: head-major.
 #pragma once
 
 #include <functional>
@@ -68,28 +71,45 @@ inline double causal_grid_excess(int tiles, int bh_count, int head_group, int sm
   return makespan / bound - 1.0;
 }
 
-// Head-major where its scheduling excess stays under 2 %, measured to be outweighed by the L2
-// reuse. Grids larger than kMaxSimulatedBlocks stay tile-major.
-constexpr double kHeadMajorExcessLimit = 0.02;
+// Groups whose scheduling excess stays under 2 %, measured to be outweighed by the L2 reuse.
+constexpr double kHeadGroupExcessLimit = 0.02;
 constexpr int kMaxSimulatedBlocks = 1 << 16;
 
-// Heads per group of the grid (1: head-major; bh_count: tile-major over every head).
-inline int backward_head_group(int key_tiles, int bh_count, int sms, bool causal) {
-  if (bh_count < 1 || !causal) return 1;
-  if (static_cast<long long>(key_tiles) * bh_count > kMaxSimulatedBlocks) return bh_count;
-  return causal_grid_excess(key_tiles, bh_count, 1, sms) <= kHeadMajorExcessLimit ? 1 : bh_count;
+// Heads whose backward working set, Q, dO and the fp32 dQ accumulator (seq_q x d each), fits in
+// half the L2 (the other half holds the streams through it: K, V, dK, dV and the partial dQ).
+inline int backward_heads_in_l2(long long seq_q, long long head_dim, long long input_bytes, long long l2_bytes) {
+  const long long per_head = seq_q * head_dim * (2 * input_bytes + 4);
+  if (per_head <= 0) return 1;
+  const long long heads = l2_bytes / 2 / per_head;
+  return heads < 1 ? 1 : heads > (1 << 30) ? (1 << 30) : static_cast<int>(heads);
 }
 
-// backward_head_group once per (key_tiles, bh_count, sms, causal) in a process: the simulation
-// takes 25 us at 2048 blocks and milliseconds at 65536, which a synchronised pass would wait for.
-inline int backward_head_group_cached(int key_tiles, int bh_count, int sms, bool causal) {
+// Heads per group of the grid (1: head-major; bh_count: tile-major over every head): head-major
+// where its tail is small (the most reuse), else the largest group that fits in L2 (heads_in_l2)
+// and keeps the scheduling excess under the limit, else tile-major. Grids too large to simulate have tails too short to matter: the fitting group.
+// H100, 2026-11-24, backward ms: 128 heads of 2048 rows d64 0.81 tile-major, 0.49 in groups of 8;
+// 48 x 4096 d128 1.30 against 1.07 (groups of 4); 16 x 8192 d128 1.29 against 1.25 (2).
+inline int backward_head_group(int key_tiles, int bh_count, int sms, bool causal, int heads_in_l2) {
+  if (bh_count < 1 || key_tiles < 1 || !causal) return 1;
+  const int fit = heads_in_l2 < 1 ? 1 : heads_in_l2 < bh_count ? heads_in_l2 : bh_count;
+  if (static_cast<long long>(key_tiles) * bh_count > kMaxSimulatedBlocks) return fit;
+  if (causal_grid_excess(key_tiles, bh_count, 1, sms) <= kHeadGroupExcessLimit) return 1;
+  for (int group = fit; group >= 2; --group)
+    if (causal_grid_excess(key_tiles, bh_count, group, sms) <= kHeadGroupExcessLimit) return group;
+  return bh_count;
+}
+
+// backward_head_group once per argument set in a process: the simulation takes 25 us at 2048
+// blocks and milliseconds at 65536 for each group size tried, which a synchronised pass would
+// wait for.
+inline int backward_head_group_cached(int key_tiles, int bh_count, int sms, bool causal, int heads_in_l2) {
   static std::mutex mutex;
-  static std::map<std::tuple<int, int, int, bool>, int> groups;
-  const auto key = std::make_tuple(key_tiles, bh_count, sms, causal);
+  static std::map<std::tuple<int, int, int, bool, int>, int> groups;
+  const auto key = std::make_tuple(key_tiles, bh_count, sms, causal, heads_in_l2);
   const std::lock_guard<std::mutex> lock(mutex);
   const auto found = groups.find(key);
   if (found != groups.end()) return found->second;
-  return groups[key] = backward_head_group(key_tiles, bh_count, sms, causal);
+  return groups[key] = backward_head_group(key_tiles, bh_count, sms, causal, heads_in_l2);
 }
 
 }  // namespace stepscope::kernels::flash

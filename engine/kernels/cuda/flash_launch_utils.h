@@ -110,11 +110,30 @@ inline int check_device_supported(std::size_t largest_smem) {
   return sms;
 }
 
+// The current device's L2 size in bytes, queried once per device (the grids' head groups).
+inline long long device_l2_bytes() {
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  constexpr int kCachedDevices = 64;
+  static std::atomic<int> cached[kCachedDevices];  // 0: unknown
+  const bool cacheable = device >= 0 && device < kCachedDevices;
+  int bytes = cacheable ? cached[device].load(std::memory_order_relaxed) : 0;
+  if (bytes == 0) {
+    check_cuda(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device),
+               "cudaDeviceGetAttribute(L2 cache size)");
+    if (cacheable) cached[device].store(bytes, std::memory_order_relaxed);
+  }
+  return bytes;
+}
+
 // The device checked for `smem` bytes of shared memory per block, the heads per group of a
-// backward main kernel's grid order (flash_grid_order.h).
-inline int backward_grid_head_group(int key_tiles, const AttentionShape& shape, std::size_t smem) {
-  return backward_head_group_cached(key_tiles, static_cast<int>(shape.batch * shape.heads),
-                                    check_device_supported(smem), shape.causal);
+// backward main kernel's grid order (flash_grid_order.h), for inputs of `input_bytes` per element.
+inline int backward_grid_head_group(int key_tiles, const AttentionShape& shape, std::size_t smem,
+                                    int input_bytes) {
+  const int sms = check_device_supported(smem);
+  const int heads_in_l2 = backward_heads_in_l2(shape.seq_q, shape.head_dim, input_bytes, device_l2_bytes());
+  return backward_head_group_cached(key_tiles, static_cast<int>(shape.batch * shape.heads), sms, shape.causal,
+                                    heads_in_l2);
 }
 
 // Launches `kernel` with `smem` dynamic shared memory, raising the per-kernel limit first when

@@ -111,7 +111,7 @@ template <typename T, int kHeadDim>
 void launch_backward_main_mma(BackwardParams params, const AttentionShape& shape, cudaStream_t stream) {
   using Tr = TensorCoreBackwardTraits<T, kHeadDim>;
   params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
-  params.head_group = backward_grid_head_group(params.key_tiles, shape, Tr::kSmemBytes);
+  params.head_group = backward_grid_head_group(params.key_tiles, shape, Tr::kSmemBytes, sizeof(T));
   const dim3 blocks(static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads),
                     static_cast<unsigned>(params.query_splits));
   launch_kernel(flash_backward_mma_kernel<T, kHeadDim>, blocks, Tr::kThreads, Tr::kSmemBytes, stream, params,
