@@ -86,7 +86,8 @@ inline int backward_heads_in_l2(long long seq_q, long long head_dim, long long i
 
 // Heads per group of the grid (1: head-major; bh_count: tile-major over every head): head-major
 // where its tail is small (the most reuse), else the largest group that fits in L2 (heads_in_l2)
-// and keeps the scheduling excess under the limit, else tile-major. Grids too large to simulate have tails too short to matter: the fitting group.
+// and keeps the scheduling excess under the limit, else tile-major. Grids too large to simulate
+// have tails too short to matter: the fitting group.
 // H100, 2026-11-24, backward ms: 128 heads of 2048 rows d64 0.81 tile-major, 0.49 in groups of 8;
 // 48 x 4096 d128 1.30 against 1.07 (groups of 4); 16 x 8192 d128 1.29 against 1.25 (2).
 inline int backward_head_group(int key_tiles, int bh_count, int sms, bool causal, int heads_in_l2) {

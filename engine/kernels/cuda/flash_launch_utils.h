@@ -72,32 +72,35 @@ inline TensorView make_view(const void* data, const Strides& strides) {
   return view;
 }
 
-// The kernels use mma.sync/ldmatrix/cp.async (sm_80+); refuse older devices up front. Returns
-// the device's multiprocessor count (the grids' head groups need it). The three attributes are
-// queried once per device: this runs before every launch.
-inline int check_device_supported(std::size_t largest_smem) {
+// One attribute of `device`, queried once per device: the launchers ask before every launch.
+template <cudaDeviceAttr kAttribute>
+int cached_device_attribute(int device, const char* what) {
+  constexpr int kCachedDevices = 64;
+  static std::atomic<int> cached[kCachedDevices];  // 0: unknown
+  const bool cacheable = device >= 0 && device < kCachedDevices;
+  int value = cacheable ? cached[device].load(std::memory_order_relaxed) : 0;
+  if (value == 0) {
+    check_cuda(cudaDeviceGetAttribute(&value, kAttribute, device),
+               std::string("cudaDeviceGetAttribute(") + what + ")");
+    if (cacheable) cached[device].store(value, std::memory_order_relaxed);
+  }
+  return value;
+}
+
+inline int current_device() {
   int device = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  constexpr int kCachedDevices = 64;
-  // 0: unknown
-  static std::atomic<int> cached_major[kCachedDevices], cached_optin[kCachedDevices], cached_sms[kCachedDevices];
-  const bool cacheable = device >= 0 && device < kCachedDevices;
-  int major = cacheable ? cached_major[device].load(std::memory_order_relaxed) : 0;
-  int optin = cacheable ? cached_optin[device].load(std::memory_order_relaxed) : 0;
-  int sms = cacheable ? cached_sms[device].load(std::memory_order_relaxed) : 0;
-  if (major == 0 || optin == 0 || sms == 0) {
-    check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
-               "cudaDeviceGetAttribute(compute capability)");
-    check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
-               "cudaDeviceGetAttribute(max shared memory per block)");
-    check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
-               "cudaDeviceGetAttribute(multiprocessor count)");
-    if (cacheable) {
-      cached_major[device].store(major, std::memory_order_relaxed);
-      cached_optin[device].store(optin, std::memory_order_relaxed);
-      cached_sms[device].store(sms, std::memory_order_relaxed);
-    }
-  }
+  return device;
+}
+
+// The kernels use mma.sync/ldmatrix/cp.async (sm_80+); refuse older devices up front. Returns
+// the device's multiprocessor count (the grids' head groups need it).
+inline int check_device_supported(std::size_t largest_smem) {
+  const int device = current_device();
+  const int major = cached_device_attribute<cudaDevAttrComputeCapabilityMajor>(device, "compute capability");
+  const int optin =
+      cached_device_attribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>(device, "max shared memory per block");
+  const int sms = cached_device_attribute<cudaDevAttrMultiProcessorCount>(device, "multiprocessor count");
   if (major < 8) {
     throw std::runtime_error("flash attention: the flash kernels need compute capability 8.0 "
                              "or newer (device has " + std::to_string(major) + ".x)");
@@ -110,20 +113,9 @@ inline int check_device_supported(std::size_t largest_smem) {
   return sms;
 }
 
-// The current device's L2 size in bytes, queried once per device (the grids' head groups).
+// The current device's L2 size in bytes (the grids' head groups).
 inline long long device_l2_bytes() {
-  int device = 0;
-  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  constexpr int kCachedDevices = 64;
-  static std::atomic<int> cached[kCachedDevices];  // 0: unknown
-  const bool cacheable = device >= 0 && device < kCachedDevices;
-  int bytes = cacheable ? cached[device].load(std::memory_order_relaxed) : 0;
-  if (bytes == 0) {
-    check_cuda(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device),
-               "cudaDeviceGetAttribute(L2 cache size)");
-    if (cacheable) cached[device].store(bytes, std::memory_order_relaxed);
-  }
-  return bytes;
+  return cached_device_attribute<cudaDevAttrL2CacheSize>(current_device(), "L2 cache size");
 }
 
 // The device checked for `smem` bytes of shared memory per block, the heads per group of a
