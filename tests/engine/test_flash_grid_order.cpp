@@ -1,6 +1,7 @@
-// The backward grid's order: every (head, tile) once, heads in groups with the heaviest tiles of
-// a group first, groups as large as fit in L2 where their causal tail is small (the tail estimate
-// checked against a list scheduling of the tiles' work, blocks dispatched in order to free SMs).
+// The grids' orders: every (head, tile) once, heads in groups with the heaviest tiles of a group
+// first; the backward's groups as large as fit in L2, the forward's filling the GPU once, where
+// their causal tail is small (the tail estimate checked against a list scheduling of the tiles'
+// work, blocks dispatched in order to free SMs).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -86,9 +87,75 @@ TEST(FlashGridOrder, HeadMajorElseTheLargestFittingGroupWhoseTailIsSmall) {
   EXPECT_EQ(backward_head_group(128, 0, 132, true, 3), 1);
   // Too large to simulate (131072 blocks): tails are short there, the fitting group.
   EXPECT_EQ(backward_head_group(4096, 32, 132, true, 2), 2);
-  for (int tiles : {64, 128}) {
-    EXPECT_EQ(backward_head_group_cached(tiles, 16, 132, true, 3), backward_head_group(tiles, 16, 132, true, 3));
-    EXPECT_EQ(backward_head_group_cached(tiles, 16, 132, true, 3), backward_head_group(tiles, 16, 132, true, 3));
+}
+
+TEST(FlashGridOrder, CachedGroupsAreThePassesOwn) {
+  for (int tiles : {32, 64, 128}) {
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      EXPECT_EQ(head_group_cached(GridPass::backward, tiles, 48, 132, true, 3), backward_head_group(tiles, 48, 132, true, 3));
+      EXPECT_EQ(head_group_cached(GridPass::forward, tiles, 48, 132, true, 3), forward_head_group(tiles, 48, 132, true));
+    }
+  }
+  // The same arguments, each pass its own group (48 x 32 tiles, one head in L2: the backward's
+  // head-major tail is 9 %, so tile-major; the forward's one-wave groups of 4).
+  EXPECT_GT(causal_grid_excess(32, 48, 1, 132), 0.02);
+  EXPECT_EQ(head_group_cached(GridPass::backward, 32, 48, 132, true, 1), 48);
+  EXPECT_EQ(head_group_cached(GridPass::forward, 32, 48, 132, true, 1), 4);
+}
+
+TEST(FlashGridOrder, ForwardGroupsFillTheGpuOnceWhereTheirTailIsSmall) {
+  // 132 SMs, one CTA each, 128-row query tiles.
+  // 48 heads of 4096 rows (32 tiles): 4 heads make 128 blocks, one wave; no tail.
+  EXPECT_EQ(forward_head_group(32, 48, 132, true), 4);
+  EXPECT_LE(4 * 32, 132);
+  EXPECT_GT(5 * 32, 132);
+  // Two CTAs an SM: twice the heads.
+  EXPECT_EQ(forward_head_group(32, 48, 264, true), 8);
+  // 128 heads of 2048 rows (16 tiles): 8 heads, tail 1.6 %.
+  EXPECT_EQ(forward_head_group(16, 128, 132, true), 8);
+  // A head longer than a wave (16 x 16384, 128 tiles): two heads, never one.
+  EXPECT_EQ(forward_head_group(128, 16, 132, true), 2);
+  EXPECT_EQ(forward_head_group(1024, 4, 132, true), 2);
+  // The wave holds every head: tile-major (16 heads of 1024 rows, 8 tiles).
+  EXPECT_EQ(forward_head_group(8, 16, 132, true), 16);
+  EXPECT_EQ(forward_head_group(128, 2, 132, true), 2);
+  // One-wave groups with a long tail (128 x 1024: 16 heads of 8 tiles, 3.1 %): tile-major.
+  EXPECT_GT(causal_grid_excess(8, 128, 16, 132), 0.02);
+  EXPECT_EQ(forward_head_group(8, 128, 132, true), 128);
+  // Too large to simulate (131072 blocks): the wave's group.
+  EXPECT_EQ(forward_head_group(4096, 32, 132, true), 2);
+  EXPECT_EQ(forward_head_group(32, 48, 132, false), 1);  // unmasked: head-major
+  EXPECT_EQ(forward_head_group(0, 48, 132, true), 1);
+  EXPECT_EQ(forward_head_group(32, 0, 132, true), 1);
+  // The portable forwards' order.
+  EXPECT_EQ(forward_ungrouped_head_group(48, true), 48);
+  EXPECT_EQ(forward_ungrouped_head_group(48, false), 1);
+}
+
+TEST(FlashGridOrder, ForwardOrderTakesEachHeadsLastQueryTileFirstWhenCausal) {
+  const int tiles = 5, heads = 7;
+  for (int group = 1; group <= heads; ++group) {
+    std::set<std::pair<int, int>> seen;
+    for (int block = 0; block < tiles * heads; ++block) {
+      const TileOfBlock t = forward_grouped_tile_of_block(block, tiles, heads, true, group);
+      const TileOfBlock ranked = grouped_tile_of_block(block, tiles, heads, group);
+      EXPECT_EQ(t.bh, ranked.bh);
+      EXPECT_EQ(t.tile, tiles - 1 - ranked.tile);
+      seen.insert({t.bh, t.tile});
+    }
+    EXPECT_EQ(seen.size(), static_cast<size_t>(tiles * heads));
+  }
+  // Tile-major over every head: block b is head b % heads, tile tiles - 1 - b / heads.
+  for (int block = 0; block < tiles * heads; ++block) {
+    const TileOfBlock t = forward_grouped_tile_of_block(block, tiles, heads, true, heads);
+    EXPECT_EQ(t.bh, block % heads);
+    EXPECT_EQ(t.tile, tiles - 1 - block / heads);
+  }
+  // Unmasked, head-major: block b is head b / tiles, tile b % tiles.
+  for (int block = 0; block < tiles * heads; ++block) {
+    const TileOfBlock t = forward_grouped_tile_of_block(block, tiles, heads, false, 1);
+    EXPECT_EQ(t.bh, block / tiles);
+    EXPECT_EQ(t.tile, block % tiles);
   }
 }
 

@@ -234,6 +234,12 @@ std::vector<Case> all_cases() {
       for (bool causal : {false, true})
         for (int64_t d : {64, 128})
           cases.push_back({type, make_shape(1, 1, 700, 1000, d, causal), Layout::contiguous, path});
+  // Enough heads and query tiles for the causal forward's one-wave head groups
+  // (flash_grid_order.h): on an H100 the Hopper kernel takes 24 heads of 11 tiles in two groups
+  // of 12 (the other forwards keep tile-major order).
+  for (KernelPath path : kernel_paths())
+    for (ElementType type : {ElementType::f32, ElementType::bf16})
+      cases.push_back({type, make_shape(2, 12, 1408, 1408, 32, true), Layout::contiguous, path});
   // Key splits forced on the tensor-core forwards that take them (fp32 fastest, 16-bit
   // portable): chunks of batches and heads with odd lengths at every head dim, and long walks
   // in many chunks, some of which short causal walks never reach.

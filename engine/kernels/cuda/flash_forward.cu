@@ -27,6 +27,7 @@ void launch_forward_f32(ForwardParams params, const AttentionShape& shape, cudaS
   using Tr = flash::SimtForwardTraits<kHeadDim>;
   params.row_tiles = static_cast<int>((shape.seq_q + Tr::kBlockM - 1) / Tr::kBlockM);
   flash::check_device_supported(Tr::kSmemBytes);
+  params.head_group = flash::forward_ungrouped_head_group(static_cast<int>(shape.batch * shape.heads), shape.causal);
   const auto blocks = static_cast<unsigned>(params.row_tiles * shape.batch * shape.heads);
   flash::launch_kernel(flash::flash_forward_simt_kernel<kHeadDim>, blocks, Tr::kThreads,
                        Tr::kSmemBytes, stream, params, "flash_forward_simt_kernel (fp32)");
@@ -79,7 +80,9 @@ void launch_forward_sm90(const FlashForwardArgs& args, cudaStream_t stream) {
   params.causal = shape.causal;
   params.scale = args.softmax_scale;
   params.scale_log2 = args.softmax_scale * static_cast<float>(M_LOG2E);
-  flash::check_device_supported(Tr::kSmemBytes);
+  // One CTA per SM (Sm90ForwardTraits' registers and shared memory).
+  params.head_group =
+      flash::forward_grid_head_group(params.row_tiles, shape, flash::check_device_supported(Tr::kSmemBytes));
   const auto blocks = static_cast<unsigned>(params.row_tiles * shape.batch * shape.heads);
   flash::launch_kernel(flash::flash_forward_sm90_kernel<T, kHeadDim>, blocks, Tr::kThreads,
                        Tr::kSmemBytes, stream, params, "flash_forward_sm90_kernel");

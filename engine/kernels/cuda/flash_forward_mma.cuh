@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(TensorCoreForwardTraits<T, kHeadDim, kSplitKv>
   const int g = lane / 4;
   const int t = lane % 4;
 
-  const TileOfBlock assigned = forward_tile_of_block(static_cast<int>(blockIdx.x), p.row_tiles, p.causal);
+  const TileOfBlock assigned = forward_tile_of_block(static_cast<int>(blockIdx.x), p.row_tiles, p.causal, p.head_group);
   const int bh = assigned.bh;
   const int tile = assigned.tile;
   const int batch = bh / p.heads;

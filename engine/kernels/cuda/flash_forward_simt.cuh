@@ -41,7 +41,7 @@ __global__ void __launch_bounds__(SimtForwardTraits<kHeadDim>::kThreads)
   const int tid = threadIdx.x;
   const int warp = tid / kWarpSize;
   const int lane = tid % kWarpSize;
-  const TileOfBlock assigned = forward_tile_of_block(static_cast<int>(blockIdx.x), p.row_tiles, p.causal);
+  const TileOfBlock assigned = forward_tile_of_block(static_cast<int>(blockIdx.x), p.row_tiles, p.causal, p.head_group);
   const int bh = assigned.bh;
   const int tile = assigned.tile;
   const int batch = bh / p.heads;

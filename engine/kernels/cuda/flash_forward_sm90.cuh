@@ -43,6 +43,7 @@ struct Sm90ForwardParams {
   int seq_q = 1;
   int seq_k = 1;
   int row_tiles = 1;
+  int head_group = 1;  // heads per group of the grid order (flash_grid_order.h)
   bool causal = false;
   float scale = 1.f;       // > 0
   float scale_log2 = 1.f;  // scale * log2(e)
@@ -146,7 +147,7 @@ __global__ void __launch_bounds__(Sm90ForwardTraits<kHeadDim>::kThreads, 1)
   uint64_t* k_empty = v_full + kStages;
   uint64_t* v_empty = k_empty + kStages;
 
-  const TileOfBlock assigned = forward_tile_of_block(static_cast<int>(blockIdx.x), p.row_tiles, p.causal);
+  const TileOfBlock assigned = forward_tile_of_block(static_cast<int>(blockIdx.x), p.row_tiles, p.causal, p.head_group);
   const int bh = assigned.bh;
   const int tile = assigned.tile;
   const int batch = bh / p.heads;

@@ -1,5 +1,6 @@
-// The order in which the flash-attention backward grid takes its (batch*head, key tile) pairs.
-// Plain C++ (host and device), so the CPU tests check it.
+// The orders in which the flash-attention grids take their (batch*head, tile) pairs: the
+// backward's here, the forward's below forward_head_group. Plain C++ (host and device), so the
+// CPU tests check it.
 //
 // Two forces pull apart. Under causal masking a head's first key tiles do the most work (they see
 // every query from their diagonal on), so the heaviest tiles must start early or the last ones
@@ -52,9 +53,18 @@ STEPSCOPE_HOST_DEVICE inline TileOfBlock grouped_tile_of_block(int block, int ti
   return {first_bh + within % heads_here, within / heads_here};
 }
 
-// How much longer than its lower bound, max(total work / sms, longest tile), a causal backward
-// grid of this order runs when each block goes to the first free SM in grid order (as the
-// hardware dispatches them); key tile j's work is taken as tiles - j query steps. Host only.
+// The forward's block `block` of row_tiles x bh_count: the grouped order, with each head's
+// query tiles last first when causal (the last sees the most keys).
+STEPSCOPE_HOST_DEVICE inline TileOfBlock forward_grouped_tile_of_block(int block, int row_tiles, int bh_count,
+                                                                       bool causal, int head_group) {
+  const TileOfBlock ranked = grouped_tile_of_block(block, row_tiles, bh_count, head_group);
+  return causal ? TileOfBlock{ranked.bh, row_tiles - 1 - ranked.tile} : ranked;
+}
+
+// How much longer than its lower bound, max(total work / sms, longest tile), a causal grid of
+// this order runs when each block goes to the first free SM in grid order (as the hardware
+// dispatches them); the block of rank j in its head does tiles - j steps (the backward's key
+// tile j, the forward's query tile tiles - 1 - j). Host only.
 inline double causal_grid_excess(int tiles, int bh_count, int head_group, int sms) {
   if (tiles < 1 || bh_count < 1 || sms < 1) return 0.0;
   std::priority_queue<double, std::vector<double>, std::greater<double>> free_at;
@@ -75,13 +85,18 @@ inline double causal_grid_excess(int tiles, int bh_count, int head_group, int sm
 constexpr double kHeadGroupExcessLimit = 0.02;
 constexpr int kMaxSimulatedBlocks = 1 << 16;
 
-// Heads whose backward working set, Q, dO and the fp32 dQ accumulator (seq_q x d each), fits in
-// half the L2 (the other half holds the streams through it: K, V, dK, dV and the partial dQ).
-inline int backward_heads_in_l2(long long seq_q, long long head_dim, long long input_bytes, long long l2_bytes) {
-  const long long per_head = seq_q * head_dim * (2 * input_bytes + 4);
-  if (per_head <= 0) return 1;
-  const long long heads = l2_bytes / 2 / per_head;
+// Heads whose working set of `bytes_per_head` fits in half the L2 (the other half holds the
+// tiles streaming through it), at least one.
+inline int heads_in_half_l2(long long bytes_per_head, long long l2_bytes) {
+  if (bytes_per_head <= 0) return 1;
+  const long long heads = l2_bytes / 2 / bytes_per_head;
   return heads < 1 ? 1 : heads > (1 << 30) ? (1 << 30) : static_cast<int>(heads);
+}
+
+// The backward's: Q, dO and the fp32 dQ accumulator (seq_q x d each) of a head; K, V, dK, dV
+// and the partial dQ stream through.
+inline int backward_heads_in_l2(long long seq_q, long long head_dim, long long input_bytes, long long l2_bytes) {
+  return heads_in_half_l2(seq_q * head_dim * (2 * input_bytes + 4), l2_bytes);
 }
 
 // Heads per group of the grid (1: head-major; bh_count: tile-major over every head): head-major
@@ -100,17 +115,45 @@ inline int backward_head_group(int key_tiles, int bh_count, int sms, bool causal
   return bh_count;
 }
 
-// backward_head_group once per argument set in a process: the simulation takes 25 us at 2048
-// blocks and milliseconds at 65536 for each group size tried, which a synchronised pass would
-// wait for.
-inline int backward_head_group_cached(int key_tiles, int bh_count, int sms, bool causal, int heads_in_l2) {
+// The forward's CTAs of one head read its K and V tiles in the same order from key 0, so those
+// running together share each load. Tile-major over every head spreads the running CTAs over
+// all heads: at 48-128 heads each K/V tile went from HBM to one or two CTAs after another, and
+// the causal forward was 1-21 % behind cuDNN's. Groups of heads whose tiles fill the GPU once
+// keep every running CTA among a few heads (and their K and V, 4-9 MB, in L2) with the heaviest
+// tiles first. H100, 2026-11-24, forward ms, tile-major against one-wave groups: 128 heads of
+// 2048 rows d64 0.224 against 0.210 (8 heads); 48 x 4096 d128 0.371 against 0.338 (4);
+// 16 x 8192 d128 0.431 against 0.416 (2). Smaller groups lose (tails), larger ones too (less
+// sharing): 48 x 4096 d128 0.357 in groups of 32.
+// Heads per group: unmasked, head-major (equal tiles); causal, the one-wave group (at least two:
+// one head at a time measured slower, d64 s16384 16 heads 1.27 against 1.15 ms) where its
+// simulated excess is under the limit, else tile-major. `slots`: CTAs resident at once.
+inline int forward_head_group(int row_tiles, int bh_count, int slots, bool causal) {
+  if (bh_count < 1 || row_tiles < 1 || !causal) return 1;
+  const int wave = slots / row_tiles > 2 ? slots / row_tiles : 2;
+  if (wave >= bh_count) return bh_count;
+  if (static_cast<long long>(row_tiles) * bh_count > kMaxSimulatedBlocks) return wave;
+  return causal_grid_excess(row_tiles, bh_count, wave, slots) <= kHeadGroupExcessLimit ? wave : bh_count;
+}
+
+// The portable forwards' order: tile-major when causal, else head-major. One-wave groups made
+// the sm80 tensor-core forward 4-5 % slower on an H100 (48 x 4096 and 16 x 16384, d64) where
+// they made the Hopper one 3-9 % faster.
+inline int forward_ungrouped_head_group(int bh_count, bool causal) { return causal ? bh_count : 1; }
+
+enum class GridPass { forward, backward };
+
+// forward_ or backward_head_group (the forward ignores heads_in_l2) once per argument set in a
+// process: the simulation takes 25 us at 2048 blocks and milliseconds at 65536 for each group
+// size tried, which a synchronised pass would wait for.
+inline int head_group_cached(GridPass pass, int tiles, int bh_count, int slots, bool causal, int heads_in_l2) {
   static std::mutex mutex;
-  static std::map<std::tuple<int, int, int, bool, int>, int> groups;
-  const auto key = std::make_tuple(key_tiles, bh_count, sms, causal, heads_in_l2);
+  static std::map<std::tuple<GridPass, int, int, int, bool, int>, int> groups;
+  const auto key = std::make_tuple(pass, tiles, bh_count, slots, causal, heads_in_l2);
   const std::lock_guard<std::mutex> lock(mutex);
   const auto found = groups.find(key);
   if (found != groups.end()) return found->second;
-  return groups[key] = backward_head_group(key_tiles, bh_count, sms, causal, heads_in_l2);
+  return groups[key] = pass == GridPass::forward ? forward_head_group(tiles, bh_count, slots, causal)
+                                                 : backward_head_group(tiles, bh_count, slots, causal, heads_in_l2);
 }
 
 }  // namespace stepscope::kernels::flash

@@ -33,7 +33,8 @@ struct ForwardParams {
   int seq_q = 1;
   int seq_k = 1;
   int head_dim = 64;
-  int row_tiles = 1;  // query tiles per (batch, head)
+  int row_tiles = 1;   // query tiles per (batch, head)
+  int head_group = 1;  // heads per group of the grid order (flash_grid_order.h)
   bool causal = false;
   bool vector_loads = true;  // every pointer and stride allows 16-byte accesses
   float scale = 1.f;

@@ -124,8 +124,14 @@ inline int backward_grid_head_group(int key_tiles, const AttentionShape& shape, 
                                     int input_bytes) {
   const int sms = check_device_supported(smem);
   const int heads_in_l2 = backward_heads_in_l2(shape.seq_q, shape.head_dim, input_bytes, device_l2_bytes());
-  return backward_head_group_cached(key_tiles, static_cast<int>(shape.batch * shape.heads), sms, shape.causal,
-                                    heads_in_l2);
+  return head_group_cached(GridPass::backward, key_tiles, static_cast<int>(shape.batch * shape.heads), sms,
+                           shape.causal, heads_in_l2);
+}
+
+// The Hopper forward's, for a grid of which `slots` CTAs run at once.
+inline int forward_grid_head_group(int row_tiles, const AttentionShape& shape, int slots) {
+  return head_group_cached(GridPass::forward, row_tiles, static_cast<int>(shape.batch * shape.heads), slots,
+                           shape.causal, 0);
 }
 
 // Launches `kernel` with `smem` dynamic shared memory, raising the per-kernel limit first when

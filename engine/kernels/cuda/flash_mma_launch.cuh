@@ -52,6 +52,7 @@ void launch_forward_mma(ForwardParams params, const AttentionShape& shape, int r
   using Tr = TensorCoreForwardTraits<T, kHeadDim>;
   params.row_tiles = static_cast<int>((shape.seq_q + Tr::kBlockM - 1) / Tr::kBlockM);
   const int sms = check_device_supported(Tr::kSmemBytes);
+  params.head_group = forward_ungrouped_head_group(static_cast<int>(shape.batch * shape.heads), shape.causal);
   const auto blocks = static_cast<unsigned>(params.row_tiles * shape.batch * shape.heads);
   const KeySplitPlan plan = workspace != nullptr ? forward_key_split_plan<T, kHeadDim>(shape, requested_splits)
                                                  : KeySplitPlan{};
