@@ -50,8 +50,9 @@ inline int min_tiles_per_split(const ForwardTiling& g) {
 
 // Splits the walks when the longest one is over 5/4 of the work per CTA slot (the run is bound by
 // it, not by the total), into chunks of about a third of the work per slot (and at least
-// `min_split_keys`) so list scheduling ends within a third of the ideal. `requested` 1 never splits; above 1 asks for that many chunks
-// of the longest walk (the kernel check covers the split path with it); 0 chooses.
+// `min_split_keys`) so list scheduling ends within a third of the ideal. `requested` 1 never
+// splits; above 1 asks for that many chunks of the longest walk (the kernel check covers the
+// split path with it); 0 chooses.
 inline KeySplitPlan plan_key_splits(const ForwardTiling& g, int64_t slots, int requested) {
   const int64_t row_tiles = (g.shape.seq_q + g.block_m - 1) / g.block_m;
   const int64_t bh = g.shape.batch * g.shape.heads;
