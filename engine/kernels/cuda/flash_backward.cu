@@ -48,8 +48,9 @@ void launch_helpers_after(const BackwardParams& params, cudaStream_t stream) {
 template <int kHeadDim>
 void launch_backward_f32(BackwardParams params, const AttentionShape& shape, cudaStream_t stream) {
   using Tr = flash::SimtBackwardTraits<kHeadDim>;
+  flash::check_device_supported(Tr::kSmemBytes);
   params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
-  params.head_group = flash::backward_grid_head_group(params.key_tiles, shape, Tr::kSmemBytes, sizeof(float));
+  params.head_group = flash::ungrouped_head_group(static_cast<int>(shape.batch * shape.heads), shape.causal);
   launch_helpers_before<float>(params, stream);
   const auto blocks = static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads);
   flash::launch_kernel(flash::flash_backward_simt_kernel<kHeadDim>, blocks, Tr::kThreads,
@@ -71,7 +72,7 @@ void launch_backward_sm90(BackwardParams params, const FlashBackwardArgs& args,
   using Tr = flash::Sm90BackwardTraits<kHeadDim>;
   const AttentionShape& shape = args.shape;
   params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
-  params.head_group = flash::backward_grid_head_group(params.key_tiles, shape, Tr::kSmemBytes, sizeof(T));
+  params.head_group = flash::backward_grid_head_group(params.key_tiles, shape, Tr::kSmemBytes);
   // The rowsum pass first, so the GPU starts while the host encodes the tensor maps.
   launch_helpers_before<T>(params, stream);
   flash::Sm90BackwardParams sp;

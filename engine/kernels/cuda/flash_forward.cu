@@ -27,7 +27,7 @@ void launch_forward_f32(ForwardParams params, const AttentionShape& shape, cudaS
   using Tr = flash::SimtForwardTraits<kHeadDim>;
   params.row_tiles = static_cast<int>((shape.seq_q + Tr::kBlockM - 1) / Tr::kBlockM);
   flash::check_device_supported(Tr::kSmemBytes);
-  params.head_group = flash::forward_ungrouped_head_group(static_cast<int>(shape.batch * shape.heads), shape.causal);
+  params.head_group = flash::ungrouped_head_group(static_cast<int>(shape.batch * shape.heads), shape.causal);
   const auto blocks = static_cast<unsigned>(params.row_tiles * shape.batch * shape.heads);
   flash::launch_kernel(flash::flash_forward_simt_kernel<kHeadDim>, blocks, Tr::kThreads,
                        Tr::kSmemBytes, stream, params, "flash_forward_simt_kernel (fp32)");

@@ -12,12 +12,11 @@
 // when the head before is nearly done.
 //
 // So the grid goes one head at a time where that tail is small against the whole run, else in
-// groups of as many heads as fit in L2, tile-major inside each group, where their tail is small,
-// and tile-major over all heads otherwise.
-// At 16 heads of 16384 rows (d128: one head fits) the head-major grid was 2-5 % faster than
-// tile-major (simulated tail 0.9 %). Group sizes whose tail simulates long lose: groups of 3 at
-// 16 x 8192 (16 %) were slower than tile-major, groups of 2 (1 %) faster. With many heads the
-// groups matter most: tile-major over 48-128 heads left the backward 3-43 % behind cuDNN's.
+// groups of heads whose tiles fill the GPU once, tile-major inside each group: the group keeps
+// the running CTAs' data in L2 and puts the heaviest tiles first.
+// At 16 heads of 16384 rows (d128) the head-major grid was 2-5 % faster than tile-major
+// (simulated tail 0.9 %). With many heads the groups matter most: tile-major over 48-128 heads
+// left the backward 3-63 % behind cuDNN's.
 // Unmasked tiles are equal: head-major.
 #pragma once
 
@@ -81,79 +80,73 @@ inline double causal_grid_excess(int tiles, int bh_count, int head_group, int sm
   return makespan / bound - 1.0;
 }
 
-// Groups whose scheduling excess stays under 2 %, measured to be outweighed by the L2 reuse.
+// A head-major grid whose scheduling excess stays under 2 % is measured to be outweighed by its
+// L2 reuse.
 constexpr double kHeadGroupExcessLimit = 0.02;
 constexpr int kMaxSimulatedBlocks = 1 << 16;
 
-// Heads whose working set of `bytes_per_head` fits in half the L2 (the other half holds the
-// tiles streaming through it), at least one.
-inline int heads_in_half_l2(long long bytes_per_head, long long l2_bytes) {
-  if (bytes_per_head <= 0) return 1;
-  const long long heads = l2_bytes / 2 / bytes_per_head;
-  return heads < 1 ? 1 : heads > (1 << 30) ? (1 << 30) : static_cast<int>(heads);
+// Heads whose tiles fill the GPU's `slots` (CTAs resident at once) once, at least two (one head
+// at a time measured slower in the forward: d64 s16384 16 heads 1.27 against 1.15 ms) and at
+// most every head. Such a group keeps each running CTA among a few heads that share their K and V
+// (forward) or Q, dO and the fp32 dQ accumulator (backward) in L2, and whatever the sequence
+// length its working set is about one wave of tiles: slots x 128 rows x d x (2 inputs + 4) bytes,
+// 17 MB at d 128 on 132 SMs, a third of an H100's L2. Tile-major inside the group puts the
+// heaviest tiles first, and the next group's heaviest start as this one's light tiles end.
+inline int one_wave_head_group(int tiles, int bh_count, int slots) {
+  const int wave = tiles > 0 && slots / tiles > 2 ? slots / tiles : 2;
+  return wave < bh_count ? wave : bh_count;
 }
 
-// The backward's: Q, dO and the fp32 dQ accumulator (seq_q x d each) of a head; K, V, dK, dV
-// and the partial dQ stream through.
-inline int backward_heads_in_l2(long long seq_q, long long head_dim, long long input_bytes, long long l2_bytes) {
-  return heads_in_half_l2(seq_q * head_dim * (2 * input_bytes + 4), l2_bytes);
-}
-
-// Heads per group of the grid (1: head-major; bh_count: tile-major over every head): head-major
-// where its tail is small (the most reuse), else the largest group that fits in L2 (heads_in_l2)
-// and keeps the scheduling excess under the limit, else tile-major. Grids too large to simulate
-// have tails too short to matter: the fitting group.
-// H100, 2026-11-24, backward ms: 128 heads of 2048 rows d64 0.81 tile-major, 0.49 in groups of 8;
-// 48 x 4096 d128 1.30 against 1.07 (groups of 4); 16 x 8192 d128 1.29 against 1.25 (2).
-inline int backward_head_group(int key_tiles, int bh_count, int sms, bool causal, int heads_in_l2) {
+// Heads per group of the grid (1: head-major; bh_count: tile-major over every head). Unmasked
+// tiles are equal: head-major. Causal: head-major where its tail is small (the most reuse; grids
+// too large to simulate have short tails), else the one-wave group.
+// H100, 2026-11-25, backward ms, one-wave groups against the groups as large as fit in L2 or,
+// where those had tails over 2 %, tile-major: 128 heads of 1024 rows d128 0.327 against 0.526
+// (tile-major), 128 x 512 d128 0.151 against 0.185, 64 x 2048 d128 0.454 against 0.602,
+// 128 x 2048 d64 0.489 against 0.504 (groups of 23); 16 x 4096 and 16 x 8192 d64 level. Groups
+// of half a wave lost 1-3 %, twice a wave 1-6 %.
+inline int backward_head_group(int key_tiles, int bh_count, int sms, bool causal) {
   if (bh_count < 1 || key_tiles < 1 || !causal) return 1;
-  const int fit = heads_in_l2 < 1 ? 1 : heads_in_l2 < bh_count ? heads_in_l2 : bh_count;
-  if (static_cast<long long>(key_tiles) * bh_count > kMaxSimulatedBlocks) return fit;
-  if (causal_grid_excess(key_tiles, bh_count, 1, sms) <= kHeadGroupExcessLimit) return 1;
-  for (int group = fit; group >= 2; --group)
-    if (causal_grid_excess(key_tiles, bh_count, group, sms) <= kHeadGroupExcessLimit) return group;
-  return bh_count;
+  if (static_cast<long long>(key_tiles) * bh_count > kMaxSimulatedBlocks ||
+      causal_grid_excess(key_tiles, bh_count, 1, sms) <= kHeadGroupExcessLimit)
+    return 1;
+  return one_wave_head_group(key_tiles, bh_count, sms);
 }
 
 // The forward's CTAs of one head read its K and V tiles in the same order from key 0, so those
-// running together share each load. Tile-major over every head spreads the running CTAs over
-// all heads: at 48-128 heads each K/V tile went from HBM to one or two CTAs after another, and
-// the causal forward was 1-21 % behind cuDNN's. Groups of heads whose tiles fill the GPU once
-// keep every running CTA among a few heads (and their K and V, 4-9 MB, in L2) with the heaviest
-// tiles first. H100, 2026-11-24, forward ms, tile-major against one-wave groups: 128 heads of
-// 2048 rows d64 0.224 against 0.210 (8 heads); 48 x 4096 d128 0.371 against 0.338 (4);
-// 16 x 8192 d128 0.431 against 0.416 (2). Smaller groups lose (tails), larger ones too (less
-// sharing): 48 x 4096 d128 0.357 in groups of 32.
-// Heads per group: unmasked, head-major (equal tiles); causal, the one-wave group (at least two:
-// one head at a time measured slower, d64 s16384 16 heads 1.27 against 1.15 ms) where its
-// simulated excess is under the limit, else tile-major. `slots`: CTAs resident at once.
+// running together share each load: one-wave groups, tile-major inside (unmasked: head-major).
+// Tile-major over all heads spread the running CTAs over every head, and each K/V tile went from
+// HBM to one or two CTAs after another. H100, forward ms, one-wave groups against tile-major
+// over every head: 128 x 2048 d64 0.210 against 0.224, 48 x 4096 d128 0.338 against 0.371,
+// 16 x 8192 d128 0.416 against 0.431 (2026-11-24); 128 x 1024 d128 0.093 against 0.123 and
+// 64 x 2048 d128 0.134 against 0.152, where the group's simulated tail was 3 % (2026-11-25).
 inline int forward_head_group(int row_tiles, int bh_count, int slots, bool causal) {
   if (bh_count < 1 || row_tiles < 1 || !causal) return 1;
-  const int wave = slots / row_tiles > 2 ? slots / row_tiles : 2;
-  if (wave >= bh_count) return bh_count;
-  if (static_cast<long long>(row_tiles) * bh_count > kMaxSimulatedBlocks) return wave;
-  return causal_grid_excess(row_tiles, bh_count, wave, slots) <= kHeadGroupExcessLimit ? wave : bh_count;
+  return one_wave_head_group(row_tiles, bh_count, slots);
 }
 
-// The portable forwards' order: tile-major when causal, else head-major. One-wave groups made
-// the sm80 tensor-core forward 4-5 % slower on an H100 (48 x 4096 and 16 x 16384, d64) where
-// they made the Hopper one 3-9 % faster.
-inline int forward_ungrouped_head_group(int bh_count, bool causal) { return causal ? bh_count : 1; }
+// The portable kernels' order (the sm80 tensor-core forward and backward, 3xTF32, fp32 SIMT):
+// tile-major when causal, else head-major. They run several CTAs an SM on 64-key or 64-row
+// tiles, and groups lost to tile-major on an H100: one-wave groups cost the tensor-core forward
+// 4-5 % at d64 (48 x 4096, 16 x 16384; 2026-11-24); in the backwards, tile-major was level
+// with the best group or ahead, up to 21 % ahead of the groups fitting in L2 (bf16 16 x 4096 d64
+// 0.64 against 0.80 ms, 16 x 16384 d64 8.9 against 9.6; 3xTF32 8 x 4096 d64 1.21 against 1.80;
+// fp32 SIMT 16 x 8192 d64 22.2 against 24.9; 2026-11-25).
+inline int ungrouped_head_group(int bh_count, bool causal) { return causal ? bh_count : 1; }
 
 enum class GridPass { forward, backward };
 
-// forward_ or backward_head_group (the forward ignores heads_in_l2) once per argument set in a
-// process: the simulation takes 25 us at 2048 blocks and milliseconds at 65536 for each group
+// forward_ or backward_head_group once per argument set in a process: the simulation takes 25 us at 2048 blocks and milliseconds at 65536 for each group
 // size tried, which a synchronised pass would wait for.
-inline int head_group_cached(GridPass pass, int tiles, int bh_count, int slots, bool causal, int heads_in_l2) {
+inline int head_group_cached(GridPass pass, int tiles, int bh_count, int slots, bool causal) {
   static std::mutex mutex;
-  static std::map<std::tuple<GridPass, int, int, int, bool, int>, int> groups;
-  const auto key = std::make_tuple(pass, tiles, bh_count, slots, causal, heads_in_l2);
+  static std::map<std::tuple<GridPass, int, int, int, bool>, int> groups;
+  const auto key = std::make_tuple(pass, tiles, bh_count, slots, causal);
   const std::lock_guard<std::mutex> lock(mutex);
   const auto found = groups.find(key);
   if (found != groups.end()) return found->second;
   return groups[key] = pass == GridPass::forward ? forward_head_group(tiles, bh_count, slots, causal)
-                                                 : backward_head_group(tiles, bh_count, slots, causal, heads_in_l2);
+                                                 : backward_head_group(tiles, bh_count, slots, causal);
 }
 
 }  // namespace stepscope::kernels::flash

@@ -113,25 +113,17 @@ inline int check_device_supported(std::size_t largest_smem) {
   return sms;
 }
 
-// The current device's L2 size in bytes (the grids' head groups).
-inline long long device_l2_bytes() {
-  return cached_device_attribute<cudaDevAttrL2CacheSize>(current_device(), "L2 cache size");
-}
-
-// The device checked for `smem` bytes of shared memory per block, the heads per group of a
-// backward main kernel's grid order (flash_grid_order.h), for inputs of `input_bytes` per element.
-inline int backward_grid_head_group(int key_tiles, const AttentionShape& shape, std::size_t smem,
-                                    int input_bytes) {
-  const int sms = check_device_supported(smem);
-  const int heads_in_l2 = backward_heads_in_l2(shape.seq_q, shape.head_dim, input_bytes, device_l2_bytes());
-  return head_group_cached(GridPass::backward, key_tiles, static_cast<int>(shape.batch * shape.heads), sms,
-                           shape.causal, heads_in_l2);
+// The device checked for `smem` bytes of shared memory per block, the heads per group of the
+// Hopper backward's grid order (flash_grid_order.h; one CTA an SM).
+inline int backward_grid_head_group(int key_tiles, const AttentionShape& shape, std::size_t smem) {
+  return head_group_cached(GridPass::backward, key_tiles, static_cast<int>(shape.batch * shape.heads),
+                           check_device_supported(smem), shape.causal);
 }
 
 // The Hopper forward's, for a grid of which `slots` CTAs run at once.
 inline int forward_grid_head_group(int row_tiles, const AttentionShape& shape, int slots) {
   return head_group_cached(GridPass::forward, row_tiles, static_cast<int>(shape.batch * shape.heads), slots,
-                           shape.causal, 0);
+                           shape.causal);
 }
 
 // Launches `kernel` with `smem` dynamic shared memory, raising the per-kernel limit first when

@@ -52,7 +52,7 @@ void launch_forward_mma(ForwardParams params, const AttentionShape& shape, int r
   using Tr = TensorCoreForwardTraits<T, kHeadDim>;
   params.row_tiles = static_cast<int>((shape.seq_q + Tr::kBlockM - 1) / Tr::kBlockM);
   const int sms = check_device_supported(Tr::kSmemBytes);
-  params.head_group = forward_ungrouped_head_group(static_cast<int>(shape.batch * shape.heads), shape.causal);
+  params.head_group = ungrouped_head_group(static_cast<int>(shape.batch * shape.heads), shape.causal);
   const auto blocks = static_cast<unsigned>(params.row_tiles * shape.batch * shape.heads);
   const KeySplitPlan plan = workspace != nullptr ? forward_key_split_plan<T, kHeadDim>(shape, requested_splits)
                                                  : KeySplitPlan{};
@@ -111,8 +111,9 @@ int backward_query_splits(const AttentionShape& shape) {
 template <typename T, int kHeadDim>
 void launch_backward_main_mma(BackwardParams params, const AttentionShape& shape, cudaStream_t stream) {
   using Tr = TensorCoreBackwardTraits<T, kHeadDim>;
+  check_device_supported(Tr::kSmemBytes);
   params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
-  params.head_group = backward_grid_head_group(params.key_tiles, shape, Tr::kSmemBytes, sizeof(T));
+  params.head_group = ungrouped_head_group(static_cast<int>(shape.batch * shape.heads), shape.causal);
   const dim3 blocks(static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads),
                     static_cast<unsigned>(params.query_splits));
   launch_kernel(flash_backward_mma_kernel<T, kHeadDim>, blocks, Tr::kThreads, Tr::kSmemBytes, stream, params,
