@@ -104,7 +104,8 @@ inline int one_wave_head_group(int tiles, int bh_count, int slots) {
 // where those had tails over 2 %, tile-major: 128 heads of 1024 rows d128 0.327 against 0.526
 // (tile-major), 128 x 512 d128 0.151 against 0.185, 64 x 2048 d128 0.454 against 0.602,
 // 128 x 2048 d64 0.489 against 0.504 (groups of 23); 16 x 4096 and 16 x 8192 d64 level. Groups
-// of half a wave lost 1-3 %, twice a wave 1-6 %.
+// of twice a wave were 1-6 % slower; of half a wave level to 7 % slower (3 % faster once, at
+// 128 x 512 d64).
 inline int backward_head_group(int key_tiles, int bh_count, int sms, bool causal) {
   if (bh_count < 1 || key_tiles < 1 || !causal) return 1;
   if (static_cast<long long>(key_tiles) * bh_count > kMaxSimulatedBlocks ||
@@ -136,8 +137,9 @@ inline int ungrouped_head_group(int bh_count, bool causal) { return causal ? bh_
 
 enum class GridPass { forward, backward };
 
-// forward_ or backward_head_group once per argument set in a process: the simulation takes 25 us at 2048 blocks and milliseconds at 65536 for each group
-// size tried, which a synchronised pass would wait for.
+// forward_ or backward_head_group once per argument set in a process: the backward's tail
+// simulation takes 25 us at 2048 blocks and milliseconds at 65536, which a synchronised pass
+// would wait for.
 inline int head_group_cached(GridPass pass, int tiles, int bh_count, int slots, bool causal) {
   static std::mutex mutex;
   static std::map<std::tuple<GridPass, int, int, int, bool>, int> groups;
