@@ -126,6 +126,17 @@ TEST(FlashGridOrder, ForwardOneWaveGroupsWhenCausalAndThePortableKernelsTileMajo
   EXPECT_EQ(ungrouped_head_group(48, false), 1);
 }
 
+TEST(FlashGridOrder, PersistentForwardOnlyForShortRowsOfThreeWavesOrMore) {
+  EXPECT_TRUE(forward_runs_persistent(8, 8 * 128, 132));     // 128 heads of 1024 rows
+  EXPECT_TRUE(forward_runs_persistent(16, 16 * 128, 132));   // 128 x 2048
+  EXPECT_TRUE(forward_runs_persistent(4, 4 * 128, 132));     // 128 x 512: 3.9 waves
+  EXPECT_FALSE(forward_runs_persistent(32, 32 * 48, 132));   // 48 x 4096: rows too long
+  EXPECT_FALSE(forward_runs_persistent(8, 8 * 16, 132));     // 16 x 1024: one wave, nothing to overlap
+  EXPECT_FALSE(forward_runs_persistent(8, 8 * 32, 132));     // 32 x 1024: two waves
+  EXPECT_FALSE(forward_runs_persistent(1, 395, 132));
+  EXPECT_TRUE(forward_runs_persistent(1, 396, 132));
+}
+
 TEST(FlashGridOrder, ForwardOrderTakesEachHeadsLastQueryTileFirstWhenCausal) {
   const int tiles = 5, heads = 7;
   for (int group = 1; group <= heads; ++group) {

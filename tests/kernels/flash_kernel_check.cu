@@ -217,6 +217,9 @@ std::vector<Case> all_cases() {
       // key tile): the fp32 kernels' grids without split K/V tiles or query splits, which the
       // small shapes above all take.
       {1, 140, 65, 64, Layout::contiguous},
+      // Four tiles an SM and more: the persistent Hopper forward's CTAs wrap their Q and K/V
+      // barriers' phases over several tiles.
+      {1, 600, 65, 64, Layout::contiguous},
   };
   std::vector<Case> cases;
   for (KernelPath path : kernel_paths())
@@ -256,13 +259,15 @@ std::vector<Case> all_cases() {
   return cases;
 }
 
-// One small case per type and path, and one with key splits per kernel that takes them (the
-// sanitizers' cases).
+// One small case per type and path, one with key splits per kernel that takes them, and two
+// with three tiles an H100 SM and more (the sanitizers' cases).
 std::vector<Case> small_cases() {
   std::vector<Case> cases;
   for (KernelPath path : kernel_paths())
     for (ElementType type : {ElementType::f32, ElementType::f16, ElementType::bf16}) {
       cases.push_back({type, make_shape(1, 2, 70, 90, 64, true), Layout::contiguous, path});
+      // Three tiles an SM and more: the persistent Hopper forward (d64 and d128 stage O differently).
+      for (int64_t d : {64, 128}) cases.push_back({type, make_shape(1, 400, 65, 65, d, true), Layout::contiguous, path});
       if ((type == ElementType::f32) == (path == KernelPath::fastest)) {
         cases.push_back({type, make_shape(1, 2, 130, 300, 64, true), Layout::contiguous, path, 3});
       }

@@ -6,6 +6,7 @@
 #include "kernels/cuda/flash_attention_cuda.h"
 #include "kernels/cuda/flash_forward_simt.cuh"
 #include "kernels/cuda/flash_forward_sm90.cuh"
+#include "kernels/cuda/flash_forward_sm90_persistent.cuh"
 #include "kernels/cuda/flash_launch_utils.h"
 #include "kernels/cuda/flash_mma_launch.cuh"
 #include "kernels/cuda/flash_tf32_launch.h"
@@ -21,6 +22,10 @@ namespace stepscope::kernels {
 namespace {
 
 using flash::ForwardParams;
+
+// The Hopper forward's workspace: its persistent CTAs' tile counter (one 32-bit word, kept to the
+// workspace's 16-byte granule).
+constexpr int64_t kSm90TileCounterFloats = 4;
 
 template <int kHeadDim>
 void launch_forward_f32(ForwardParams params, const AttentionShape& shape, cudaStream_t stream) {
@@ -77,22 +82,34 @@ void launch_forward_sm90(const FlashForwardArgs& args, cudaStream_t stream) {
   params.seq_q = static_cast<int>(shape.seq_q);
   params.seq_k = static_cast<int>(shape.seq_k);
   params.row_tiles = static_cast<int>((shape.seq_q + Tr::kBlockM - 1) / Tr::kBlockM);
+  params.bh_count = static_cast<int>(shape.batch * shape.heads);
   params.causal = shape.causal;
   params.scale = args.softmax_scale;
   params.scale_log2 = args.softmax_scale * static_cast<float>(M_LOG2E);
   // One CTA per SM (Sm90ForwardTraits' registers and shared memory).
-  params.head_group =
-      flash::forward_grid_head_group(params.row_tiles, shape, flash::check_device_supported(Tr::kSmemBytes));
-  const auto blocks = static_cast<unsigned>(params.row_tiles * shape.batch * shape.heads);
-  flash::launch_kernel(flash::flash_forward_sm90_kernel<T, kHeadDim>, blocks, Tr::kThreads,
-                       Tr::kSmemBytes, stream, params, "flash_forward_sm90_kernel");
+  const int sms = flash::check_device_supported(flash::kSm90PersistentForwardSmemBytes<kHeadDim>);
+  params.head_group = flash::forward_grid_head_group(params.row_tiles, shape, sms);
+  const int64_t tiles = static_cast<int64_t>(params.row_tiles) * params.bh_count;
+  if (args.workspace != nullptr && flash::forward_runs_persistent(params.row_tiles, tiles, sms)) {
+    // Persistent CTAs take the tiles after the first wave from a counter zeroed here.
+    params.tile_counter = reinterpret_cast<unsigned int*>(args.workspace);
+    flash::check_cuda(cudaMemsetAsync(params.tile_counter, 0, sizeof(unsigned int), stream),
+                      "cudaMemsetAsync(the forward's tile counter)");
+    return flash::launch_kernel(flash::flash_forward_sm90_persistent_kernel<T, kHeadDim>, static_cast<unsigned>(sms),
+                                Tr::kThreads, flash::kSm90PersistentForwardSmemBytes<kHeadDim>, stream, params,
+                                "flash_forward_sm90_persistent_kernel");
+  }
+  flash::launch_kernel(flash::flash_forward_sm90_kernel<T, kHeadDim>, static_cast<unsigned>(tiles),
+                       Tr::kThreads, Tr::kSmemBytes, stream, params, "flash_forward_sm90_kernel");
 }
 
 // Whether this build's image of the Hopper kernel for the device is the sm_90a one.
 template <typename T, int kHeadDim>
 bool sm90_kernel_compiled() {
   return flash::sm90a_image_loaded<flash::flash_forward_sm90_kernel<T, kHeadDim>>(
-      "flash_forward_sm90_kernel");
+             "flash_forward_sm90_kernel") &&
+         flash::sm90a_image_loaded<flash::flash_forward_sm90_persistent_kernel<T, kHeadDim>>(
+             "flash_forward_sm90_persistent_kernel");
 }
 
 // Whether the Hopper kernel takes `args`: it applies and this build carries its sm_90a code.
@@ -103,6 +120,20 @@ bool sm90_forward_runs(const FlashForwardArgs& args) {
     return d64 ? sm90_kernel_compiled<__nv_bfloat16, 64>() : sm90_kernel_compiled<__nv_bfloat16, 128>();
   }
   return d64 ? sm90_kernel_compiled<__half, 64>() : sm90_kernel_compiled<__half, 128>();
+}
+
+// Whether the Hopper kernel takes `args` with persistent CTAs, given the workspace for their
+// tile counter (one-tile CTAs otherwise).
+bool sm90_forward_persistent(const FlashForwardArgs& args) {
+  if (!sm90_forward_runs(args)) return false;
+  static_assert(flash::Sm90ForwardTraits<64>::kBlockM == flash::Sm90ForwardTraits<128>::kBlockM,
+                "both head dims tile the queries alike");
+  constexpr int64_t kBlockM = flash::Sm90ForwardTraits<64>::kBlockM;
+  const AttentionShape& shape = args.shape;
+  const auto row_tiles = static_cast<int>((shape.seq_q + kBlockM - 1) / kBlockM);
+  const int sms = flash::cached_device_attribute<cudaDevAttrMultiProcessorCount>(flash::current_device(),
+                                                                                 "multiprocessor count");
+  return flash::forward_runs_persistent(row_tiles, row_tiles * shape.batch * shape.heads, sms);
 }
 
 template <typename T>
@@ -156,6 +187,7 @@ void check_forward_args(const FlashForwardArgs& args) {
 
 int64_t flash_forward_workspace_floats(const FlashForwardArgs& args) {
   check_forward_args(args);
+  if (sm90_forward_runs(args)) return sm90_forward_persistent(args) ? kSm90TileCounterFloats : 0;
   const AttentionShape& shape = args.shape;
   return flash::key_split_workspace_floats(key_split_plan(args), shape.batch * shape.heads * shape.seq_q,
                                            shape.head_dim);

@@ -47,6 +47,8 @@ struct Sm90ForwardParams {
   bool causal = false;
   float scale = 1.f;       // > 0
   float scale_log2 = 1.f;  // scale * log2(e)
+  int bh_count = 1;        // batch * heads (the persistent kernel's tile count)
+  unsigned int* tile_counter = nullptr;  // the persistent kernel's: tiles taken after the first wave
 };
 
 namespace sm90_forward {
@@ -122,90 +124,131 @@ __device__ __forceinline__ void rescale_o(float (&o)[kHeadDim / 2], const float 
   }
 }
 
-}  // namespace sm90_forward
-
-template <typename T, int kHeadDim>
-__global__ void __launch_bounds__(Sm90ForwardTraits<kHeadDim>::kThreads, 1)
-    flash_forward_sm90_kernel(const __grid_constant__ Sm90ForwardParams p) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using namespace sm90;
-  using namespace sm90_forward;
+// The Hopper forward's shared memory, from its 1024-byte aligned base: Q (then each consumer
+// warpgroup's O rows), kStages K and V tiles, then the barriers: Q full, and per stage K full,
+// V full, K empty, V empty (the persistent kernel's own follow).
+template <int kHeadDim>
+struct Sm90ForwardBuffers {
   using Tr = Sm90ForwardTraits<kHeadDim>;
-  constexpr int kBlockM = Tr::kBlockM;
+  __device__ __forceinline__ explicit Sm90ForwardBuffers(unsigned char* smem)
+      : q(smem),
+        k(q + Tr::kQBytes),
+        v(k + Tr::kStages * Tr::kKvTileBytes),
+        q_full(reinterpret_cast<uint64_t*>(v + Tr::kStages * Tr::kKvTileBytes)),
+        k_full(q_full + 1),
+        v_full(k_full + Tr::kStages),
+        k_empty(v_full + Tr::kStages),
+        v_empty(k_empty + Tr::kStages) {}
+  unsigned char* q;
+  unsigned char* k;
+  unsigned char* v;
+  uint64_t* q_full;
+  uint64_t* k_full;
+  uint64_t* v_full;
+  uint64_t* k_empty;
+  uint64_t* v_empty;
+};
+
+// The 1024-byte aligned base of the dynamic shared memory (the swizzle atom; the traits'
+// kAlignSlack pays for the rounding).
+__device__ __forceinline__ unsigned char* sm90_aligned_smem(unsigned char* raw) {
+  return reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~static_cast<uintptr_t>(1023));
+}
+
+// K/V tiles a query tile starting at row m0 reads: up to its last row when causal.
+template <int kHeadDim>
+__device__ __forceinline__ int forward_key_tiles(const Sm90ForwardParams& p, int m0) {
+  using Tr = Sm90ForwardTraits<kHeadDim>;
+  const int key_end = p.causal ? min(p.seq_k, m0 + Tr::kBlockM) : p.seq_k;
+  return (key_end + Tr::kBlockN - 1) / Tr::kBlockN;
+}
+
+// One thread: the Q-full and per-stage barriers (the empty ones take one arrival per consumer
+// warp).
+template <int kHeadDim>
+__device__ __forceinline__ void init_forward_barriers(const Sm90ForwardBuffers<kHeadDim>& buf) {
+  using namespace sm90;
+  using Tr = Sm90ForwardTraits<kHeadDim>;
+  mbarrier_init(buf.q_full, 1);
+#pragma unroll
+  for (int s = 0; s < Tr::kStages; ++s) {
+    mbarrier_init(&buf.k_full[s], 1);
+    mbarrier_init(&buf.v_full[s], 1);
+    mbarrier_init(&buf.k_empty[s], 4 * Tr::kConsumerWarpgroups);
+    mbarrier_init(&buf.v_empty[s], 4 * Tr::kConsumerWarpgroups);
+  }
+}
+
+// The producer thread's load of the Q tile starting at row m0.
+template <int kHeadDim>
+__device__ __forceinline__ void load_forward_q(const Sm90ForwardParams& p, const Sm90ForwardBuffers<kHeadDim>& buf,
+                                               int m0, int batch, int head) {
+  using namespace sm90;
+  using Tr = Sm90ForwardTraits<kHeadDim>;
+  mbarrier_arrive_expect_tx(buf.q_full, Tr::kQBytes);
+#pragma unroll
+  for (int pn = 0; pn < Tr::kPanels; ++pn)
+    tma_load_4d(buf.q + pn * Tr::kQPanelBytes, &p.q_map, buf.q_full, pn * 64, m0, head, batch);
+}
+
+// The producer thread's loads of K/V tile j into the stage ring's slot `loaded` (K/V tiles this
+// CTA loaded before), each once the consumers have freed its stage.
+template <int kHeadDim>
+__device__ __forceinline__ void load_forward_kv(const Sm90ForwardParams& p, const Sm90ForwardBuffers<kHeadDim>& buf,
+                                                int loaded, int j, int batch, int head) {
+  using namespace sm90;
+  using Tr = Sm90ForwardTraits<kHeadDim>;
+  const int stage = loaded % Tr::kStages;
+  const uint32_t free_phase = ((loaded / Tr::kStages) & 1) ^ 1;  // a fresh barrier passes parity 1
+  unsigned char* k_dst = buf.k + stage * Tr::kKvTileBytes;
+  unsigned char* v_dst = buf.v + stage * Tr::kKvTileBytes;
+  mbarrier_wait(&buf.k_empty[stage], free_phase);
+  mbarrier_arrive_expect_tx(&buf.k_full[stage], Tr::kKvTileBytes);
+#pragma unroll
+  for (int pn = 0; pn < Tr::kPanels; ++pn)
+    tma_load_4d(k_dst + pn * Tr::kKvPanelBytes, &p.k_map, &buf.k_full[stage], pn * 64, j * Tr::kBlockN, head, batch);
+  mbarrier_wait(&buf.v_empty[stage], free_phase);
+  mbarrier_arrive_expect_tx(&buf.v_full[stage], Tr::kKvTileBytes);
+#pragma unroll
+  for (int pn = 0; pn < Tr::kPanels; ++pn)
+    tma_load_4d(v_dst + pn * Tr::kKvPanelBytes, &p.v_map, &buf.v_full[stage], pn * 64, j * Tr::kBlockN, head, batch);
+}
+
+// Where a consumer warpgroup stages its O rows for the TMA store.
+enum class OStaging {
+  // Its own Q rows: Q is free for the next tile only once the store has read them (the one-tile
+  // kernel, and the persistent one at d = 128, where shared memory holds nothing more).
+  in_q_rows,
+  // A buffer of their own: the warpgroups release Q (q_empty) as soon as the tile's last S is
+  // computed, so the next tile's Q loads during the last softmax, P V and the epilogue, and the
+  // store drains while the next tile runs (the persistent kernel at d = 64).
+  own_buffer,
+};
+
+// The consumer warpgroups' work on one tile (query rows m0.., keys up to key_tiles tiles):
+// S = Q K^T, online softmax, O += P V as the file's header describes, then O normalised, staged
+// as kStaging says and stored by TMA, lse per row. `consumed`: K/V tiles this CTA's consumers
+// took before (the stage ring's position); `q_phase`: the parity of Q's barrier. With
+// OStaging::in_q_rows it returns when the warpgroup's store has read Q's rows (for thread 0 of
+// the warpgroup; the others may be ahead); with own_buffer, o_buffer (kQBytes) takes O, each
+// warp has arrived on q_empty, and the store may still be reading o_buffer.
+template <typename T, int kHeadDim, OStaging kStaging = OStaging::in_q_rows>
+__device__ __forceinline__ void consume_forward_tile(const Sm90ForwardParams& p, unsigned char* smem, int bh,
+                                                     int batch, int head, int m0, int key_tiles, int consumed,
+                                                     uint32_t q_phase, unsigned char* o_buffer = nullptr,
+                                                     uint64_t* q_empty = nullptr) {
+  using namespace sm90;
+  using Tr = Sm90ForwardTraits<kHeadDim>;
   constexpr int kBlockN = Tr::kBlockN;
   constexpr int kStages = Tr::kStages;
-
-  extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem = reinterpret_cast<unsigned char*>(
-      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~static_cast<uintptr_t>(1023));
-  unsigned char* s_q = smem;
-  unsigned char* s_k = s_q + Tr::kQBytes;                 // kStages tiles
-  unsigned char* s_v = s_k + kStages * Tr::kKvTileBytes;  // kStages tiles
-  uint64_t* q_full = reinterpret_cast<uint64_t*>(s_v + kStages * Tr::kKvTileBytes);
-  uint64_t* k_full = q_full + 1;
-  uint64_t* v_full = k_full + kStages;
-  uint64_t* k_empty = v_full + kStages;
-  uint64_t* v_empty = k_empty + kStages;
-
-  const TileOfBlock assigned = forward_tile_of_block(static_cast<int>(blockIdx.x), p.row_tiles, p.causal, p.head_group);
-  const int bh = assigned.bh;
-  const int tile = assigned.tile;
-  const int batch = bh / p.heads;
-  const int head = bh % p.heads;
-  const int m0 = tile * kBlockM;
-  const int key_end = p.causal ? min(p.seq_k, m0 + kBlockM) : p.seq_k;
-  const int key_tiles = (key_end + kBlockN - 1) / kBlockN;
-
-  if (threadIdx.x == 0) {
-    mbarrier_init(q_full, 1);
-#pragma unroll
-    for (int s = 0; s < kStages; ++s) {
-      mbarrier_init(&k_full[s], 1);
-      mbarrier_init(&v_full[s], 1);
-      mbarrier_init(&k_empty[s], 4 * Tr::kConsumerWarpgroups);  // one arrival per warp
-      mbarrier_init(&v_empty[s], 4 * Tr::kConsumerWarpgroups);
-    }
-    fence_barrier_init();
-  }
-  __syncthreads();
-
-  if (threadIdx.x < 128) {  // producer warpgroup
-    setmaxnreg_dec<Tr::kProducerRegs>();
-    if (threadIdx.x == 0) {
-      mbarrier_arrive_expect_tx(q_full, Tr::kQBytes);
-#pragma unroll
-      for (int pn = 0; pn < Tr::kPanels; ++pn)
-        tma_load_4d(s_q + pn * Tr::kQPanelBytes, &p.q_map, q_full, pn * 64, m0, head, batch);
-      for (int j = 0; j < key_tiles; ++j) {
-        const int stage = j % kStages;
-        const uint32_t free_phase = ((j / kStages) & 1) ^ 1;
-        unsigned char* k_dst = s_k + stage * Tr::kKvTileBytes;
-        unsigned char* v_dst = s_v + stage * Tr::kKvTileBytes;
-        mbarrier_wait(&k_empty[stage], free_phase);
-        mbarrier_arrive_expect_tx(&k_full[stage], Tr::kKvTileBytes);
-#pragma unroll
-        for (int pn = 0; pn < Tr::kPanels; ++pn)
-          tma_load_4d(k_dst + pn * Tr::kKvPanelBytes, &p.k_map, &k_full[stage], pn * 64,
-                      j * kBlockN, head, batch);
-        mbarrier_wait(&v_empty[stage], free_phase);
-        mbarrier_arrive_expect_tx(&v_full[stage], Tr::kKvTileBytes);
-#pragma unroll
-        for (int pn = 0; pn < Tr::kPanels; ++pn)
-          tma_load_4d(v_dst + pn * Tr::kKvPanelBytes, &p.v_map, &v_full[stage], pn * 64,
-                      j * kBlockN, head, batch);
-      }
-    }
-    return;
-  }
-
-  setmaxnreg_inc<Tr::kConsumerRegs>();
+  const Sm90ForwardBuffers<kHeadDim> buf(smem);
   const int wg = threadIdx.x / 128 - 1;
   const int wtid = threadIdx.x % 128;
   const int warp = wtid / 32;
   const int lane = wtid % 32;
   const int wg_row0 = m0 + 64 * wg;
   const int row0 = wg_row0 + 16 * warp + lane / 4;  // this thread's rows: row0, row0 + 8
-  const uint32_t q_addr = smem_u32(s_q) + 64 * wg * Tr::kRowBytes;
+  const uint32_t q_addr = smem_u32(buf.q) + 64 * wg * Tr::kRowBytes;
 
   float o[kHeadDim / 2];
 #pragma unroll
@@ -218,7 +261,7 @@ __global__ void __launch_bounds__(Sm90ForwardTraits<kHeadDim>::kThreads, 1)
 
   // S = Q K^T of the tile in `stage`, over head-dim steps of 16 (4 per 64-column panel).
   auto issue_qk = [&](int stage) {
-    const uint32_t k_addr = smem_u32(s_k) + stage * Tr::kKvTileBytes;
+    const uint32_t k_addr = smem_u32(buf.k) + stage * Tr::kKvTileBytes;
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < kHeadDim / 16; ++kk) {
@@ -234,7 +277,7 @@ __global__ void __launch_bounds__(Sm90ForwardTraits<kHeadDim>::kThreads, 1)
   // O += P V over key steps of 16; V rows are the k dimension, its columns (64 per panel,
   // panels kKvPanelBytes apart) the n dimension, hence MN-major.
   auto issue_pv = [&](int stage) {
-    const uint32_t v_addr = smem_u32(s_v) + stage * Tr::kKvTileBytes;
+    const uint32_t v_addr = smem_u32(buf.v) + stage * Tr::kKvTileBytes;
     wgmma_fence();
 #pragma unroll
     for (int ks = 0; ks < kBlockN / 16; ++ks) {
@@ -267,50 +310,67 @@ __global__ void __launch_bounds__(Sm90ForwardTraits<kHeadDim>::kThreads, 1)
     if (wg == 1) named_barrier_arrive(3, 256);
   }
 
-  mbarrier_wait(q_full, 0);
+  auto stage_of = [&](int j) { return (consumed + j) % kStages; };
+  auto phase_of = [&](int j) { return static_cast<uint32_t>(((consumed + j) / kStages) & 1); };
+  mbarrier_wait(buf.q_full, q_phase);
   begin_turn();
-  mbarrier_wait(&k_full[0], 0);
-  issue_qk(0);
+  mbarrier_wait(&buf.k_full[stage_of(0)], phase_of(0));
+  issue_qk(stage_of(0));
   end_turn(false);
   wgmma_wait<0>();
   fence_operand(s);
-  release(&k_empty[0]);
+  release(&buf.k_empty[stage_of(0)]);
+  // With its own O buffer, Q is free once the tile's last S is in registers.
+  auto release_q_after = [&](int j) {
+    if constexpr (kStaging == OStaging::own_buffer) {
+      if (j == key_tiles - 1) release(q_empty);
+    }
+  };
+  release_q_after(0);
   softmax_tile<kBlockN>(s, row_max, row_sum, rescale, 0, row0, needs_mask(0), p);
   convert_p<T, kBlockN>(s, pa);
 
   for (int j = 1; j < key_tiles; ++j) {
-    const int stage = j % kStages;
-    const int prev = (j - 1) % kStages;
+    const int stage = stage_of(j);
+    const int prev = stage_of(j - 1);
     begin_turn();
-    mbarrier_wait(&k_full[stage], (j / kStages) & 1);
+    mbarrier_wait(&buf.k_full[stage], phase_of(j));
     issue_qk(stage);
-    mbarrier_wait(&v_full[prev], ((j - 1) / kStages) & 1);
+    mbarrier_wait(&buf.v_full[prev], phase_of(j - 1));
     issue_pv(prev);
     end_turn(false);
     wgmma_wait<1>();  // S of tile j is ready; P V of tile j - 1 may still run
     fence_operand(s);
-    release(&k_empty[stage]);
+    release(&buf.k_empty[stage]);
+    release_q_after(j);
     softmax_tile<kBlockN>(s, row_max, row_sum, rescale, j * kBlockN, row0, needs_mask(j), p);
     wgmma_wait<0>();
     fence_operand(o);
     fence_operand(pa);
-    release(&v_empty[prev]);
+    release(&buf.v_empty[prev]);
     rescale_o<kHeadDim>(o, rescale);
     convert_p<T, kBlockN>(s, pa);
   }
-  const int last = (key_tiles - 1) % kStages;
+  const int last = stage_of(key_tiles - 1);
   begin_turn();
-  mbarrier_wait(&v_full[last], ((key_tiles - 1) / kStages) & 1);
+  mbarrier_wait(&buf.v_full[last], phase_of(key_tiles - 1));
   issue_pv(last);
   end_turn(true);
   wgmma_wait<0>();
   fence_operand(o);
-  release(&v_empty[last]);
+  release(&buf.v_empty[last]);
 
-  // Epilogue: normalise, stage O in this warpgroup's Q rows with the 128-byte swizzle TMA
-  // expects, then one thread stores each 64-column panel.
-  named_barrier_sync(1 + wg, 128);  // every warp of the warpgroup is done reading its Q rows
-  unsigned char* o_stage = s_q + 64 * wg * Tr::kRowBytes;
+  // Epilogue: normalise, stage O with the 128-byte swizzle TMA expects, then one thread stores
+  // each 64-column panel.
+  unsigned char* o_stage;
+  if constexpr (kStaging == OStaging::own_buffer) {
+    if (wtid == 0) bulk_wait_read<0>();  // the previous tile's store has read the buffer
+    named_barrier_sync(1 + wg, 128);
+    o_stage = o_buffer + 64 * wg * Tr::kRowBytes;
+  } else {
+    named_barrier_sync(1 + wg, 128);  // every warp of the warpgroup is done reading its Q rows
+    o_stage = buf.q + 64 * wg * Tr::kRowBytes;
+  }
   const int t = lane % 4;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
@@ -338,8 +398,48 @@ __global__ void __launch_bounds__(Sm90ForwardTraits<kHeadDim>::kThreads, 1)
     for (int pn = 0; pn < Tr::kPanels; ++pn)
       tma_store_4d(&p.o_map, o_stage + pn * Tr::kQPanelBytes, pn * 64, wg_row0, head, batch);
     bulk_commit();
-    bulk_wait_read<0>();
+    if constexpr (kStaging == OStaging::in_q_rows) bulk_wait_read<0>();
   }
+}
+
+}  // namespace sm90_forward
+
+template <typename T, int kHeadDim>
+__global__ void __launch_bounds__(Sm90ForwardTraits<kHeadDim>::kThreads, 1)
+    flash_forward_sm90_kernel(const __grid_constant__ Sm90ForwardParams p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using namespace sm90;
+  using namespace sm90_forward;
+  using Tr = Sm90ForwardTraits<kHeadDim>;
+
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = sm90_aligned_smem(smem_raw);
+  const Sm90ForwardBuffers<kHeadDim> buf(smem);
+
+  const TileOfBlock assigned = forward_tile_of_block(static_cast<int>(blockIdx.x), p.row_tiles, p.causal, p.head_group);
+  const int bh = assigned.bh;
+  const int batch = bh / p.heads;
+  const int head = bh % p.heads;
+  const int m0 = assigned.tile * Tr::kBlockM;
+  const int key_tiles = forward_key_tiles<kHeadDim>(p, m0);
+
+  if (threadIdx.x == 0) {
+    init_forward_barriers(buf);
+    fence_barrier_init();
+  }
+  __syncthreads();
+
+  if (threadIdx.x < 128) {  // producer warpgroup
+    setmaxnreg_dec<Tr::kProducerRegs>();
+    if (threadIdx.x == 0) {
+      load_forward_q(p, buf, m0, batch, head);
+      for (int j = 0; j < key_tiles; ++j) load_forward_kv(p, buf, j, j, batch, head);
+    }
+    return;
+  }
+
+  setmaxnreg_inc<Tr::kConsumerRegs>();
+  consume_forward_tile<T, kHeadDim>(p, smem, bh, batch, head, m0, key_tiles, 0, 0);
 #elif defined(__CUDA_ARCH__)
   __trap();  // compiled for a target without sm_90a features: the host never launches this
 #endif

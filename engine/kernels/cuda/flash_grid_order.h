@@ -135,6 +135,20 @@ inline int forward_head_group(int row_tiles, int bh_count, int slots, bool causa
 // fp32 SIMT 16 x 8192 d64 22.2 against 24.9; 2026-11-25).
 inline int ungrouped_head_group(int bh_count, bool causal) { return causal ? bh_count : 1; }
 
+// Whether the Hopper forward runs persistent CTAs (one an SM, taking tiles from a counter):
+// where each SM takes three tiles or more and rows are short, so each CTA's prologue and
+// epilogue are a large share of its work. H100, 2026-11-25, bf16 causal against one CTA per
+// tile: 128 and 256 heads of 512-2048 rows 2-22 % faster, 64 heads of 1024-2048 rows level to
+// 3 % faster, 32 x 2048 level to 2 % slower. Two waves (256 tiles) lost 3-10 %: the counter's
+// reset and the handover cost more than the one prologue they hide. 4096 rows and more were
+// level to 2.4 % slower.
+constexpr int kPersistentForwardMinWaves = 3;
+constexpr int kPersistentForwardMaxRowTiles = 16;
+inline bool forward_runs_persistent(int row_tiles, long long tiles, int sms) {
+  return tiles >= static_cast<long long>(kPersistentForwardMinWaves) * sms &&
+         row_tiles <= kPersistentForwardMaxRowTiles;
+}
+
 enum class GridPass { forward, backward };
 
 // forward_ or backward_head_group once per argument set in a process: the backward's tail

@@ -13,6 +13,13 @@ static __device__ __noinline__ TileOfBlock forward_tile_of_block(int block, int 
   return forward_grouped_tile_of_block(block, row_tiles, static_cast<int>(gridDim.x) / row_tiles, causal, head_group);
 }
 
+// The same for tile `item` of a grid of bh_count heads (the persistent forward's CTAs take
+// several).
+static __device__ __noinline__ TileOfBlock forward_tile_of_item(int item, int row_tiles, int bh_count, bool causal,
+                                                                int head_group) {
+  return forward_grouped_tile_of_block(item, row_tiles, bh_count, causal, head_group);
+}
+
 __device__ __forceinline__ TileOfBlock backward_tile_of_block(int block, int key_tiles, int head_group) {
   return grouped_tile_of_block(block, key_tiles, static_cast<int>(gridDim.x) / key_tiles, head_group);
 }

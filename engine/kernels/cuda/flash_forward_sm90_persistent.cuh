@@ -1,0 +1,144 @@
+// The Hopper forward as a persistent kernel: one CTA per SM
+// takes tiles in grid order from an atomic counter, so each SM overlaps one tile's epilogue and
+// the next tile's first loads. The tile's math is flash_forward_sm90_kernel's.
+//
+// Warp 1 of the producer warpgroup schedules: once the loader warp has issued every load of a
+// tile, it takes the next (an atomic on the counter) and hands it to the loader warp and to the
+// consumers through shared-memory slots, ordered by named barriers that every side syncs on.
+// The slots are written and read with shared-memory atomics: compute-sanitizer's racecheck
+// does not take a named barrier of part of the CTA as an order (it flagged plain loads and
+// stores here), and a handful of atomics per tile cost nothing. Warp 0 loads: the next tile's
+// first K/V stages (freed by the current tile alone) while the consumers finish the current
+// one, and its Q once they release Q's rows.
+#pragma once
+
+#include "kernels/cuda/flash_forward_sm90.cuh"
+
+namespace stepscope::kernels::flash {
+
+// Where the persistent kernel stages O: at d = 64 in a buffer of its own (Q then loads for the
+// next tile while the current one ends); at d = 128 the one-tile kernel's 224 KB leave no room.
+template <int kHeadDim>
+constexpr sm90_forward::OStaging kSm90PersistentOStaging =
+    kHeadDim == 64 ? sm90_forward::OStaging::own_buffer : sm90_forward::OStaging::in_q_rows;
+
+// Shared memory: the one-tile kernel's, then the Q-empty barrier and the tiles handed over
+// (the loader's, and the consumers' in two slots), then the O buffer on the next 1024-byte
+// boundary where there is one.
+template <int kHeadDim>
+constexpr std::size_t kSm90PersistentForwardSmemBytes =
+    Sm90ForwardTraits<kHeadDim>::kSmemBytes + 8 + 16 +
+    (kSm90PersistentOStaging<kHeadDim> == sm90_forward::OStaging::own_buffer
+         ? 1024 + Sm90ForwardTraits<kHeadDim>::kQBytes
+         : 0);
+
+template <typename T, int kHeadDim>
+__global__ void __launch_bounds__(Sm90ForwardTraits<kHeadDim>::kThreads, 1)
+    flash_forward_sm90_persistent_kernel(const __grid_constant__ Sm90ForwardParams p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using namespace sm90;
+  using namespace sm90_forward;
+  using Tr = Sm90ForwardTraits<kHeadDim>;
+  // Named barriers 1-4 are the consumers' (epilogue, ping-pong turns); 5 hands a tile from the
+  // scheduler warp to the consumers, 6 to the loader warp.
+  constexpr uint32_t kConsumerItemBarrier = 5, kLoaderItemBarrier = 6;
+  constexpr uint32_t kConsumerItemThreads = 32 + 128 * Tr::kConsumerWarpgroups;
+  constexpr uint32_t kLoaderItemThreads = 64;
+  constexpr unsigned kAll = 0xffffffffu;
+
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = sm90_aligned_smem(smem_raw);
+  const Sm90ForwardBuffers<kHeadDim> buf(smem);
+  uint64_t* q_empty = buf.v_empty + Tr::kStages;
+  // Tiles handed over, -1 when none is left: the loader's, then the consumers' two slots.
+  int* s_loader_item = reinterpret_cast<int*>(q_empty + 1);
+  int* s_consumer_item = s_loader_item + 1;
+  constexpr OStaging kStaging = kSm90PersistentOStaging<kHeadDim>;
+  unsigned char* o_buffer = sm90_aligned_smem(reinterpret_cast<unsigned char*>(s_consumer_item + 2));
+
+  const int tiles = p.row_tiles * p.bh_count;
+  if (threadIdx.x == 0) {
+    init_forward_barriers(buf);
+    mbarrier_init(q_empty, 4 * Tr::kConsumerWarpgroups);  // one arrival per consumer warp
+    fence_barrier_init();
+  }
+  __syncthreads();
+
+  if (threadIdx.x < 128) {  // producer warpgroup: warp 0 loads (its lane 0), warp 1 schedules
+    setmaxnreg_dec<Tr::kProducerRegs>();
+    const int lane = threadIdx.x % 32;
+    if (threadIdx.x >= 64) return;
+    if (threadIdx.x >= 32) {
+      for (int n = 0;; ++n) {
+        // Claim a tile only once the loader has issued every load of the previous one: a claim
+        // at the start of a tile would bind each CTA's next tile before anyone knows which SM
+        // frees first (a round-robin that ran 32 heads x 1024 rows 1.42x slower than one CTA
+        // a tile).
+        named_barrier_sync(kLoaderItemBarrier, kLoaderItemThreads);  // the loader is ready
+        int item = static_cast<int>(blockIdx.x);
+        if (n > 0 && lane == 0) item = static_cast<int>(gridDim.x + atomicAdd(p.tile_counter, 1u));
+        item = __shfl_sync(kAll, item, 0);
+        if (item >= tiles) item = -1;
+        if (lane == 0) atomicExch(s_loader_item, item);
+        named_barrier_sync(kLoaderItemBarrier, kLoaderItemThreads);  // the loader may read it
+        // The loader reads the slot before it syncs for the next claim. The consumers read slot
+        // n % 2 after the barrier below; they read this slot's last tile (n - 2) before the
+        // previous one.
+        if (lane == 0) atomicExch(&s_consumer_item[n & 1], item);
+        named_barrier_sync(kConsumerItemBarrier, kConsumerItemThreads);
+        if (item < 0) return;
+      }
+    }
+    int loaded = 0;  // K/V tiles loaded so far, over every tile of this CTA
+    for (int n = 0;; ++n) {
+      named_barrier_sync(kLoaderItemBarrier, kLoaderItemThreads);  // ready for the next tile
+      named_barrier_sync(kLoaderItemBarrier, kLoaderItemThreads);  // the scheduler has claimed it
+      const int item = __shfl_sync(kAll, lane == 0 ? atomicAdd(s_loader_item, 0) : 0, 0);
+      if (item < 0) return;
+      if (lane == 0) {
+        const TileOfBlock assigned = forward_tile_of_item(item, p.row_tiles, p.bh_count, p.causal, p.head_group);
+        const int batch = assigned.bh / p.heads;
+        const int head = assigned.bh % p.heads;
+        const int m0 = assigned.tile * Tr::kBlockM;
+        const int key_tiles = forward_key_tiles<kHeadDim>(p, m0);
+        // K/V tiles before Q whose stages the previous tile frees before it frees Q: up to
+        // kStages where Q holds the previous tile's O until its store has read it, the first
+        // alone where Q is free after the previous tile's last S.
+        const int early = min(key_tiles, kStaging == OStaging::own_buffer ? 1 : Tr::kStages);
+        for (int j = 0; j < early; ++j) load_forward_kv(p, buf, loaded++, j, batch, head);
+        mbarrier_wait(q_empty, (n & 1) ^ 1);  // a fresh barrier passes parity 1
+        load_forward_q(p, buf, m0, batch, head);
+        for (int j = early; j < key_tiles; ++j) load_forward_kv(p, buf, loaded++, j, batch, head);
+      }
+      __syncwarp();
+    }
+  }
+
+  setmaxnreg_inc<Tr::kConsumerRegs>();
+  const int wg = threadIdx.x / 128 - 1;
+  const int lane = threadIdx.x % 32;
+  int consumed = 0;  // K/V tiles consumed so far (warp-uniform, so stages stay uniform registers)
+  for (int n = 0;; ++n) {
+    named_barrier_sync(kConsumerItemBarrier, kConsumerItemThreads);
+    const int item = __shfl_sync(kAll, lane == 0 ? atomicAdd(&s_consumer_item[n & 1], 0) : 0, 0);
+    if (item < 0) break;
+    const TileOfBlock assigned = forward_tile_of_item(item, p.row_tiles, p.bh_count, p.causal, p.head_group);
+    const int bh = __shfl_sync(kAll, assigned.bh, 0);
+    const int m0 = __shfl_sync(kAll, assigned.tile, 0) * Tr::kBlockM;
+    const int key_tiles = forward_key_tiles<kHeadDim>(p, m0);
+    consume_forward_tile<T, kHeadDim, kStaging>(p, smem, bh, bh / p.heads, bh % p.heads, m0, key_tiles, consumed,
+                                                static_cast<uint32_t>(n & 1), o_buffer, q_empty);
+    consumed += key_tiles;
+    if constexpr (kStaging == OStaging::in_q_rows) {
+      named_barrier_sync(1 + wg, 128);  // the warpgroup's store has read O out of the Q rows
+      if (lane == 0) mbarrier_arrive(q_empty);
+    }
+  }
+  // The last store must have read the O buffer before the CTA's shared memory goes.
+  if (kStaging == OStaging::own_buffer && threadIdx.x % 128 == 0) bulk_wait_read<0>();
+#elif defined(__CUDA_ARCH__)
+  __trap();  // compiled for a target without sm_90a features: the host never launches this
+#endif
+}
+
+}  // namespace stepscope::kernels::flash
