@@ -13,6 +13,8 @@
 // softmax of tile j runs while the tensor cores do P V (FA3's intra-warpgroup pipelining).
 // O goes out through the warpgroup's own (no longer needed) Q rows in shared memory and a TMA
 // store, which skips rows past seq_q and columns past head_dim; lse is stored per row.
+// Grids of many short tiles run flash_forward_sm90_persistent.cuh instead: the same tile work
+// (consume_forward_tile), one CTA per SM.
 //
 // Masking: TMA zero-fills rows past seq_q / seq_k and columns past head_dim; key columns past
 // seq_k and (causal, top-left) keys after the query get -inf; causal CTAs stop at their

@@ -1,6 +1,6 @@
-// The Hopper forward as a persistent kernel: one CTA per SM
-// takes tiles in grid order from an atomic counter, so each SM overlaps one tile's epilogue and
-// the next tile's first loads. The tile's math is flash_forward_sm90_kernel's.
+// The Hopper forward as a persistent kernel: one CTA per SM takes tiles in grid order from an
+// atomic counter, so each SM overlaps one tile's epilogue and the next tile's first loads. The
+// tile's math is flash_forward_sm90_kernel's (consume_forward_tile).
 //
 // Warp 1 of the producer warpgroup schedules: once the loader warp has issued every load of a
 // tile, it takes the next (an atomic on the counter) and hands it to the loader warp and to the
