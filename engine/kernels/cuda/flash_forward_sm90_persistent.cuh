@@ -12,7 +12,8 @@
 // one, and its Q once they release Q's rows.
 #pragma once
 
-#include "kernels/cuda/flash_forward_sm90.cuh"
+#include "kernels/cuda/flash_forward_sm90_consumer.cuh"
+#include "kernels/cuda/flash_tile_order.cuh"
 
 namespace stepscope::kernels::flash {
 
