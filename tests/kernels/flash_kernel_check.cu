@@ -267,7 +267,9 @@ std::vector<Case> small_cases() {
     for (ElementType type : {ElementType::f32, ElementType::f16, ElementType::bf16}) {
       cases.push_back({type, make_shape(1, 2, 70, 90, 64, true), Layout::contiguous, path});
       // Three tiles an SM and more: the persistent Hopper forward (d64 and d128 stage O differently).
-      for (int64_t d : {64, 128}) cases.push_back({type, make_shape(1, 400, 65, 65, d, true), Layout::contiguous, path});
+      for (int64_t d : {64, 128}) {
+        cases.push_back({type, make_shape(1, 400, 65, 65, d, true), Layout::contiguous, path});
+      }
       if ((type == ElementType::f32) == (path == KernelPath::fastest)) {
         cases.push_back({type, make_shape(1, 2, 130, 300, 64, true), Layout::contiguous, path, 3});
       }

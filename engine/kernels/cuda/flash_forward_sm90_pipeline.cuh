@@ -32,9 +32,10 @@ struct Sm90ForwardParams {
 
 namespace sm90_forward {
 
-// The Hopper forward's shared memory, from its 1024-byte aligned base: Q (then each consumer
-// warpgroup's O rows), kStages K and V tiles, then the barriers: Q full, and per stage K full,
-// V full, K empty, V empty (the persistent kernel's own follow).
+// The Hopper forward's shared memory, from its 1024-byte aligned base: Q (which, with
+// OStaging::in_q_rows, also takes each consumer warpgroup's O rows), kStages K and V tiles, then
+// the barriers: Q full, and per stage K full, V full, K empty, V empty (the persistent kernel's
+// own follow).
 template <int kHeadDim>
 struct Sm90ForwardBuffers {
   using Tr = Sm90ForwardTraits<kHeadDim>;
