@@ -126,15 +126,27 @@ TEST(FlashGridOrder, ForwardOneWaveGroupsWhenCausalAndThePortableKernelsTileMajo
   EXPECT_EQ(ungrouped_head_group(48, false), 1);
 }
 
-TEST(FlashGridOrder, PersistentForwardOnlyForShortRowsOfThreeWavesOrMore) {
-  EXPECT_TRUE(forward_runs_persistent(8, 8 * 128, 132));     // 128 heads of 1024 rows
-  EXPECT_TRUE(forward_runs_persistent(16, 16 * 128, 132));   // 128 x 2048
-  EXPECT_TRUE(forward_runs_persistent(4, 4 * 128, 132));     // 128 x 512: 3.9 waves
-  EXPECT_FALSE(forward_runs_persistent(32, 32 * 48, 132));   // 48 x 4096: rows too long
-  EXPECT_FALSE(forward_runs_persistent(8, 8 * 16, 132));     // 16 x 1024: one wave, nothing to overlap
-  EXPECT_FALSE(forward_runs_persistent(8, 8 * 32, 132));     // 32 x 1024: two waves
-  EXPECT_FALSE(forward_runs_persistent(1, 395, 132));
-  EXPECT_TRUE(forward_runs_persistent(1, 396, 132));
+TEST(FlashGridOrder, PersistentForwardAtD64OnlyForShortRowsOfThreeWavesOrMore) {
+  EXPECT_TRUE(forward_runs_persistent(8, 8 * 128, 132, 64));     // 128 heads of 1024 rows
+  EXPECT_TRUE(forward_runs_persistent(16, 16 * 128, 132, 64));   // 128 x 2048
+  EXPECT_TRUE(forward_runs_persistent(4, 4 * 128, 132, 64));     // 128 x 512: 3.9 waves
+  EXPECT_FALSE(forward_runs_persistent(32, 32 * 48, 132, 64));   // 48 x 4096: rows too long
+  EXPECT_FALSE(forward_runs_persistent(8, 8 * 16, 132, 64));     // 16 x 1024: one wave, nothing to overlap
+  EXPECT_FALSE(forward_runs_persistent(8, 8 * 32, 132, 64));     // 32 x 1024: two waves
+  EXPECT_FALSE(forward_runs_persistent(1, 395, 132, 64));
+  EXPECT_TRUE(forward_runs_persistent(1, 396, 132, 64));
+}
+
+TEST(FlashGridOrder, PersistentForwardAtD128FromNearlyTwoWavesOfRowsUpTo8192) {
+  EXPECT_TRUE(forward_runs_persistent(8, 8 * 32, 132, 128));     // 32 x 1024: 1.94 waves
+  EXPECT_TRUE(forward_runs_persistent(4, 4 * 64, 132, 128));     // 64 x 512
+  EXPECT_TRUE(forward_runs_persistent(32, 32 * 48, 132, 128));   // 48 x 4096
+  EXPECT_TRUE(forward_runs_persistent(64, 64 * 16, 132, 128));   // 16 x 8192
+  EXPECT_FALSE(forward_runs_persistent(128, 128 * 16, 132, 128));  // 16 x 16384: rows too long
+  EXPECT_FALSE(forward_runs_persistent(8, 8 * 16, 132, 128));    // 16 x 1024: one wave
+  EXPECT_FALSE(forward_runs_persistent(8, 8 * 24, 132, 128));    // 24 x 1024: 1.45 waves
+  EXPECT_FALSE(forward_runs_persistent(1, 250, 132, 128));
+  EXPECT_TRUE(forward_runs_persistent(1, 251, 132, 128));        // 1.9 waves
 }
 
 TEST(FlashGridOrder, ForwardOrderTakesEachHeadsLastQueryTileFirstWhenCausal) {

@@ -237,6 +237,11 @@ std::vector<Case> all_cases() {
       for (bool causal : {false, true})
         for (int64_t d : {64, 128})
           cases.push_back({type, make_shape(1, 1, 700, 1000, d, causal), Layout::contiguous, path});
+  // The persistent Hopper forward at d128 (more than one tile an H100 SM): two K/V stages that
+  // wrap within each tile (four key tiles unmasked) and across the tiles of a CTA.
+  for (ElementType type : {ElementType::f16, ElementType::bf16})
+    for (bool causal : {false, true})
+      cases.push_back({type, make_shape(1, 300, 65, 400, 128, causal), Layout::contiguous, KernelPath::fastest});
   // Enough heads and query tiles for the causal forward's one-wave head groups
   // (flash_grid_order.h): on an H100 the Hopper kernel takes 24 heads of 11 tiles in two groups
   // of 12 (the other forwards keep tile-major order).
@@ -266,7 +271,7 @@ std::vector<Case> small_cases() {
   for (KernelPath path : kernel_paths())
     for (ElementType type : {ElementType::f32, ElementType::f16, ElementType::bf16}) {
       cases.push_back({type, make_shape(1, 2, 70, 90, 64, true), Layout::contiguous, path});
-      // Three tiles an SM and more: the persistent Hopper forward (d64 and d128 stage O differently).
+      // Three tiles an SM and more: the persistent Hopper forward (four K/V stages at d64, two at d128).
       for (int64_t d : {64, 128}) {
         cases.push_back({type, make_shape(1, 400, 65, 65, d, true), Layout::contiguous, path});
       }

@@ -90,7 +90,7 @@ void launch_forward_sm90(const FlashForwardArgs& args, cudaStream_t stream) {
   const int sms = flash::check_device_supported(flash::kSm90PersistentForwardSmemBytes<kHeadDim>);
   params.head_group = flash::forward_grid_head_group(params.row_tiles, shape, sms);
   const int64_t tiles = static_cast<int64_t>(params.row_tiles) * params.bh_count;
-  if (args.workspace != nullptr && flash::forward_runs_persistent(params.row_tiles, tiles, sms)) {
+  if (args.workspace != nullptr && flash::forward_runs_persistent(params.row_tiles, tiles, sms, kHeadDim)) {
     // Persistent CTAs take the tiles after the first wave from a counter zeroed here.
     params.tile_counter = reinterpret_cast<unsigned int*>(args.workspace);
     flash::check_cuda(cudaMemsetAsync(params.tile_counter, 0, sizeof(unsigned int), stream),
@@ -133,7 +133,8 @@ bool sm90_forward_persistent(const FlashForwardArgs& args) {
   const auto row_tiles = static_cast<int>((shape.seq_q + kBlockM - 1) / kBlockM);
   const int sms = flash::cached_device_attribute<cudaDevAttrMultiProcessorCount>(flash::current_device(),
                                                                                  "multiprocessor count");
-  return flash::forward_runs_persistent(row_tiles, row_tiles * shape.batch * shape.heads, sms);
+  return flash::forward_runs_persistent(row_tiles, row_tiles * shape.batch * shape.heads, sms,
+                                        flash::sm90_padded_head_dim(static_cast<int>(shape.head_dim)));
 }
 
 template <typename T>

@@ -87,11 +87,11 @@ __device__ __forceinline__ void rescale_o(float (&o)[kHeadDim / 2], const float 
 // Where a consumer warpgroup stages its O rows for the TMA store.
 enum class OStaging {
   // Its own Q rows: Q is free for the next tile only once the store has read them (the one-tile
-  // kernel, and the persistent one at d = 128, where shared memory holds nothing more).
+  // kernel, whose K/V stages leave no room for more).
   in_q_rows,
   // A buffer of their own: the warpgroups release Q (q_empty) as soon as the tile's last S is
   // computed, so the next tile's Q loads during the last softmax, P V and the epilogue, and the
-  // store drains while the next tile runs (the persistent kernel at d = 64).
+  // store drains while the next tile runs (the persistent kernel).
   own_buffer,
 };
 
@@ -102,16 +102,17 @@ enum class OStaging {
 // OStaging::in_q_rows it returns when the warpgroup's store has read Q's rows (for thread 0 of
 // the warpgroup; the others may be ahead); with own_buffer, o_buffer (kQBytes) takes O, each
 // warp has arrived on q_empty, and the store may still be reading o_buffer.
-template <typename T, int kHeadDim, OStaging kStaging = OStaging::in_q_rows>
+template <typename T, int kHeadDim, OStaging kStaging = OStaging::in_q_rows,
+          int kStageCount = sm90_forward_default_stages(kHeadDim)>
 __device__ __forceinline__ void consume_forward_tile(const Sm90ForwardParams& p, unsigned char* smem, int bh,
                                                      int batch, int head, int m0, int key_tiles, int consumed,
                                                      uint32_t q_phase, unsigned char* o_buffer = nullptr,
                                                      uint64_t* q_empty = nullptr) {
   using namespace sm90;
-  using Tr = Sm90ForwardTraits<kHeadDim>;
+  using Tr = Sm90ForwardTraits<kHeadDim, kStageCount>;
   constexpr int kBlockN = Tr::kBlockN;
   constexpr int kStages = Tr::kStages;
-  const Sm90ForwardBuffers<kHeadDim> buf(smem);
+  const Sm90ForwardBuffers<kHeadDim, kStageCount> buf(smem);
   const int wg = threadIdx.x / 128 - 1;
   const int wtid = threadIdx.x % 128;
   const int warp = wtid / 32;

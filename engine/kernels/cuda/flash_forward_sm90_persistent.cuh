@@ -17,29 +17,48 @@
 
 namespace stepscope::kernels::flash {
 
-// Where the persistent kernel stages O: at d = 64 in a buffer of its own (Q then loads for the
-// next tile while the current one ends); at d = 128 the one-tile kernel's 224 KB leave no room.
+// K/V stages of the persistent kernel: at d = 128 one fewer than the one-tile kernel, which
+// makes room for O's own buffer (below): 5-12 % faster than three stages with O in Q's rows
+// over 32-256 heads of 512-2048 rows (H100, 2026-11-25). Building with
+// STEPSCOPE_SM90_PERSISTENT_D128_STAGES=3 restores those for comparisons.
+#ifndef STEPSCOPE_SM90_PERSISTENT_D128_STAGES
+#define STEPSCOPE_SM90_PERSISTENT_D128_STAGES 2
+#endif
+template <int kHeadDim>
+constexpr int kSm90PersistentStages =
+    kHeadDim == 64 ? sm90_forward_default_stages(64) : STEPSCOPE_SM90_PERSISTENT_D128_STAGES;
+template <int kHeadDim>
+using Sm90PersistentForwardTraits = Sm90ForwardTraits<kHeadDim, kSm90PersistentStages<kHeadDim>>;
+
+// Beyond the tile layout: the Q-empty barrier and the tiles handed over (the loader's, and the
+// consumers' in two slots), 24 bytes; then, where it fits, an O buffer on the next 1024-byte
+// boundary.
+constexpr std::size_t kSm90PersistentExtraBytes = 8 + 16;
+template <int kHeadDim>
+constexpr bool kSm90PersistentOwnOBuffer =
+    Sm90PersistentForwardTraits<kHeadDim>::kSmemBytes + kSm90PersistentExtraBytes + 1024 +
+        Sm90PersistentForwardTraits<kHeadDim>::kQBytes <=
+    kSm90SmemPerBlock;
+
+// Where the persistent kernel stages O: in a buffer of its own where shared memory holds one (Q
+// then loads for the next tile while the current one ends), else in Q's rows.
 template <int kHeadDim>
 constexpr sm90_forward::OStaging kSm90PersistentOStaging =
-    kHeadDim == 64 ? sm90_forward::OStaging::own_buffer : sm90_forward::OStaging::in_q_rows;
+    kSm90PersistentOwnOBuffer<kHeadDim> ? sm90_forward::OStaging::own_buffer : sm90_forward::OStaging::in_q_rows;
 
-// Shared memory: the one-tile kernel's, then the Q-empty barrier and the tiles handed over
-// (the loader's, and the consumers' in two slots), then the O buffer on the next 1024-byte
-// boundary where there is one.
 template <int kHeadDim>
 constexpr std::size_t kSm90PersistentForwardSmemBytes =
-    Sm90ForwardTraits<kHeadDim>::kSmemBytes + 8 + 16 +
-    (kSm90PersistentOStaging<kHeadDim> == sm90_forward::OStaging::own_buffer
-         ? 1024 + Sm90ForwardTraits<kHeadDim>::kQBytes
-         : 0);
+    Sm90PersistentForwardTraits<kHeadDim>::kSmemBytes + kSm90PersistentExtraBytes +
+    (kSm90PersistentOwnOBuffer<kHeadDim> ? 1024 + Sm90PersistentForwardTraits<kHeadDim>::kQBytes : 0);
 
 template <typename T, int kHeadDim>
-__global__ void __launch_bounds__(Sm90ForwardTraits<kHeadDim>::kThreads, 1)
+__global__ void __launch_bounds__(Sm90PersistentForwardTraits<kHeadDim>::kThreads, 1)
     flash_forward_sm90_persistent_kernel(const __grid_constant__ Sm90ForwardParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace sm90;
   using namespace sm90_forward;
-  using Tr = Sm90ForwardTraits<kHeadDim>;
+  using Tr = Sm90PersistentForwardTraits<kHeadDim>;
+  constexpr int kStages = Tr::kStages;
   // Named barriers 1-4 are the consumers' (epilogue, ping-pong turns); 5 hands a tile from the
   // scheduler warp to the consumers, 6 to the loader warp.
   constexpr uint32_t kConsumerItemBarrier = 5, kLoaderItemBarrier = 6;
@@ -49,7 +68,7 @@ __global__ void __launch_bounds__(Sm90ForwardTraits<kHeadDim>::kThreads, 1)
 
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = sm90_aligned_smem(smem_raw);
-  const Sm90ForwardBuffers<kHeadDim> buf(smem);
+  const Sm90ForwardBuffers<kHeadDim, kStages> buf(smem);
   uint64_t* q_empty = buf.v_empty + Tr::kStages;
   // Tiles handed over, -1 when none is left: the loader's, then the consumers' two slots.
   int* s_loader_item = reinterpret_cast<int*>(q_empty + 1);
@@ -127,7 +146,7 @@ __global__ void __launch_bounds__(Sm90ForwardTraits<kHeadDim>::kThreads, 1)
     const int bh = __shfl_sync(kAll, assigned.bh, 0);
     const int m0 = __shfl_sync(kAll, assigned.tile, 0) * Tr::kBlockM;
     const int key_tiles = forward_key_tiles<kHeadDim>(p, m0);
-    consume_forward_tile<T, kHeadDim, kStaging>(p, smem, bh, bh / p.heads, bh % p.heads, m0, key_tiles, consumed,
+    consume_forward_tile<T, kHeadDim, kStaging, kStages>(p, smem, bh, bh / p.heads, bh % p.heads, m0, key_tiles, consumed,
                                                 static_cast<uint32_t>(n & 1), o_buffer, q_empty);
     consumed += key_tiles;
     if constexpr (kStaging == OStaging::in_q_rows) {

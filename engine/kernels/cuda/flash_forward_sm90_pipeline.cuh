@@ -36,9 +36,9 @@ namespace sm90_forward {
 // OStaging::in_q_rows, also takes each consumer warpgroup's O rows), kStages K and V tiles, then
 // the barriers: Q full, and per stage K full, V full, K empty, V empty (the persistent kernel's
 // own follow).
-template <int kHeadDim>
+template <int kHeadDim, int kStageCount = sm90_forward_default_stages(kHeadDim)>
 struct Sm90ForwardBuffers {
-  using Tr = Sm90ForwardTraits<kHeadDim>;
+  using Tr = Sm90ForwardTraits<kHeadDim, kStageCount>;
   __device__ __forceinline__ explicit Sm90ForwardBuffers(unsigned char* smem)
       : q(smem),
         k(q + Tr::kQBytes),
@@ -74,10 +74,10 @@ __device__ __forceinline__ int forward_key_tiles(const Sm90ForwardParams& p, int
 
 // One thread: the Q-full and per-stage barriers (the empty ones take one arrival per consumer
 // warp).
-template <int kHeadDim>
-__device__ __forceinline__ void init_forward_barriers(const Sm90ForwardBuffers<kHeadDim>& buf) {
+template <int kHeadDim, int kStageCount>
+__device__ __forceinline__ void init_forward_barriers(const Sm90ForwardBuffers<kHeadDim, kStageCount>& buf) {
   using namespace sm90;
-  using Tr = Sm90ForwardTraits<kHeadDim>;
+  using Tr = Sm90ForwardTraits<kHeadDim, kStageCount>;
   mbarrier_init(buf.q_full, 1);
 #pragma unroll
   for (int s = 0; s < Tr::kStages; ++s) {
@@ -89,11 +89,12 @@ __device__ __forceinline__ void init_forward_barriers(const Sm90ForwardBuffers<k
 }
 
 // The producer thread's load of the Q tile starting at row m0.
-template <int kHeadDim>
-__device__ __forceinline__ void load_forward_q(const Sm90ForwardParams& p, const Sm90ForwardBuffers<kHeadDim>& buf,
-                                               int m0, int batch, int head) {
+template <int kHeadDim, int kStageCount>
+__device__ __forceinline__ void load_forward_q(const Sm90ForwardParams& p,
+                                               const Sm90ForwardBuffers<kHeadDim, kStageCount>& buf, int m0,
+                                               int batch, int head) {
   using namespace sm90;
-  using Tr = Sm90ForwardTraits<kHeadDim>;
+  using Tr = Sm90ForwardTraits<kHeadDim, kStageCount>;
   mbarrier_arrive_expect_tx(buf.q_full, Tr::kQBytes);
 #pragma unroll
   for (int pn = 0; pn < Tr::kPanels; ++pn)
@@ -102,11 +103,12 @@ __device__ __forceinline__ void load_forward_q(const Sm90ForwardParams& p, const
 
 // The producer thread's loads of K/V tile j into the stage ring's slot `loaded` (K/V tiles this
 // CTA loaded before), each once the consumers have freed its stage.
-template <int kHeadDim>
-__device__ __forceinline__ void load_forward_kv(const Sm90ForwardParams& p, const Sm90ForwardBuffers<kHeadDim>& buf,
-                                                int loaded, int j, int batch, int head) {
+template <int kHeadDim, int kStageCount>
+__device__ __forceinline__ void load_forward_kv(const Sm90ForwardParams& p,
+                                                const Sm90ForwardBuffers<kHeadDim, kStageCount>& buf, int loaded,
+                                                int j, int batch, int head) {
   using namespace sm90;
-  using Tr = Sm90ForwardTraits<kHeadDim>;
+  using Tr = Sm90ForwardTraits<kHeadDim, kStageCount>;
   const int stage = loaded % Tr::kStages;
   const uint32_t free_phase = ((loaded / Tr::kStages) & 1) ^ 1;  // a fresh barrier passes parity 1
   unsigned char* k_dst = buf.k + stage * Tr::kKvTileBytes;

@@ -135,16 +135,26 @@ inline int forward_head_group(int row_tiles, int bh_count, int slots, bool causa
 // fp32 SIMT 16 x 8192 d64 22.2 against 24.9; 2026-11-25).
 inline int ungrouped_head_group(int bh_count, bool causal) { return causal ? bh_count : 1; }
 
-// Whether the Hopper forward runs persistent CTAs (one an SM, taking tiles from a counter):
-// where each SM takes three tiles or more and rows are short, so each CTA's prologue and
-// epilogue are a large share of its work. H100, 2026-11-25, bf16 causal against one CTA per
-// tile: 128 and 256 heads of 512-2048 rows 2-22 % faster, 64 heads of 1024-2048 rows level to
-// 3 % faster, 32 x 2048 level to 2 % slower. Two waves (256 tiles) lost 3-10 %: the counter's
-// reset and the handover cost more than the one prologue they hide. 4096 rows and more were
-// level to 2.4 % slower.
+// Whether the Hopper forward runs persistent CTAs (one an SM, taking tiles from a counter)
+// rather than one CTA a tile, by the padded head dim: where each SM takes several tiles and rows
+// are short enough that each CTA's prologue and epilogue are a large share of its work.
+// d = 64, H100, 2026-11-25, bf16 causal against one CTA a tile: 128 and 256 heads of 512-2048
+// rows 2-22 % faster, 64 heads of 1024-2048 rows level to 3 % faster, 32 x 2048 level to 2 %
+// slower; two waves (256 tiles) lost 3-10 % (the counter's reset and the handover cost more
+// than the one prologue they hide); 4096 rows and more level to 2.4 % slower.
+// d = 128 (two K/V stages and O's own buffer; flash_forward_sm90_persistent.cuh), H100,
+// 2026-11-25, against one CTA a tile: 32 x 1024 and 64 x 512 (1.94 waves) 7 % faster, 16 x 2048
+// 1 %, 48 x 4096 3 %, 16 x 4096 and 16 x 8192 1 %; 16 x 16384 1 % slower; 1.2-1.5 waves
+// (20 and 24 x 1024, 40 x 512) 3-5 % slower, their second wave too thin to hide anything.
 constexpr int kPersistentForwardMinWaves = 3;
 constexpr int kPersistentForwardMaxRowTiles = 16;
-inline bool forward_runs_persistent(int row_tiles, long long tiles, int sms) {
+constexpr int kPersistentForwardD128MinTenthsOfWaves = 19;
+constexpr int kPersistentForwardD128MaxRowTiles = 64;
+inline bool forward_runs_persistent(int row_tiles, long long tiles, int sms, int padded_head_dim) {
+  if (padded_head_dim == 128) {
+    return 10 * tiles >= static_cast<long long>(kPersistentForwardD128MinTenthsOfWaves) * sms &&
+           row_tiles <= kPersistentForwardD128MaxRowTiles;
+  }
   return tiles >= static_cast<long long>(kPersistentForwardMinWaves) * sms &&
          row_tiles <= kPersistentForwardMaxRowTiles;
 }

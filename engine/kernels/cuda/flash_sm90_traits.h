@@ -16,7 +16,11 @@ constexpr std::size_t kSm90SmemPerBlock = 227 * 1024;
 // The head-dim tile the Hopper forward pads a head dim to (64 or 128).
 constexpr int sm90_padded_head_dim(int head_dim) { return head_dim <= 64 ? 64 : 128; }
 
-template <int kHeadDim>
+// K/V pipeline depth of the one-tile kernel: as many stages as shared memory holds (d = 64 tiles
+// are half the size). The persistent kernel may trade one for a buffer of its own.
+constexpr int sm90_forward_default_stages(int head_dim) { return head_dim == 64 ? 4 : 3; }
+
+template <int kHeadDim, int kStageCount = sm90_forward_default_stages(kHeadDim)>
 struct Sm90ForwardTraits {
   static_assert(kHeadDim == 64 || kHeadDim == 128, "the Hopper forward tiles d = 64 or 128");
   static constexpr int kConsumerWarpgroups = 2;
@@ -30,8 +34,7 @@ struct Sm90ForwardTraits {
 #else
   static constexpr int kBlockN = 128;
 #endif
-  // K/V pipeline depth: as many stages as shared memory holds (d = 64 tiles are half the size).
-  static constexpr int kStages = kHeadDim == 64 ? 4 : 3;
+  static constexpr int kStages = kStageCount;
   // Ping-pong: the consumer warpgroups take turns issuing their GEMMs (named barriers), so one
   // warpgroup's softmax runs while the other's GEMMs keep the tensor cores busy (+9 to +14%
   // on an H100; STEPSCOPE_SM90_FORWARD_PINGPONG=false turns it off for comparisons).
