@@ -20,6 +20,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -286,12 +287,22 @@ std::vector<Case> small_cases() {
 int run_checks(const std::vector<Case>& cases, const std::string& filter = "") {
   int failures = 0, ran = 0;
   uint32_t seed = 12345;
+  // Where the check's time goes (the device calls that run it have a time limit).
+  using Clock = std::chrono::steady_clock;
+  std::vector<std::pair<double, std::string>> seconds;
+  const Clock::time_point start = Clock::now();
   for (const Case& c : cases) {
     ++seed;
     if (!filter.empty() && case_label(c).find(filter) == std::string::npos) continue;
     ++ran;
+    const Clock::time_point case_start = Clock::now();
     failures += run_case(c, seed) ? 0 : 1;
+    seconds.emplace_back(std::chrono::duration<double>(Clock::now() - case_start).count(), case_label(c));
   }
+  std::sort(seconds.rbegin(), seconds.rend());
+  std::printf("%.1f s in all; the slowest cases:\n", std::chrono::duration<double>(Clock::now() - start).count());
+  for (std::size_t i = 0; i < seconds.size() && i < 5; ++i)
+    std::printf("  %.2f s  %s\n", seconds[i].first, seconds[i].second.c_str());
   std::printf("%d cases, %d failed\n", ran, failures);
   return failures == 0 ? 0 : 1;
 }
