@@ -146,8 +146,8 @@ __global__ void __launch_bounds__(Sm90PersistentForwardTraits<kHeadDim>::kThread
     const int bh = __shfl_sync(kAll, assigned.bh, 0);
     const int m0 = __shfl_sync(kAll, assigned.tile, 0) * Tr::kBlockM;
     const int key_tiles = forward_key_tiles<kHeadDim>(p, m0);
-    consume_forward_tile<T, kHeadDim, kStaging, kStages>(p, smem, bh, bh / p.heads, bh % p.heads, m0, key_tiles, consumed,
-                                                static_cast<uint32_t>(n & 1), o_buffer, q_empty);
+    consume_forward_tile<T, kHeadDim, kStaging, kStages>(p, smem, bh, bh / p.heads, bh % p.heads, m0, key_tiles,
+                                                         consumed, static_cast<uint32_t>(n & 1), o_buffer, q_empty);
     consumed += key_tiles;
     if constexpr (kStaging == OStaging::in_q_rows) {
       named_barrier_sync(1 + wg, 128);  // the warpgroup's store has read O out of the Q rows
