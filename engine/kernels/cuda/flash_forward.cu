@@ -62,6 +62,17 @@ bool sm90_forward_applies(const FlashForwardArgs& args) {
          flash::current_device_is_sm90();
 }
 
+// Whether the Hopper forward runs `shape` with persistent CTAs on `sms` SMs (one place for the
+// launcher and the workspace query, which must agree on the tile counter).
+bool sm90_shape_runs_persistent(const AttentionShape& shape, int sms) {
+  static_assert(flash::Sm90ForwardTraits<64>::kBlockM == flash::Sm90ForwardTraits<128>::kBlockM,
+                "both head dims tile the queries alike");
+  constexpr int64_t kBlockM = flash::Sm90ForwardTraits<64>::kBlockM;
+  const auto row_tiles = static_cast<int>((shape.seq_q + kBlockM - 1) / kBlockM);
+  return flash::forward_runs_persistent(row_tiles, row_tiles * shape.batch * shape.heads, sms,
+                                        flash::sm90_padded_head_dim(static_cast<int>(shape.head_dim)));
+}
+
 template <typename T, int kHeadDim>
 void launch_forward_sm90(const FlashForwardArgs& args, cudaStream_t stream) {
   using Tr = flash::Sm90ForwardTraits<kHeadDim>;
@@ -90,7 +101,7 @@ void launch_forward_sm90(const FlashForwardArgs& args, cudaStream_t stream) {
   const int sms = flash::check_device_supported(flash::kSm90PersistentForwardSmemBytes<kHeadDim>);
   params.head_group = flash::forward_grid_head_group(params.row_tiles, shape, sms);
   const int64_t tiles = static_cast<int64_t>(params.row_tiles) * params.bh_count;
-  if (args.workspace != nullptr && flash::forward_runs_persistent(params.row_tiles, tiles, sms, kHeadDim)) {
+  if (args.workspace != nullptr && sm90_shape_runs_persistent(shape, sms)) {
     // Persistent CTAs take the tiles after the first wave from a counter zeroed here.
     params.tile_counter = reinterpret_cast<unsigned int*>(args.workspace);
     flash::check_cuda(cudaMemsetAsync(params.tile_counter, 0, sizeof(unsigned int), stream),
@@ -126,15 +137,9 @@ bool sm90_forward_runs(const FlashForwardArgs& args) {
 // tile counter (one-tile CTAs otherwise).
 bool sm90_forward_persistent(const FlashForwardArgs& args) {
   if (!sm90_forward_runs(args)) return false;
-  static_assert(flash::Sm90ForwardTraits<64>::kBlockM == flash::Sm90ForwardTraits<128>::kBlockM,
-                "both head dims tile the queries alike");
-  constexpr int64_t kBlockM = flash::Sm90ForwardTraits<64>::kBlockM;
-  const AttentionShape& shape = args.shape;
-  const auto row_tiles = static_cast<int>((shape.seq_q + kBlockM - 1) / kBlockM);
   const int sms = flash::cached_device_attribute<cudaDevAttrMultiProcessorCount>(flash::current_device(),
                                                                                  "multiprocessor count");
-  return flash::forward_runs_persistent(row_tiles, row_tiles * shape.batch * shape.heads, sms,
-                                        flash::sm90_padded_head_dim(static_cast<int>(shape.head_dim)));
+  return sm90_shape_runs_persistent(args.shape, sms);
 }
 
 template <typename T>
