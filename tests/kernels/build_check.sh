@@ -19,6 +19,7 @@ flags=(-O3 -std=c++17 -lineinfo -Xcompiler -Wall -Iengine
        -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a)
 sources=(engine/kernels/flash_attention_args.cpp
          engine/kernels/cuda/flash_forward.cu
+         engine/kernels/cuda/flash_tile_counters.cpp
          engine/kernels/cuda/sm90_tensor_map.cpp
          engine/kernels/cuda/flash_backward.cu
          engine/kernels/cuda/flash_attention_tf32.cu

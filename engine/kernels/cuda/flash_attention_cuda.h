@@ -14,9 +14,9 @@ namespace stepscope::kernels {
 
 // Writes O and lse (natural log, fp32, contiguous (batch, heads, seq_q)). With args.workspace
 // (flash_forward_workspace_floats(args) floats for these args, 16-byte aligned) grids that leave
-// the GPU's CTA slots idle split each query tile's walk over the keys and combine the chunks,
-// and the Hopper kernel runs persistent CTAs (its tile counter) where each SM takes three tiles
-// or more of rows up to 2048 (flash_grid_order.h).
+// the GPU's CTA slots idle split each query tile's walk over the keys and combine the chunks.
+// The Hopper kernel needs no workspace: it runs persistent CTAs where forward_runs_persistent
+// (flash_grid_order.h) says so, with a tile counter of the stream's (flash_tile_counters.h).
 void flash_forward_cuda(const FlashForwardArgs& args, cudaStream_t stream);
 
 // fp32 elements of scratch the forward would use for `args` on the current device (0: none);

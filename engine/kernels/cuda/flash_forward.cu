@@ -10,6 +10,7 @@
 #include "kernels/cuda/flash_launch_utils.h"
 #include "kernels/cuda/flash_mma_launch.cuh"
 #include "kernels/cuda/flash_tf32_launch.h"
+#include "kernels/cuda/flash_tile_counters.h"
 #include "kernels/cuda/sm90_dispatch.h"
 #include "kernels/cuda/sm90_tensor_map.h"
 
@@ -22,10 +23,6 @@ namespace stepscope::kernels {
 namespace {
 
 using flash::ForwardParams;
-
-// The Hopper forward's workspace: its persistent CTAs' tile counter (one 32-bit word, kept to the
-// workspace's 16-byte granule).
-constexpr int64_t kSm90TileCounterFloats = 4;
 
 template <int kHeadDim>
 void launch_forward_f32(ForwardParams params, const AttentionShape& shape, cudaStream_t stream) {
@@ -62,8 +59,8 @@ bool sm90_forward_applies(const FlashForwardArgs& args) {
          flash::current_device_is_sm90();
 }
 
-// Whether the Hopper forward runs `shape` with persistent CTAs on `sms` SMs (one place for the
-// launcher and the workspace query, which must agree on the tile counter).
+// Whether the Hopper forward runs `shape` with persistent CTAs on `sms` SMs (given a tile
+// counter).
 bool sm90_shape_runs_persistent(const AttentionShape& shape, int sms) {
   static_assert(flash::Sm90ForwardTraits<64>::kBlockM == flash::Sm90ForwardTraits<128>::kBlockM,
                 "both head dims tile the queries alike");
@@ -101,11 +98,9 @@ void launch_forward_sm90(const FlashForwardArgs& args, cudaStream_t stream) {
   const int sms = flash::check_device_supported(flash::kSm90PersistentForwardSmemBytes<kHeadDim>);
   params.head_group = flash::forward_grid_head_group(params.row_tiles, shape, sms);
   const int64_t tiles = static_cast<int64_t>(params.row_tiles) * params.bh_count;
-  if (args.workspace != nullptr && sm90_shape_runs_persistent(shape, sms)) {
-    // Persistent CTAs take the tiles after the first wave from a counter zeroed here.
-    params.tile_counter = reinterpret_cast<unsigned int*>(args.workspace);
-    flash::check_cuda(cudaMemsetAsync(params.tile_counter, 0, sizeof(unsigned int), stream),
-                      "cudaMemsetAsync(the forward's tile counter)");
+  // Persistent CTAs take the tiles after the first wave from the stream's counter.
+  if (sm90_shape_runs_persistent(shape, sms)) params.tile_counter = flash::stream_tile_counter(stream);
+  if (params.tile_counter != nullptr) {
     return flash::launch_kernel(flash::flash_forward_sm90_persistent_kernel<T, kHeadDim>, static_cast<unsigned>(sms),
                                 Tr::kThreads, flash::kSm90PersistentForwardSmemBytes<kHeadDim>, stream, params,
                                 "flash_forward_sm90_persistent_kernel");
@@ -131,15 +126,6 @@ bool sm90_forward_runs(const FlashForwardArgs& args) {
     return d64 ? sm90_kernel_compiled<__nv_bfloat16, 64>() : sm90_kernel_compiled<__nv_bfloat16, 128>();
   }
   return d64 ? sm90_kernel_compiled<__half, 64>() : sm90_kernel_compiled<__half, 128>();
-}
-
-// Whether the Hopper kernel takes `args` with persistent CTAs, given the workspace for their
-// tile counter (one-tile CTAs otherwise).
-bool sm90_forward_persistent(const FlashForwardArgs& args) {
-  if (!sm90_forward_runs(args)) return false;
-  const int sms = flash::cached_device_attribute<cudaDevAttrMultiProcessorCount>(flash::current_device(),
-                                                                                 "multiprocessor count");
-  return sm90_shape_runs_persistent(args.shape, sms);
 }
 
 template <typename T>
@@ -193,7 +179,7 @@ void check_forward_args(const FlashForwardArgs& args) {
 
 int64_t flash_forward_workspace_floats(const FlashForwardArgs& args) {
   check_forward_args(args);
-  if (sm90_forward_runs(args)) return sm90_forward_persistent(args) ? kSm90TileCounterFloats : 0;
+  if (sm90_forward_runs(args)) return 0;
   const AttentionShape& shape = args.shape;
   return flash::key_split_workspace_floats(key_split_plan(args), shape.batch * shape.heads * shape.seq_q,
                                            shape.head_dim);

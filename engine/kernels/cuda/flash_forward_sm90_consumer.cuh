@@ -26,16 +26,29 @@ template <int kBlockN>
 __device__ __forceinline__ void softmax_tile(float (&s)[kBlockN / 2], float (&row_max)[2],
                                              float (&row_sum)[2], float (&rescale)[2], int n0,
                                              int row0, bool mask, const Sm90ForwardParams& p) {
-  const int t = threadIdx.x % 4;
   if (mask) {
+    // Element (j, e) holds key n0 + 2t + 8j + (e & 1) of row row0 + 8 (e >> 1); it stays where
+    // that key is at most the row's last visible key. Offsets from the thread's first key, so
+    // each test is one compare of a constant.
+    const int first_key = n0 + 2 * (threadIdx.x % 4);
+    const int last0 = (p.causal ? min(row0, p.seq_k - 1) : p.seq_k - 1) - first_key;
+    const int last1 = (p.causal ? min(row0 + 8, p.seq_k - 1) : p.seq_k - 1) - first_key;
+    if (last1 == last0 + 8) {
+      // Causal rows within seq_k: row0 + 8 sees 8 more keys, so its element (j + 1, e + 2)
+      // takes the same test as row0's (j, e), one compare for both (cuDNN's diagonal tiles do
+      // the same): 34 compares a tile instead of 64, or 128 for two bounds an element.
 #pragma unroll
-    for (int j = 0; j < kBlockN / 8; ++j)
+      for (int j = 0; j < kBlockN / 8; ++j)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int key = n0 + 8 * j + 2 * t + (e & 1);
-        const int row = row0 + 8 * (e >> 1);
-        if (key >= p.seq_k || (p.causal && key > row)) s[4 * j + e] = -INFINITY;
-      }
+        for (int e = 0; e < 4; ++e)
+          if (8 * j + (e & 1) - 8 * (e >> 1) > last0) s[4 * j + e] = -INFINITY;
+    } else {
+#pragma unroll
+      for (int j = 0; j < kBlockN / 8; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          if (8 * j + (e & 1) > (e < 2 ? last0 : last1)) s[4 * j + e] = -INFINITY;
+    }
   }
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
@@ -158,10 +171,10 @@ __device__ __forceinline__ void consume_forward_tile(const Sm90ForwardParams& p,
     }
     wgmma_commit();
   };
-  auto needs_mask = [&](int j) {
-    const int n0 = j * kBlockN;
-    return n0 + kBlockN > p.seq_k || (p.causal && n0 + kBlockN - 1 > wg_row0);
-  };
+  // Key tiles from mask_from on cross seq_k (from tile seq_k / kBlockN) or, causal, hold keys
+  // after some of the warpgroup's rows (from tile (wg_row0 + 1) / kBlockN).
+  const int seq_k_tiles_whole = p.seq_k / kBlockN;
+  const int mask_from = p.causal ? min(seq_k_tiles_whole, (wg_row0 + 1) / kBlockN) : seq_k_tiles_whole;
   auto release = [&](uint64_t* empty) {
     if (lane == 0) mbarrier_arrive(empty);
   };
@@ -198,7 +211,7 @@ __device__ __forceinline__ void consume_forward_tile(const Sm90ForwardParams& p,
     }
   };
   release_q_after(0);
-  softmax_tile<kBlockN>(s, row_max, row_sum, rescale, 0, row0, needs_mask(0), p);
+  softmax_tile<kBlockN>(s, row_max, row_sum, rescale, 0, row0, mask_from <= 0, p);
   convert_p<T, kBlockN>(s, pa);
 
   for (int j = 1; j < key_tiles; ++j) {
@@ -214,7 +227,7 @@ __device__ __forceinline__ void consume_forward_tile(const Sm90ForwardParams& p,
     fence_operand(s);
     release(&buf.k_empty[stage]);
     release_q_after(j);
-    softmax_tile<kBlockN>(s, row_max, row_sum, rescale, j * kBlockN, row0, needs_mask(j), p);
+    softmax_tile<kBlockN>(s, row_max, row_sum, rescale, j * kBlockN, row0, j >= mask_from, p);
     wgmma_wait<0>();
     fence_operand(o);
     fence_operand(pa);
@@ -242,25 +255,33 @@ __device__ __forceinline__ void consume_forward_tile(const Sm90ForwardParams& p,
     named_barrier_sync(1 + wg, 128);  // every warp of the warpgroup is done reading its Q rows
     o_stage = buf.q + 64 * wg * Tr::kRowBytes;
   }
-  const int t = lane % 4;
+  // Every row's sum is at least 1 (its largest score gives exp2(0)) unless the row sees no
+  // key, so the fast reciprocal and logarithm (MUFU, no IEEE slow paths) are exact enough.
+  float inv[2];
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const float sum = quad_sum(row_sum[r]);
-    const float inv = sum > 0.f ? 1.f / sum : 0.f;
-    const int local = 16 * warp + lane / 4 + 8 * r;
-#pragma unroll
-    for (int j = 0; j < kHeadDim / 8; ++j) {
-      const int chunk = (j % 8) ^ (local % 8);
-      unsigned char* at = o_stage + (j / 8) * Tr::kQPanelBytes + local * Tr::kRowBytes +
-                          chunk * 16 + 4 * t;
-      *reinterpret_cast<uint32_t*>(at) =
-          MmaElement<T>::pack(o[4 * j + 2 * r] * inv, o[4 * j + 2 * r + 1] * inv);
-    }
+    inv[r] = sum > 0.f ? __fdividef(1.f, sum) : 0.f;
     const int row = row0 + 8 * r;
-    if (t == 0 && row < p.seq_q) {
-      p.lse[static_cast<int64_t>(bh) * p.seq_q + row] =
-          sum > 0.f ? row_max[r] * p.scale + logf(sum) : -INFINITY;
+    if (lane % 4 == 0 && row < p.seq_q) {
+      p.lse[static_cast<int64_t>(bh) * p.seq_q + row] = sum > 0.f ? row_max[r] * p.scale + __logf(sum) : -INFINITY;
     }
+  }
+  // stmatrix, two 8-column blocks (jb, jb + 1) at a time: matrices 0 / 1 hold block jb's rows
+  // 0-7 / 8-15 of the warp, 2 / 3 block jb + 1's, and lane 8 i + r gives the address of row r of
+  // matrix i. With the 128-byte swizzle, 16-byte chunk c of row x sits at chunk c ^ (x % 8);
+  // for even jb that is (jb % 8) ^ (i / 2) ^ (lane % 8), hence one per-lane XOR term.
+  const int matrix = lane / 8;
+  const int local = 16 * warp + lane % 8 + 8 * (matrix & 1);
+  const uint32_t o_row = smem_u32(o_stage) + local * Tr::kRowBytes;
+  const uint32_t chunk_xor = ((matrix >> 1) ^ (lane % 8)) * 16;
+#pragma unroll
+  for (int jb = 0; jb < kHeadDim / 8; jb += 2) {
+    stmatrix_x4(o_row + (jb / 8) * Tr::kQPanelBytes + (((jb % 8) * 16) ^ chunk_xor),
+                MmaElement<T>::pack(o[4 * jb + 0] * inv[0], o[4 * jb + 1] * inv[0]),
+                MmaElement<T>::pack(o[4 * jb + 2] * inv[1], o[4 * jb + 3] * inv[1]),
+                MmaElement<T>::pack(o[4 * jb + 4] * inv[0], o[4 * jb + 5] * inv[0]),
+                MmaElement<T>::pack(o[4 * jb + 6] * inv[1], o[4 * jb + 7] * inv[1]));
   }
   fence_proxy_async();
   named_barrier_sync(1 + wg, 128);

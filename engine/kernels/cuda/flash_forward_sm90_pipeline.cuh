@@ -27,7 +27,7 @@ struct Sm90ForwardParams {
   float scale = 1.f;       // > 0
   float scale_log2 = 1.f;  // scale * log2(e)
   int bh_count = 1;        // batch * heads (the persistent kernel's tile count)
-  unsigned int* tile_counter = nullptr;  // the persistent kernel's: tiles taken after the first wave
+  unsigned int* tile_counter = nullptr;  // the persistent kernel's (flash_tile_counters.h)
 };
 
 namespace sm90_forward {

@@ -2,6 +2,7 @@
 // building kernel views, and CUDA calls that throw std::runtime_error naming what failed.
 #pragma once
 
+#include "kernels/cuda/flash_cuda_check.h"
 #include "kernels/cuda/flash_grid_order.h"
 #include "kernels/cuda/flash_kernel_params.h"
 #include "kernels/flash_attention_args.h"
@@ -15,13 +16,6 @@
 #include <string>
 
 namespace stepscope::kernels::flash {
-
-inline void check_cuda(cudaError_t status, const std::string& what) {
-  if (status != cudaSuccess) {
-    throw std::runtime_error("flash attention: " + what + " failed: " +
-                             cudaGetErrorString(status));
-  }
-}
 
 inline void throw_if_shape_unsupported(const AttentionShape& shape) {
   const std::string problem = flash_shape_problem(shape);
@@ -85,12 +79,6 @@ int cached_device_attribute(int device, const char* what) {
     if (cacheable) cached[device].store(value, std::memory_order_relaxed);
   }
   return value;
-}
-
-inline int current_device() {
-  int device = 0;
-  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  return device;
 }
 
 // The kernels use mma.sync/ldmatrix/cp.async (sm_80+); refuse older devices up front. Returns

@@ -47,9 +47,6 @@ __device__ __forceinline__ uint64_t make_smem_desc(uint32_t smem_addr, uint32_t 
   return desc;
 }
 
-
-// Orders register/shared-memory writes before the wgmma that follow; needed before the first
-// wgmma of a batch whenever its accumulators or A registers were written by ordinary code.
 // Four 8x8 b16 matrices to shared memory: register i of every lane holds row lane / 4, columns
 // 2 (lane % 4) and + 1 of matrix i (the mma fragment layout); lane 8 i + j gives the address of
 // row j of matrix i.
@@ -59,6 +56,8 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t row_addr, uint32_t r0, uint
                : "memory");
 }
 
+// Orders register/shared-memory writes before the wgmma that follow; needed before the first
+// wgmma of a batch whenever its accumulators or A registers were written by ordinary code.
 __device__ __forceinline__ void wgmma_fence() {
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 }
