@@ -83,11 +83,12 @@ class C10dCommunicator final : public Communicator {
       at::Tensor in = input;
       return std::make_unique<C10dWork>(group_->_allgather_base(output, in, c10d::AllgatherOptions()));
     }
-    // Gloo gathers into a list of tensors: views of `output`'s slices.
+    // Gloo gathers into a list of tensors: views of `output`'s slices. In place (`input` is this
+    // rank's slice of `output`), it reads a copy: its outputs would alias its input.
     at::Tensor flat = output.view({-1});
     std::vector<std::vector<at::Tensor>> outputs(1);
     for (int r = 0; r < size_; ++r) outputs[0].push_back(flat.narrow(0, r * input.numel(), input.numel()));
-    std::vector<at::Tensor> inputs{input.view({-1})};
+    std::vector<at::Tensor> inputs{input.is_alias_of(output) ? input.reshape({-1}).clone() : input.view({-1})};
     return std::make_unique<C10dWork>(group_->allgather(outputs, inputs, c10d::AllgatherOptions()));
   }
 

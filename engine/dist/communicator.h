@@ -45,7 +45,8 @@ class Communicator {
   // In place when `output` is `input`'s own slice (rank x output.numel() on): then the rest of
   // `input` is left undefined.
   virtual std::unique_ptr<PendingCollective> reduce_scatter(at::Tensor& output, const at::Tensor& input) = 0;
-  // `output` has size() x input.numel() elements, rank r's input at slice r.
+  // `output` has size() x input.numel() elements, rank r's input at slice r. In place when
+  // `input` is `output`'s own slice (rank x input.numel() on).
   virtual std::unique_ptr<PendingCollective> all_gather(at::Tensor& output, const at::Tensor& input) = 0;
   virtual std::unique_ptr<PendingCollective> broadcast(at::Tensor& tensor, int root) = 0;
   virtual void barrier() = 0;

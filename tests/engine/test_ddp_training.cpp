@@ -107,7 +107,7 @@ void check_parity(const ParityCase& c) {
     };
     std::vector<dist::ParameterGroup> groups{{g.early, options_with_lr(1e-3)}};
     if (!c.late_group) groups.push_back({g.late, options_with_lr(3e-3)});
-    auto optimizer = dist::make_distributed_optimizer(c.sharding, model->parameters(), groups, comm);
+    auto optimizer = dist::make_distributed_optimizer(c.sharding, *sync, groups, comm);
     // Stages the forward pass entered, and whether each found its parameters gathered.
     std::vector<int> entered;
     if (c.defer_gathers) {
@@ -227,12 +227,72 @@ TEST(DdpTraining, GroupsRefuseStrangers) {
   stepscope::testing::on_gloo_ranks(1, [&](dist::Communicator& comm) {
     TransformerLM model = build(7);
     const auto parameters = model->parameters();
+    const auto sync_for = [&](dist::OptimizerSharding sharding) {
+      dist::GradientSyncOptions options = sync_options(dist::DdpVariant::bucketed);
+      if (sharding == dist::OptimizerSharding::zero1) options.reduction = dist::GradientReduction::reduce_scatter;
+      return dist::make_gradient_sync(parameters, comm, options);
+    };
     for (dist::OptimizerSharding sharding : dist::all_optimizer_shardings()) {
-      auto optimizer = dist::make_distributed_optimizer(sharding, parameters, {{{parameters[0]}, {}}}, comm);
+      auto sync = sync_for(sharding);
+      auto optimizer = dist::make_distributed_optimizer(sharding, *sync, {{{parameters[0]}, {}}}, comm);
       EXPECT_THROW(optimizer->add_param_group({{parameters[0]}, {}}), std::invalid_argument) << dist::to_string(sharding);
     }
-    auto zero1 = dist::make_distributed_optimizer(dist::OptimizerSharding::zero1, parameters, {}, comm);
+    auto sync = sync_for(dist::OptimizerSharding::zero1);
+    auto zero1 = dist::make_distributed_optimizer(dist::OptimizerSharding::zero1, *sync, {}, comm);
     EXPECT_THROW(zero1->add_param_group({{at::zeros({3}, at::TensorOptions().requires_grad(true))}, {}}),
                  std::invalid_argument);
+  });
+}
+
+// zero1 moves every parameter into its unit's buffer (a parameter, the flat buffer or a bucket),
+// laid out as the unit's gradients, so the shares are updated and gathered in place: the
+// parameters keep their identity and values, and each unit's parameters share one storage at
+// the unit's offsets.
+TEST(DdpTraining, Zero1KeepsParametersInBuffersLaidOutAsTheUnits) {
+  for (dist::DdpVariant variant : dist::all_ddp_variants()) {
+    SCOPED_TRACE(dist::to_string(variant));
+    stepscope::testing::on_gloo_ranks(2, [&](dist::Communicator& comm) {
+      TransformerLM model = build(7);
+      const auto parameters = model->parameters();
+      std::vector<at::Tensor> before;
+      std::vector<const void*> identity;
+      for (const auto& p : parameters) {
+        before.push_back(p.detach().clone());
+        identity.push_back(p.unsafeGetTensorImpl());
+      }
+      dist::GradientSyncOptions options = sync_options(variant);
+      options.reduction = dist::GradientReduction::reduce_scatter;
+      auto sync = dist::make_gradient_sync(parameters, comm, options);
+      auto zero1 = dist::make_distributed_optimizer(dist::OptimizerSharding::zero1, *sync, {{parameters, {}}}, comm);
+      const auto after = model->parameters();
+      ASSERT_EQ(after.size(), parameters.size());
+      const auto units = sync->units();
+      ASSERT_EQ(units.size() == 1, variant == dist::DdpVariant::flat);
+      size_t covered = 0;
+      for (const dist::GradientUnit& unit : units) {
+        EXPECT_EQ(unit.numel % 2, 0) << "padded to the ranks";
+        const at::Tensor& first = after[unit.pieces.front().parameter];
+        const auto* base = static_cast<const float*>(first.data_ptr()) - unit.pieces.front().unit_offset;
+        for (const dist::UnitPiece& piece : unit.pieces) {
+          const at::Tensor& p = after[piece.parameter];
+          ++covered;
+          EXPECT_EQ(p.unsafeGetTensorImpl(), identity[piece.parameter]);
+          EXPECT_TRUE(p.requires_grad());
+          EXPECT_TRUE(p.is_leaf());
+          EXPECT_TRUE(p.is_alias_of(first)) << "parameter " << piece.parameter;
+          EXPECT_EQ(static_cast<const float*>(p.data_ptr()), base + piece.unit_offset) << "parameter " << piece.parameter;
+          EXPECT_TRUE(at::equal(p.detach(), before[piece.parameter])) << "parameter " << piece.parameter;
+        }
+      }
+      EXPECT_EQ(covered, parameters.size());
+    });
+  }
+}
+
+TEST(DdpTraining, Zero1RefusesASyncThatAllReduces) {
+  stepscope::testing::on_gloo_ranks(1, [&](dist::Communicator& comm) {
+    TransformerLM model = build(7);
+    auto sync = dist::make_gradient_sync(model->parameters(), comm, sync_options(dist::DdpVariant::flat));
+    EXPECT_THROW(dist::make_distributed_optimizer(dist::OptimizerSharding::zero1, *sync, {}, comm), std::invalid_argument);
   });
 }

@@ -38,6 +38,11 @@ class BucketedSync final : public GradientSync {
     for (const auto& b : buckets_) out.push_back(b.buffer);
     return out;
   }
+  std::vector<GradientUnit> units() const override {
+    std::vector<GradientUnit> out;
+    for (const auto& b : buckets_) out.push_back({pieces(b.plan), b.buffer.numel()});
+    return out;
+  }
 
  protected:
   void complete() override {
@@ -98,6 +103,14 @@ class BucketedSync final : public GradientSync {
     return buckets;
   }
 
+  std::vector<UnitPiece> pieces(const Bucket& plan) const {
+    std::vector<UnitPiece> out;
+    for (size_t k = 0; k < plan.parameters.size(); ++k) {
+      out.push_back({plan.parameters[k], plan.offsets[k], parameters_[plan.parameters[k]].numel()});
+    }
+    return out;
+  }
+
   static bool full(const BucketState& b) { return b.arrived == b.plan.parameters.size(); }
 
   void arrive(size_t i, const at::Tensor& grad) {
@@ -116,11 +129,7 @@ class BucketedSync final : public GradientSync {
     // the same order even where backward finishes buckets in another.
     while (next_launch_ < buckets_.size() && full(buckets_[next_launch_])) {
       BucketState& ready = buckets_[next_launch_++];
-      std::vector<UnitPiece> pieces;
-      for (size_t k = 0; k < ready.plan.parameters.size(); ++k) {
-        pieces.push_back({ready.plan.parameters[k], ready.plan.offsets[k], parameters_[ready.plan.parameters[k]].numel()});
-      }
-      ready.work = start_reduction(ready.buffer, std::move(pieces), ShardStorage::in_buffer);
+      ready.work = start_reduction(ready.buffer, pieces(ready.plan), ShardStorage::in_buffer);
     }
   }
 

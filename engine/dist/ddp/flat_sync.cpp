@@ -22,6 +22,10 @@ class FlatSync final : public GradientSync {
   }
   DdpVariant variant() const override { return DdpVariant::flat; }
   std::vector<at::Tensor> buffers() const override { return {buffer_}; }
+  std::vector<GradientUnit> units() const override {
+    if (parameters_.empty()) return {};
+    return {{pieces(), buffer_.numel()}};
+  }
 
  protected:
   void complete() override {
@@ -36,13 +40,7 @@ class FlatSync final : public GradientSync {
       at::mul_out(slot, grad, mean_factor);
       offset += grad.numel();
     }
-    std::vector<UnitPiece> pieces;
-    offset = 0;
-    for (size_t i = 0; i < parameters_.size(); ++i) {
-      pieces.push_back({i, offset, parameters_[i].numel()});
-      offset += parameters_[i].numel();
-    }
-    auto work = start_reduction(buffer_, std::move(pieces), ShardStorage::in_buffer);
+    auto work = start_reduction(buffer_, pieces(), ShardStorage::in_buffer);
     timed([&] { work->wait(); });
     if (scatters()) return;  // the optimizer reads this rank's shard
     offset = 0;
@@ -53,6 +51,17 @@ class FlatSync final : public GradientSync {
   }
 
  private:
+  // Every parameter, one after another.
+  std::vector<UnitPiece> pieces() const {
+    std::vector<UnitPiece> out;
+    int64_t offset = 0;
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      out.push_back({i, offset, parameters_[i].numel()});
+      offset += parameters_[i].numel();
+    }
+    return out;
+  }
+
   at::Tensor buffer_;
 };
 

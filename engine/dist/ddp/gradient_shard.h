@@ -22,6 +22,13 @@ struct UnitPiece {
   int64_t numel = 0;
 };
 
+// A unit as the gradient sync reduces it: whole parameters at offsets of one flat buffer of
+// `numel` elements (padded to a multiple of the ranks when it reduce-scatters).
+struct GradientUnit {
+  std::vector<UnitPiece> pieces;  // in unit order
+  int64_t numel = 0;
+};
+
 struct GradientShard {
   size_t unit = 0;                // the unit's first parameter: stable across steps
   std::vector<UnitPiece> pieces;  // in unit order

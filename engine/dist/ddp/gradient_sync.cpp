@@ -118,6 +118,15 @@ class GradientSync::RecordedWork final : public PendingCollective {
   std::shared_ptr<SpanSlot> slot_;
 };
 
+std::vector<GradientUnit> GradientSync::units() const {
+  std::vector<GradientUnit> out;
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    const int64_t numel = parameters_[i].numel();
+    out.push_back({{{i, 0, numel}}, scatters() ? padded_numel(numel, comm_.size()) : numel});
+  }
+  return out;
+}
+
 std::unique_ptr<PendingCollective> GradientSync::start_all_reduce(at::Tensor& tensor) {
   return start_collective(tensor.numel() * static_cast<int64_t>(tensor.element_size()),
                           [&] { return comm_.all_reduce(tensor); });

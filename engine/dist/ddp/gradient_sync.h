@@ -66,6 +66,10 @@ class GradientSync {
   const std::vector<at::Tensor>& parameters() const { return parameters_; }
 
   GradientReduction reduction() const { return reduction_; }
+  // The units this sync reduces, in its order, each laid out as its buffer is (a unit's id,
+  // GradientShard::unit, is its first piece's parameter). Every parameter is in one unit. By
+  // default one unit per parameter; flat and bucketed override it.
+  virtual std::vector<GradientUnit> units() const;
   // The buffers the variant keeps gradients in (flat buffer, buckets, copies in flight), for
   // the memory profiler's labels.
   virtual std::vector<at::Tensor> buffers() const { return {}; }

@@ -38,15 +38,14 @@ void append_moments(const AdamW& optimizer, std::vector<at::Tensor>& out) {
 
 }  // namespace detail
 
-std::unique_ptr<DistributedOptimizer> make_distributed_optimizer(OptimizerSharding sharding,
-                                                                 std::vector<at::Tensor> all_parameters,
+std::unique_ptr<DistributedOptimizer> make_distributed_optimizer(OptimizerSharding sharding, const GradientSync& sync,
                                                                  std::vector<ParameterGroup> groups,
                                                                  Communicator& comm) {
   std::unique_ptr<DistributedOptimizer> optimizer;
   switch (sharding) {
     case OptimizerSharding::none: optimizer = detail::make_replicated_optimizer(); break;
     case OptimizerSharding::sharded: optimizer = detail::make_parameter_sharded_optimizer(comm); break;
-    case OptimizerSharding::zero1: optimizer = detail::make_zero1_optimizer(std::move(all_parameters), comm); break;
+    case OptimizerSharding::zero1: optimizer = detail::make_zero1_optimizer(sync, comm); break;
   }
   for (auto& group : groups) optimizer->add_param_group(std::move(group));
   return optimizer;

@@ -49,10 +49,11 @@ class DistributedOptimizer {
   virtual std::vector<at::Tensor> state_tensors() const = 0;
 };
 
-// `all_parameters`: every parameter the gradient sync reduces, in its order (zero1 maps its
-// shards back to them); `groups`: those the optimizer updates.
-std::unique_ptr<DistributedOptimizer> make_distributed_optimizer(OptimizerSharding sharding,
-                                                                 std::vector<at::Tensor> all_parameters,
+// `sync`: the gradient sync whose mean gradients it steps from (zero1 maps its shards back to
+// the sync's parameters, needs it to reduce-scatter, and moves those parameters into buffers
+// laid out as the sync's units: std::invalid_argument otherwise); `groups`: the parameters
+// the optimizer updates.
+std::unique_ptr<DistributedOptimizer> make_distributed_optimizer(OptimizerSharding sharding, const GradientSync& sync,
                                                                  std::vector<ParameterGroup> groups,
                                                                  Communicator& comm);
 

@@ -11,7 +11,7 @@ namespace stepscope::dist::detail {
 
 std::unique_ptr<DistributedOptimizer> make_replicated_optimizer();
 std::unique_ptr<DistributedOptimizer> make_parameter_sharded_optimizer(Communicator& comm);
-std::unique_ptr<DistributedOptimizer> make_zero1_optimizer(std::vector<at::Tensor> all_parameters, Communicator& comm);
+std::unique_ptr<DistributedOptimizer> make_zero1_optimizer(const GradientSync& sync, Communicator& comm);
 
 // Throws std::invalid_argument for an undefined parameter or one already in `known` (which
 // gains the new ones).

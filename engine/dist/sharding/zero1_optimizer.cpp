@@ -2,7 +2,9 @@
 // bucket, padded to the ranks), so this rank holds the mean gradient of its even share of each.
 // It keeps AdamW's moments for that share only, updates the parameter elements in it, and the
 // units' shares are all-gathered back into every rank's parameters: with the reduce-scatter,
-// the communication of one all-reduce, as plain DDP.
+// the communication of one all-reduce, as plain DDP. The parameters live in one buffer per unit,
+// laid out as the unit's gradients (as FSDP's flat parameters), so each share is updated and
+// gathered in place: no copy into a gather buffer and none out of it.
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -38,9 +40,14 @@ std::vector<Overlap> overlaps(const GradientShard& shard) {
 
 class Zero1Optimizer final : public DistributedOptimizer {
  public:
-  Zero1Optimizer(std::vector<at::Tensor> all_parameters, Communicator& comm)
-      : parameters_(std::move(all_parameters)), comm_(comm), group_of_(parameters_.size(), -1) {
+  Zero1Optimizer(const GradientSync& sync, Communicator& comm)
+      : parameters_(sync.parameters()), comm_(comm), group_of_(parameters_.size(), -1) {
+    if (sync.reduction() != GradientReduction::reduce_scatter) {
+      throw std::invalid_argument("zero1 needs a gradient sync that reduce-scatters");
+    }
     for (size_t i = 0; i < parameters_.size(); ++i) index_of_[parameters_[i].unsafeGetTensorImpl()] = i;
+    at::NoGradGuard no_grad;
+    for (const GradientUnit& unit : sync.units()) place_in_buffer(unit);
   }
 
   OptimizerSharding sharding() const override { return OptimizerSharding::zero1; }
@@ -55,22 +62,16 @@ class Zero1Optimizer final : public DistributedOptimizer {
     for (auto& group : groups_) ++group.t;
     // Units in batches of about a multi-tensor chunk: one AdamW update per group and batch (per
     // unit, hundreds of 25 MiB buckets made the phase launch-bound). Not deferred, a batch's
-    // all-gathers start after its update and run under the next batch's, and the batch before
-    // is copied out then, so only two batches' gather buffers are alive at once.
+    // all-gathers start after its update and run under the next batch's.
     int64_t batch_limit = std::numeric_limits<int64_t>::max();
     for (const Group& group : groups_) batch_limit = std::min(batch_limit, group.options.chunk_elements);
     std::vector<const GradientShard*> batch;
     int64_t batch_elements = 0;
     const auto flush = [&] {
       update_shares(batch);
-      const size_t first_of_batch = pending_.size();
       for (const GradientShard* shard : batch) {
         pending_.push_back(prepare_gather(*shard));
         if (stage_of_.empty()) start(pending_.back());
-      }
-      if (stage_of_.empty()) {
-        for (size_t i = 0; i < first_of_batch; ++i) finish(pending_[i]);
-        pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(first_of_batch));
       }
       batch.clear();
       batch_elements = 0;
@@ -107,7 +108,6 @@ class Zero1Optimizer final : public DistributedOptimizer {
     for (Gather& g : pending_) {
       if (g.first_stage <= stage) finish(g);
     }
-    // The shares gathered are copied out: their buffers go back before the backward pass's peak.
     pending_.erase(std::remove_if(pending_.begin(), pending_.end(), [](const Gather& g) { return g.done; }),
                    pending_.end());
   }
@@ -162,6 +162,22 @@ class Zero1Optimizer final : public DistributedOptimizer {
 
   at::Tensor flat(size_t parameter) const { return parameters_[parameter].detach().view({-1}); }
 
+  // The unit's parameters become views of one buffer laid out as its gradients, padding zero.
+  // set_data keeps each parameter's identity (the model's modules, autograd's hooks and
+  // accumulators hold the same tensors); only their storage moves.
+  void place_in_buffer(const GradientUnit& unit) {
+    if (unit.pieces.empty()) return;
+    const at::Tensor& first = parameters_[unit.pieces.front().parameter];
+    at::Tensor buffer = at::zeros({unit.numel}, first.options().requires_grad(false));
+    for (const UnitPiece& piece : unit.pieces) {
+      at::Tensor& p = parameters_[piece.parameter];
+      at::Tensor view = buffer.narrow(0, piece.unit_offset, piece.numel).view(p.sizes());
+      view.copy_(p.detach());
+      p.set_data(view);
+    }
+    buffers_.emplace(unit.pieces.front().parameter, std::move(buffer));
+  }
+
   Moments& moments_for(const GradientShard& shard) {
     auto it = moments_.find(shard.unit);
     if (it == moments_.end()) {
@@ -197,47 +213,33 @@ class Zero1Optimizer final : public DistributedOptimizer {
   }
 
   struct Gather {
-    std::vector<UnitPiece> pieces;  // of the unit, in unit order
-    int first_stage = 0;            // the earliest forward stage of its parameters
-    at::Tensor mine, all;
+    int first_stage = 0;  // the earliest forward stage of the unit's parameters
+    at::Tensor mine, all;  // this rank's share of the unit's parameter buffer, and the buffer
     std::unique_ptr<PendingCollective> work;  // null until started
     bool done = false;
   };
 
-  // This rank's updated share of the unit, ready to be gathered: into the unit's gradient buffer
-  // when it has one (its gradients are used up by now and the next are written in the next
-  // backward pass, after every gather is done), else into a buffer of its own.
   Gather prepare_gather(const GradientShard& shard) const {
-    Gather g{shard.pieces, 0, at::empty({shard.shard_numel}, shard.gradient.options()),
-             shard.unit_buffer.defined() ? shard.unit_buffer : at::empty({shard.unit_numel}, shard.gradient.options()),
-             nullptr, false};
-    // Padding past the unit's last parameter is gathered too: zeros, not stale memory.
-    const std::vector<Overlap> parts = overlaps(shard);
-    int64_t covered = 0;
-    for (const Overlap& o : parts) covered += o.numel;
-    if (covered < shard.shard_numel) g.mine.zero_();
-    for (const Overlap& o : parts) {
-      g.mine.narrow(0, o.shard_from, o.numel).copy_(flat(o.parameter).narrow(0, o.parameter_from, o.numel));
+    const auto it = buffers_.find(shard.unit);
+    if (it == buffers_.end() || it->second.numel() != shard.unit_numel) {
+      throw std::logic_error("zero1: unit " + std::to_string(shard.unit) + " is not laid out as the sync said");
     }
+    Gather g{0, it->second.narrow(0, shard.shard_offset, shard.shard_numel), it->second, nullptr, false};
     if (!stage_of_.empty()) {
-      g.first_stage = stage_of_[g.pieces.front().parameter];
-      for (const UnitPiece& piece : g.pieces) g.first_stage = std::min(g.first_stage, stage_of_[piece.parameter]);
+      g.first_stage = stage_of_[shard.pieces.front().parameter];
+      for (const UnitPiece& piece : shard.pieces) g.first_stage = std::min(g.first_stage, stage_of_[piece.parameter]);
     }
     return g;
   }
 
+  // In place: every rank's share lands in its slice of the buffer, this rank's is already there.
   void start(Gather& g) { g.work = comm_.all_gather(g.all, g.mine); }
 
-  // Waits for the gather (started here if begin_forward did not run) and copies the unit's
-  // parameters out of it.
+  // Waits for the gather (started here if begin_forward did not run).
   void finish(Gather& g) {
     if (g.done) return;
     if (!g.work) start(g);
     g.work->wait();
-    at::NoGradGuard no_grad;
-    for (const UnitPiece& piece : g.pieces) {
-      flat(piece.parameter).copy_(g.all.narrow(0, piece.unit_offset, piece.numel));
-    }
     g.done = true;
   }
 
@@ -247,14 +249,15 @@ class Zero1Optimizer final : public DistributedOptimizer {
   std::unordered_map<const void*, size_t> index_of_;
   std::vector<Group> groups_;
   std::map<size_t, Moments> moments_;   // by unit
+  std::map<size_t, at::Tensor> buffers_;  // by unit: its parameters, padded to the ranks
   std::vector<int> stage_of_;           // per parameter, when the gathers are deferred; else empty
-  std::vector<Gather> pending_;         // prepared or started, not yet copied out
+  std::vector<Gather> pending_;         // prepared or started, not yet waited for
 };
 
 }  // namespace
 
-std::unique_ptr<DistributedOptimizer> make_zero1_optimizer(std::vector<at::Tensor> all_parameters, Communicator& comm) {
-  return std::make_unique<Zero1Optimizer>(std::move(all_parameters), comm);
+std::unique_ptr<DistributedOptimizer> make_zero1_optimizer(const GradientSync& sync, Communicator& comm) {
+  return std::make_unique<Zero1Optimizer>(sync, comm);
 }
 
 }  // namespace stepscope::dist::detail

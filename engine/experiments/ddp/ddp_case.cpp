@@ -104,8 +104,8 @@ void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* mem
     torch::NoGradGuard no_grad;
     for (const auto& p : model_->module->parameters()) initial_.push_back(p.detach().clone());
   }
-  const auto parameters = model_->module->parameters();
-  optimizer_ = dist::make_distributed_optimizer(result_.config.optimizer, parameters, {{parameters, AdamWOptions()}}, comm_);
+  optimizer_ = dist::make_distributed_optimizer(result_.config.optimizer, *sync_,
+                                                {{model_->module->parameters(), AdamWOptions()}}, comm_);
   if (result_.config.optimizer == dist::OptimizerSharding::zero1 &&
       result_.config.zero1_gathers == dist::Zero1Gathers::next_forward) {
     // ZeRO-1's all-gathers run under the next forward pass, each waited for before the first
