@@ -36,9 +36,6 @@ struct GradientShard {
   int64_t shard_offset = 0;       // this rank's share: [shard_offset, shard_offset + shard_numel)
   int64_t shard_numel = 0;
   at::Tensor gradient;            // [shard_numel]: the ranks' mean over this rank's share
-  // [unit_numel]: the unit's buffer when `gradient` is its slice (kept across steps); the
-  // optimizer may gather the updated parameters into it once the gradient is used. Else empty.
-  at::Tensor unit_buffer;
 };
 
 // `numel` rounded up to a multiple of `ranks`.

@@ -146,8 +146,7 @@ std::unique_ptr<PendingCollective> GradientSync::start_reduction(at::Tensor& buf
   // In the buffer, the shard costs no memory beside it: what ZeRO-1 keeps over plain DDP is
   // then only its optimizer state's 1/N.
   if (storage == ShardStorage::in_buffer) {
-    shard.unit_buffer = buffer.view({-1});
-    shard.gradient = shard.unit_buffer.narrow(0, shard.shard_offset, shard.shard_numel);
+    shard.gradient = buffer.view({-1}).narrow(0, shard.shard_offset, shard.shard_numel);
   } else {
     shard.gradient = at::empty({shard.shard_numel}, buffer.options());
   }
