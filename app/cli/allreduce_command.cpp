@@ -121,6 +121,7 @@ int run_allreduce_command(const std::vector<std::string>& args, std::ostream& ou
   command.parse = [&](const std::vector<std::string>& a) { o = parse_options(a); };
   command.nprocs = [&] { return o.nprocs; };
   command.outputs = [&] { return output_files(o.outputs); };
+  command.on_gpus = [&] { return o.spec.base.device == "cuda"; };
   command.check = [&](int ranks) {
     for (const auto& c : expand(o.spec, ranks)) check_runnable(c);
   };

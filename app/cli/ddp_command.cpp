@@ -211,6 +211,7 @@ int run_ddp_command(const std::vector<std::string>& args, std::ostream& out, std
     }
     return files;
   };
+  command.on_gpus = [&] { return o.spec.base.device == "cuda"; };
   command.check = [&](int ranks) {
     for (const auto& c : expand(o.spec, ranks)) validate(c);
   };

@@ -29,6 +29,9 @@ int run_distributed_command(const DistributedCommand& c, const std::vector<std::
       }
       try {
         c.check(env ? env->world_size : static_cast<int>(n));
+        if (c.on_gpus && c.on_gpus() && compat::built_with_cuda()) {
+          dist::check_one_gpu_per_rank(env ? env->local_world_size : static_cast<int>(n), compat::cuda_device_count());
+        }
       } catch (const ConfigError& e) {
         throw CliError((e.field().empty() ? "" : "--" + e.field() + ": ") + e.what());
       }

@@ -25,6 +25,8 @@ struct DistributedCommand {
   std::function<std::vector<std::pair<std::string, std::string>>()> outputs;  // {flag, path}; none for worker rows
   // Throws ConfigError for a configuration that cannot run with `ranks` ranks.
   std::function<void(int ranks)> check;
+  // Whether the ranks run on GPUs (--device cuda): then each needs a GPU of its own.
+  std::function<bool()> on_gpus;
   std::function<int(const dist::TorchrunEnv& env)> run_as_rank;
   std::function<int()> run_local;
 };

@@ -35,8 +35,8 @@ c10::intrusive_ptr<C10dGroup> make_gloo_group(const c10::intrusive_ptr<c10d::Sto
   return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, world_size, options);
 #else
   (void)store, (void)rank, (void)world_size, (void)host, (void)timeout;
-  throw std::runtime_error("this build has no Gloo: its LibTorch lacks it or the Gloo headers (libgloo-dev) were "
-                           "missing when it was compiled");
+  throw std::runtime_error("this build has no Gloo: its LibTorch lacks it or the Gloo headers (libgloo-dev, or "
+                           "STEPSCOPE_GLOO_INCLUDE_DIR for PyTorch's wheel) were missing when it was compiled");
 #endif
 }
 

@@ -98,4 +98,13 @@ void TorchrunEnv::validate() const {
   }
 }
 
+void check_one_gpu_per_rank(int local_ranks, int gpus) {
+  if (local_ranks <= gpus) return;
+  const std::string have = gpus == 0 ? "no CUDA device is visible" : "this machine has " + std::to_string(gpus) + " GPU(s)";
+  throw ConfigError(std::to_string(local_ranks) + " ranks on this machine need " + std::to_string(local_ranks) +
+                        " GPUs, one per rank (NCCL refuses two ranks on one GPU), and " + have +
+                        "; use fewer ranks, or --device cpu with Gloo",
+                    "nproc");
+}
+
 }  // namespace stepscope::dist

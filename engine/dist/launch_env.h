@@ -31,4 +31,8 @@ struct TorchrunEnv {
   void validate() const;
 };
 
+// Ranks on GPUs take one GPU each (NCCL refuses two ranks of a group on one GPU): throws
+// ConfigError, field "nproc", when `local_ranks` exceed the `gpus` this node has.
+void check_one_gpu_per_rank(int local_ranks, int gpus);
+
 }  // namespace stepscope::dist

@@ -113,5 +113,23 @@ TEST(TorchrunEnv, InconsistentValuesAreNamed) {
   EXPECT_EQ(config_error().first, "LOCAL_WORLD_SIZE");
 }
 
+TEST(OneGpuPerRank, AsManyRanksAsGpusRun) {
+  EXPECT_NO_THROW(check_one_gpu_per_rank(4, 4));
+  EXPECT_NO_THROW(check_one_gpu_per_rank(2, 8));
+}
+
+TEST(OneGpuPerRank, MoreRanksThanGpusNameTheCounts) {
+  try {
+    check_one_gpu_per_rank(6, 4);
+    FAIL() << "6 ranks on 4 GPUs ran";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(error.field(), "nproc");
+    const std::string what = error.what();
+    EXPECT_NE(what.find("6 ranks"), std::string::npos) << what;
+    EXPECT_NE(what.find("has 4 GPU"), std::string::npos) << what;
+  }
+  EXPECT_THROW(check_one_gpu_per_rank(1, 0), ConfigError);
+}
+
 }  // namespace
 }  // namespace stepscope::dist
