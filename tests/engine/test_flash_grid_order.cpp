@@ -195,5 +195,46 @@ TEST(FlashGridOrder, SchedulingExcessAgainstHandWorkedCases) {
   EXPECT_NEAR(causal_grid_excess(2, 3, 1, 2), 5.0 / 4.5 - 1, 1e-12);
 }
 
+TEST(FlashGridOrder, PairedBackwardTakesEveryKeyTileOnceAndEachPairWalksAlike) {
+  for (int tiles : {2, 3, 4, 7, 8}) {
+    const int heads = 5;
+    std::set<std::pair<int, int>> seen;
+    std::set<int> walks;
+    for (int block = 0; block < key_tile_pairs(tiles) * heads; ++block) {
+      const int items = tiles_of_paired_block(block, tiles);
+      int walk = 0;
+      for (int item = 0; item < items; ++item) {
+        const TileOfBlock t = paired_tile_of_block(block, item, tiles);
+        EXPECT_EQ(t.bh, block / key_tile_pairs(tiles));
+        EXPECT_TRUE(seen.insert({t.bh, t.tile}).second) << "tiles " << tiles << " block " << block;
+        walk += tiles - t.tile;  // query steps of key tile t.tile in a square causal grid
+      }
+      if (items == 2) walks.insert(walk);
+      if (items == 2) EXPECT_GT(tiles - paired_tile_of_block(block, 0, tiles).tile,
+                                tiles - paired_tile_of_block(block, 1, tiles).tile) << "the heavier first";
+    }
+    EXPECT_EQ(seen.size(), static_cast<size_t>(tiles * heads));
+    EXPECT_EQ(walks, std::set<int>{tiles + 1}) << "tiles " << tiles;  // j and tiles-1-j: tiles + 1 steps
+  }
+  // 4 key tiles: block 1 of a head holds tiles 1 and 2; 3 key tiles: the middle one alone.
+  EXPECT_EQ(paired_tile_of_block(3, 0, 4).bh, 1);
+  EXPECT_EQ(paired_tile_of_block(3, 0, 4).tile, 1);
+  EXPECT_EQ(paired_tile_of_block(3, 1, 4).tile, 2);
+  EXPECT_EQ(tiles_of_paired_block(1, 3), 1);
+  EXPECT_EQ(paired_tile_of_block(1, 0, 3).tile, 1);
+}
+
+TEST(FlashGridOrder, BackwardPairsOnlyShortSquareCausalGridsOfAWaveOfPairs) {
+  EXPECT_TRUE(backward_pairs_key_tiles(4, 256, 132, true, true, 64));     // 256 x 512: 512 pairs
+  EXPECT_TRUE(backward_pairs_key_tiles(8, 128, 132, true, true, 64));     // 128 x 1024
+  EXPECT_TRUE(backward_pairs_key_tiles(4, 66, 132, true, true, 64));      // exactly a wave of pairs
+  EXPECT_FALSE(backward_pairs_key_tiles(4, 65, 132, true, true, 64));     // less than a wave
+  EXPECT_FALSE(backward_pairs_key_tiles(4, 256, 132, false, true, 64));   // unmasked tiles are equal
+  EXPECT_FALSE(backward_pairs_key_tiles(4, 256, 132, true, false, 64));   // seq_q != seq_k: unbalanced
+  EXPECT_FALSE(backward_pairs_key_tiles(1, 4096, 132, true, true, 64));   // nothing to pair
+  EXPECT_FALSE(backward_pairs_key_tiles(16, 256, 132, true, true, 64));   // long rows: few CTA edges
+  EXPECT_FALSE(backward_pairs_key_tiles(4, 256, 132, true, true, 128));   // the 128 tile: measured no faster
+}
+
 }  // namespace
 }  // namespace stepscope::kernels::flash

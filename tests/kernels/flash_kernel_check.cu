@@ -243,6 +243,14 @@ std::vector<Case> all_cases() {
   for (ElementType type : {ElementType::f16, ElementType::bf16})
     for (bool causal : {false, true})
       cases.push_back({type, make_shape(1, 300, 65, 400, 128, causal), Layout::contiguous, KernelPath::fastest});
+  // The Hopper backward's paired key tiles (flash_grid_order.h: causal, square, 2 to 8 key tiles,
+  // a wave of pairs on an H100): three key tiles of 257 rows (a pair of the first and the
+  // 1-key tail tile, the middle one alone) and four of 500 over two batches.
+  for (ElementType type : {ElementType::f16, ElementType::bf16})
+    for (int64_t d : {64, 128}) {
+      cases.push_back({type, make_shape(1, 140, 257, 257, d, true), Layout::contiguous, KernelPath::fastest});
+      cases.push_back({type, make_shape(2, 35, 500, 500, d, true), Layout::contiguous, KernelPath::fastest});
+    }
   // Enough heads and query tiles for the causal forward's one-wave head groups
   // (flash_grid_order.h): on an H100 the Hopper kernel takes 24 heads of 11 tiles in two groups
   // of 12 (the other forwards keep tile-major order).
@@ -278,6 +286,10 @@ std::vector<Case> small_cases() {
       }
       if ((type == ElementType::f32) == (path == KernelPath::fastest)) {
         cases.push_back({type, make_shape(1, 2, 130, 300, 64, true), Layout::contiguous, path, 3});
+      }
+      // The Hopper backward's paired key tiles (two tiles a CTA, the middle one alone).
+      if (type != ElementType::f32 && path == KernelPath::fastest) {
+        cases.push_back({type, make_shape(1, 140, 257, 257, 128, true), Layout::contiguous, path});
       }
     }
   return cases;

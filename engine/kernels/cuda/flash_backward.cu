@@ -73,6 +73,10 @@ void launch_backward_sm90(BackwardParams params, const FlashBackwardArgs& args,
   const AttentionShape& shape = args.shape;
   params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
   params.head_group = flash::backward_grid_head_group(params.key_tiles, shape, Tr::kSmemBytes);
+  const int bh_count = static_cast<int>(shape.batch * shape.heads);
+  const bool paired = flash::backward_pairs_key_tiles(params.key_tiles, bh_count,
+                                                      flash::check_device_supported(Tr::kSmemBytes), shape.causal,
+                                                      shape.seq_q == shape.seq_k, kHeadDim);
   // The rowsum pass first, so the GPU starts while the host encodes the tensor maps.
   launch_helpers_before<T>(params, stream);
   flash::Sm90BackwardParams sp;
@@ -90,9 +94,20 @@ void launch_backward_sm90(BackwardParams params, const FlashBackwardArgs& args,
                                    {64, Tr::kBlockN, CU_TENSOR_MAP_SWIZZLE_128B});
   sp.dq_accum = flash::make_dq_accum_map(params.dq_accum, shape.head_dim, shape.seq_q,
                                          shape.batch * shape.heads, Tr::kDqBoxRows);
-  const auto blocks = static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads);
-  flash::launch_kernel(flash::flash_backward_sm90_kernel<T, kHeadDim>, blocks, Tr::kThreads,
-                       Tr::kSmemBytes, stream, sp, "flash_backward_sm90_kernel");
+  if constexpr (flash::backward_pairs_head_dim(kHeadDim)) {
+    if (paired) {
+      const auto blocks = static_cast<unsigned>(flash::key_tile_pairs(params.key_tiles) * bh_count);
+      flash::launch_kernel(flash::flash_backward_sm90_kernel<T, kHeadDim, true>, blocks, Tr::kThreads,
+                           Tr::kSmemBytes, stream, sp, "flash_backward_sm90_kernel (paired key tiles)");
+      launch_helpers_after<T>(params, stream);
+      return;
+    }
+  }
+  {
+    const auto blocks = static_cast<unsigned>(params.key_tiles * bh_count);
+    flash::launch_kernel(flash::flash_backward_sm90_kernel<T, kHeadDim, false>, blocks, Tr::kThreads,
+                         Tr::kSmemBytes, stream, sp, "flash_backward_sm90_kernel");
+  }
   launch_helpers_after<T>(params, stream);
 }
 
@@ -116,9 +131,15 @@ bool sm90_backward_applies(const FlashBackwardArgs& args) {
 template <typename T, int kHeadDim>
 bool launch_if_compiled(const BackwardParams& params, const FlashBackwardArgs& args,
                         cudaStream_t stream) {
-  if (!flash::sm90a_image_loaded<flash::flash_backward_sm90_kernel<T, kHeadDim>>(
+  if (!flash::sm90a_image_loaded<flash::flash_backward_sm90_kernel<T, kHeadDim, false>>(
           "flash_backward_sm90_kernel")) {
     return false;
+  }
+  if constexpr (flash::backward_pairs_head_dim(kHeadDim)) {
+    if (!flash::sm90a_image_loaded<flash::flash_backward_sm90_kernel<T, kHeadDim, true>>(
+            "flash_backward_sm90_kernel (paired key tiles)")) {
+      return false;
+    }
   }
   launch_backward_sm90<T, kHeadDim>(params, args, stream);
   return true;

@@ -68,8 +68,8 @@ struct Sm90BackwardTraits {
   static constexpr int kOffDq = kOffDs + kDsBuffers * kDsBytes;
   static constexpr int kOffLse = kOffDq + kDqBytes;  // kStages x kBlockM floats
   static constexpr int kOffD = kOffLse + kStages * kBlockM * 4;
-  static constexpr int kOffBars = kOffD + kStages * kBlockM * 4;  // full[2], empty[2], kv
-  static constexpr int kBarriers = 2 * kStages + 1;
+  static constexpr int kOffBars = kOffD + kStages * kBlockM * 4;  // full[2], empty[2], kv, kv free
+  static constexpr int kBarriers = 2 * kStages + 2;
   static constexpr std::size_t kSmemBytes = kOffBars + 8 * kBarriers + 1024;  // + alignment slack
   static_assert(kSmemBytes <= 227 * 1024, "sm90 backward tile exceeds Hopper shared memory");
 };

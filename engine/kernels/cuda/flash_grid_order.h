@@ -114,6 +114,44 @@ inline int backward_head_group(int key_tiles, int bh_count, int sms, bool causal
   return one_wave_head_group(key_tiles, bh_count, sms);
 }
 
+// Causal grids of short rows pair key tiles in the backward: a CTA takes key tile j of a head and
+// then its mirror, tiles - 1 - j. Key tile j of a square causal grid walks tiles - j query steps,
+// so every pair walks the same number (the middle tile of an odd count walks alone), the grid
+// runs head-major with no tail from uneven tiles, and half as many CTAs start and end. With one
+// CTA an SM a CTA's start (K and V loaded, the stage pipeline filled) and end (dK, dV stored)
+// expose their latency; inside a CTA the next tile's first Q and dO are already loading while
+// the last tile's dK and dV are stored. At 256 heads of 512 rows (H100, 2026-11-26, ncu) our
+// unpaired kernel took 196.7 us at d128 and 119.4 us at d64 against cuDNN's persistent 164.9 and
+// 106.9.
+STEPSCOPE_HOST_DEVICE inline int key_tile_pairs(int key_tiles) { return (key_tiles + 1) / 2; }
+
+// Tiles of the paired CTA `block`: 2, or 1 for the middle tile of an odd count.
+STEPSCOPE_HOST_DEVICE inline int tiles_of_paired_block(int block, int key_tiles) {
+  const int pair = block % key_tile_pairs(key_tiles);
+  return pair == key_tiles - 1 - pair ? 1 : 2;
+}
+
+// Tile `item` (0: the heavier) of the paired CTA `block`; head-major.
+STEPSCOPE_HOST_DEVICE inline TileOfBlock paired_tile_of_block(int block, int item, int key_tiles) {
+  const int pairs = key_tile_pairs(key_tiles);
+  const int bh = block / pairs;
+  const int pair = block - bh * pairs;
+  return {bh, item == 0 ? pair : key_tiles - 1 - pair};
+}
+
+// Pairs where the rows are short (2 to 8 key tiles: up to 1024 rows) and equal (seq_q = seq_k,
+// so the pairs balance), under causal masking, with at least a wave of pairs on the `sms`, for
+// the 64 tile (head dims up to 64, 128 query rows a step). H100, 2026-11-26, backward ms against
+// unpaired, 3 rounds: d64 256 x 512 0.156 / 0.167, 128 x 512 0.083 / 0.086, 128 x 1024 0.184 /
+// 0.187; d128 (64 rows a step) 256 x 512 level, 128 x 512, 128 x 1024 and 64 x 1024 2-2.5 % slower.
+constexpr bool backward_pairs_head_dim(int padded_head_dim) { return padded_head_dim <= 64; }
+
+inline bool backward_pairs_key_tiles(int key_tiles, int bh_count, int sms, bool causal, bool square,
+                                     int padded_head_dim) {
+  return backward_pairs_head_dim(padded_head_dim) && causal && square && key_tiles >= 2 && key_tiles <= 8 &&
+         static_cast<long long>(key_tile_pairs(key_tiles)) * bh_count >= sms;
+}
+
 // The forward's CTAs of one head read its K and V tiles in the same order from key 0, so those
 // running together share each load: one-wave groups, tile-major inside (unmasked: head-major).
 // Tile-major over all heads spread the running CTAs over every head, and each K/V tile went from
