@@ -57,3 +57,27 @@ build_with_deps() {
     cmake --build build --target $targets >"$OUT/build2.log" 2>&1 ||
     { grep -a -B2 -A12 "error" "$OUT/build2.log" | head -40; return 1; }
 }
+
+# ddp_variants_against_torch MODEL RANKS: the training step on one GPU (ours, bench, and
+# PyTorch's), the DDP variants on RANKS GPUs with the overlap picture, and PyTorch's DDP (25 MB
+# buckets) on as many; the seeds' setting (context 128, 16 sequences a rank, fp32) into $OUT/d.
+ddp_variants_against_torch() {
+  local model=$1 ranks=$2 ctx=128 batch=16
+  log "single-GPU step, $model ctx $ctx batch $batch fp32: ours (bench) and PyTorch"
+  timeout 150 $cli bench --model $model --context $ctx --batch $batch --precision fp32 --mode train --device cuda \
+    --warmup 2 --steps 5 --quiet --csv "$OUT/d/single_ours.csv"
+  echo "bench exit $?" | tee -a "$OUT/summary.txt"
+  timeout 150 python3 tests/reference/ddp_reference.py --model $model --context $ctx --batch $batch --warmup 2 \
+    --steps 5 --csv "$OUT/d/single_torch.csv" >"$OUT/d/single_torch.log" 2>&1
+  echo "torch single exit $?" | tee -a "$OUT/summary.txt"
+  log "DDP variants x$ranks with the overlap picture"
+  timeout 300 $cli ddp --device cuda --nproc $ranks --model $model --context $ctx --batch $batch --precision fp32 \
+    --variant naive,flat,overlap,bucketed --bucket-mb 1,10,25,100,1000 --warmup 2 --steps 5 --timeout 120 --quiet \
+    --csv "$OUT/d/ddp.csv" --json "$OUT/d/ddp.json" --trace "$OUT/d/ddp_trace.json"
+  echo "ddp exit $?" | tee -a "$OUT/summary.txt"
+  [ "$ranks" -ge 2 ] || return 0
+  timeout 150 python3 -m torch.distributed.run --standalone --nproc-per-node $ranks tests/reference/ddp_reference.py \
+    --model $model --context $ctx --batch $batch --warmup 2 --steps 5 --csv "$OUT/d/torch_ddp.csv" \
+    >"$OUT/d/torch_ddp.log" 2>&1
+  echo "torch ddp exit $?" | tee -a "$OUT/summary.txt"
+}

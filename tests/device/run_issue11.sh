@@ -52,46 +52,8 @@ for r in rows("ops_bf16.csv"):
     print(f"{r['op']:14} bf16 x{r['nproc']} {r['size_bytes']:>10} B {float(r['time_us']):9.1f} us busbw {float(r['busbw_gbps']):7.1f} wrong {r['wrong']}")
 PY
 
-model=${DDP_MODEL:-xl}; ctx=128; batch=16
-log "single-GPU step, $model ctx $ctx batch $batch fp32: ours (bench) and PyTorch"
-timeout 150 $cli bench --model $model --context $ctx --batch $batch --precision fp32 --mode train --device cuda \
-  --warmup 2 --steps 5 --quiet --csv "$OUT/d/single_ours.csv"
-echo "bench exit $?" | tee -a "$OUT/summary.txt"
-timeout 150 python3 tests/reference/ddp_reference.py --model $model --context $ctx --batch $batch --warmup 2 --steps 5 \
-  --csv "$OUT/d/single_torch.csv" >"$OUT/d/single_torch.log" 2>&1
-echo "torch single exit $?" | tee -a "$OUT/summary.txt"
-log "DDP variants, $ranks rank(s), with the overlap picture"
-timeout 300 $cli ddp --device cuda --nproc $ranks --model $model --context $ctx --batch $batch --precision fp32 \
-  --variant naive,flat,overlap,bucketed --bucket-mb 1,10,25,100,1000 --warmup 2 --steps 5 --timeout 120 --quiet \
-  --csv "$OUT/d/ddp.csv" --json "$OUT/d/ddp.json" --trace "$OUT/d/ddp_trace.json"
-echo "ddp exit $?" | tee -a "$OUT/summary.txt"
-if [ "$ranks" -ge 2 ]; then
-  timeout 150 python3 -m torch.distributed.run --standalone --nproc-per-node $ranks tests/reference/ddp_reference.py \
-    --model $model --context $ctx --batch $batch --warmup 2 --steps 5 --csv "$OUT/d/torch_ddp.csv" \
-    >"$OUT/d/torch_ddp.log" 2>&1
-  echo "torch ddp exit $?" | tee -a "$OUT/summary.txt"
-fi
-python3 - "$OUT/d" <<'PY' | tee -a "$OUT/summary.txt"
-import csv, os, sys
-d = sys.argv[1]
-rows = lambda f: list(csv.DictReader(open(os.path.join(d, f)))) if os.path.exists(os.path.join(d, f)) else []
-single = [float(r["total_mean_ms"]) for r in rows("single_ours.csv") if r.get("total_mean_ms")]
-for r in rows("single_ours.csv"): print("ours single GPU:", r.get("status"), r.get("total_mean_ms"), "ms")
-for f in ("single_torch.csv", "torch_ddp.csv"):
-    for r in rows(f): print(r["impl"], "x" + r["nproc"], r["step_ms"], "ms +-", r["step_std_ms"])
-for r in rows("ddp.csv"):
-    ratio = f"{float(r['step_ms']) / single[0]:.3f}x single" if single and r["step_ms"] else ""
-    print(f"ddp {r['variant']:9} {r['bucket_mb'] or '-':>6} MiB x{r['nproc']} {r['status']}: step {r['step_ms']:.8} fwd "
-          f"{r['forward_ms']:.7} bwd {r['backward_ms']:.7} comm {r['comm_ms']:.7} exposed {r['exposed_comm_ms']:.7} "
-          f"opt {r['optimizer_ms']:.7} {ratio} {r['message'][:80]}")
-t = rows("ddp.timeline.csv")
-kinds = {}
-for r in t:
-    kinds.setdefault((r["variant"], r["bucket_mb"], r["rank"], r["lane"]), 0)
-    kinds[(r["variant"], r["bucket_mb"], r["rank"], r["lane"])] += 1
-print("timeline spans per (variant, bucket, rank, lane):", kinds)
-print("first communication spans:", [r["name"] for r in t if r["lane"] == "communication"][:3])
-PY
+ddp_variants_against_torch "${DDP_MODEL:-xl}" $ranks
+python3 tests/device/summarize_ddp.py "$OUT/d" | tee -a "$OUT/summary.txt"
 log "done"
 tar czf /tmp/issue11-results.tgz -C "$OUT" --exclude=summary.txt . &&
   find "$OUT" -mindepth 1 -not -name summary.txt -delete && mv /tmp/issue11-results.tgz "$OUT/"

@@ -48,11 +48,30 @@ for key in sorted(set(ours) | set(torch)):
 PY
 }
 
+# allreduce_against_torch BACKEND RANKS WARMUP ITERS [SIZES [torch-first]]: ours and
+# torch.distributed.all_reduce, fp32, the same sizes and counts, into c/BACKEND_{ours,torch}_RANKS.csv.
+allreduce_against_torch() {
+  local backend=$1 n=$2 warmup=$3 iters=$4 sizes=${5:-1MB,10MB,100MB,1GB} order=${6:-ours-first}
+  local device=cpu; [ "$backend" = nccl ] && device=cuda
+  log "$backend x$n: ours and torch.distributed ($order)"
+  run_ours() {
+    timeout 200 $cli allreduce --device $device --backend $backend --nproc $n --sizes $sizes --dtype fp32 \
+      --warmup $warmup --iters $iters --timeout 120 --quiet --csv "$OUT/c/${backend}_ours_$n.csv"
+    echo "ours exit $?" | tee -a "$OUT/summary.txt"
+  }
+  run_torch() {
+    timeout 200 python3 -m torch.distributed.run --standalone --nproc-per-node $n tests/reference/allreduce_reference.py \
+      --backend $backend --sizes $sizes --dtype fp32 --warmup $warmup --iters $iters \
+      --csv "$OUT/c/${backend}_torch_$n.csv" >"$OUT/c/${backend}_torch_$n.log" 2>&1
+    echo "torch exit $?" | tee -a "$OUT/summary.txt"
+  }
+  if [ "$order" = torch-first ]; then run_torch; run_ours; else run_ours; run_torch; fi
+}
+
 if [ "$part" = comm ]; then
   log "GPU tests (distributed)"
   build/bin/stepscope_gpu_tests --gtest_filter='*Ddp*:*Nccl*:*Collective*' >"$OUT/gpu_tests.log" 2>&1
   grep -a -E "OK \]|FAILED|PASSED|Failure" "$OUT/gpu_tests.log" | head -30 | tee -a "$OUT/summary.txt"
-  sizes=1MB,10MB,100MB,1GB
   for n in 2 4 6; do
     if [ "$n" -gt "$gpus" ]; then
       log "NCCL x$n: more ranks than GPUs; ours must refuse with a clear error"
@@ -60,83 +79,24 @@ if [ "$part" = comm ]; then
       echo "exit $? (2 expected): $(cat "$OUT/c/nccl_refusal_$n.txt")" | tee -a "$OUT/summary.txt"
       continue
     fi
-    log "NCCL x$n: ours, then torch.distributed"
-    timeout 150 $cli allreduce --device cuda --nproc $n --sizes $sizes --dtype fp32 --warmup 5 --iters 20 --quiet \
-      --csv "$OUT/c/nccl_ours_$n.csv" --json "$OUT/c/nccl_ours_$n.json"
-    echo "ours exit $?" | tee -a "$OUT/summary.txt"
-    timeout 150 python3 -m torch.distributed.run --standalone --nproc-per-node $n tests/reference/allreduce_reference.py \
-      --backend nccl --sizes $sizes --dtype fp32 --warmup 5 --iters 20 --csv "$OUT/c/nccl_torch_$n.csv" \
-      >"$OUT/c/nccl_torch_$n.log" 2>&1
-    echo "torch exit $?" | tee -a "$OUT/summary.txt"
+    allreduce_against_torch nccl $n 5 20
   done
   table nccl
-  for n in 2 4 6; do
-    log "Gloo x$n on the CPUs: ours, then torch.distributed"
-    timeout 200 $cli allreduce --device cpu --backend gloo --nproc $n --sizes $sizes --dtype fp32 --warmup 2 \
-      --iters 10 --timeout 120 --quiet --csv "$OUT/c/gloo_ours_$n.csv"
-    echo "ours exit $?" | tee -a "$OUT/summary.txt"
-    timeout 200 python3 -m torch.distributed.run --standalone --nproc-per-node $n tests/reference/allreduce_reference.py \
-      --backend gloo --sizes $sizes --dtype fp32 --warmup 2 --iters 10 --csv "$OUT/c/gloo_torch_$n.csv" \
-      >"$OUT/c/gloo_torch_$n.log" 2>&1
-    echo "torch exit $?" | tee -a "$OUT/summary.txt"
-  done
+  for n in 2 4 6; do allreduce_against_torch gloo $n 2 10; done
   table gloo
 fi
 
 if [ "$part" = ddp ]; then
+  ddp_variants_against_torch xl $gpus
   model=xl ctx=128 batch=16
-  log "single-GPU step, $model ctx $ctx batch $batch fp32: ours (bench) and PyTorch"
-  timeout 150 $cli bench --model $model --context $ctx --batch $batch --precision fp32 --mode train --device cuda \
-    --warmup 2 --steps 5 --quiet --csv "$OUT/d/single_ours.csv"
-  echo "bench exit $?" | tee -a "$OUT/summary.txt"
-  timeout 150 python3 tests/reference/ddp_reference.py --model $model --context $ctx --batch $batch --warmup 2 --steps 5 \
-    --csv "$OUT/d/single_torch.csv" >"$OUT/d/single_torch.log" 2>&1
-  echo "torch single exit $?" | tee -a "$OUT/summary.txt"
-  log "DDP variants x$gpus with the overlap picture"
-  timeout 300 $cli ddp --device cuda --nproc $gpus --model $model --context $ctx --batch $batch --precision fp32 \
-    --variant naive,flat,overlap,bucketed --bucket-mb 1,10,25,100,1000 --warmup 2 --steps 5 --timeout 120 --quiet \
-    --csv "$OUT/d/ddp.csv" --trace "$OUT/d/ddp_trace.json"
-  echo "ddp exit $?" | tee -a "$OUT/summary.txt"
-  timeout 150 python3 -m torch.distributed.run --standalone --nproc-per-node $gpus tests/reference/ddp_reference.py \
-    --model $model --context $ctx --batch $batch --warmup 2 --steps 5 --csv "$OUT/d/torch_ddp.csv" \
-    >"$OUT/d/torch_ddp.log" 2>&1
-  echo "torch ddp exit $?" | tee -a "$OUT/summary.txt"
   log "DDP + AdamW against ZeRO-1 x$gpus, bucketed 25 MiB, memory per rank"
   timeout 200 $cli ddp --device cuda --nproc $gpus --model $model --context $ctx --batch $batch --precision fp32 \
     --variant bucketed --bucket-mb 25 --optimizer adamw,zero1 --warmup 2 --steps 5 --profile-memory --check \
     --timeout 120 --quiet --csv "$OUT/d/zero.csv"
   echo "zero exit $?" | tee -a "$OUT/summary.txt"
-  python3 - "$OUT/d" <<'PY' | tee -a "$OUT/summary.txt"
-import csv, os, sys
-d = sys.argv[1]
-rows = lambda f: list(csv.DictReader(open(os.path.join(d, f)))) if os.path.exists(os.path.join(d, f)) else []
-single = [float(r["total_mean_ms"]) for r in rows("single_ours.csv") if r.get("total_mean_ms")]
-for r in rows("single_ours.csv"): print("ours single GPU:", r.get("status"), r.get("total_mean_ms"), "ms")
-for f in ("single_torch.csv", "torch_ddp.csv"):
-    for r in rows(f): print(r["impl"], "x" + r["nproc"], r["step_ms"], "ms +-", r["step_std_ms"])
-for f in ("ddp.csv", "zero.csv"):
-    for r in rows(f):
-        ratio = f"{float(r['step_ms']) / single[0]:.3f}x single" if single and r["step_ms"] else ""
-        print(f"{f[:-4]} {r['variant']:9} {r['bucket_mb'] or '-':>6} MiB {r['optimizer']:6} x{r['nproc']} {r['status']}: "
-              f"step {r['step_ms']:.8} fwd {r['forward_ms']:.7} bwd {r['backward_ms']:.7} comm {r['comm_ms']:.7} "
-              f"exposed {r['exposed_comm_ms']:.7} opt {r['optimizer_ms']:.7} {ratio} "
-              f"diff {r.get('max_param_diff', '')} {r['message'][:80]}")
-GiB = 2**30
-for r in rows("zero.memory.csv"):
-    if r["point"] == "before_optimizer_step":
-        print(f"memory {r['optimizer']:6} rank {r['rank']} before the optimizer step: live "
-              f"{int(r['total_bytes']) / GiB:.3f} GiB, state {int(r['optimizer_state_bytes']) / GiB:.3f}")
-PY
-fi
-if [ "$part" = ddp ]; then
+  python3 tests/device/summarize_ddp.py "$OUT/d" | tee -a "$OUT/summary.txt"
   log "Gloo x6 and x4 again at 1 and 10 MB, 50 iterations, torch first this time"
-  for n in 6 4; do
-    timeout 60 python3 -m torch.distributed.run --standalone --nproc-per-node $n tests/reference/allreduce_reference.py \
-      --backend gloo --sizes 1MB,10MB --dtype fp32 --warmup 5 --iters 50 --csv "$OUT/c/gloo_torch_$n.csv" \
-      >"$OUT/c/gloo_torch_$n.log" 2>&1
-    timeout 60 $cli allreduce --device cpu --backend gloo --nproc $n --sizes 1MB,10MB --dtype fp32 --warmup 5 \
-      --iters 50 --quiet --csv "$OUT/c/gloo_ours_$n.csv"
-  done
+  for n in 6 4; do allreduce_against_torch gloo $n 5 50 1MB,10MB torch-first; done
   table gloo
 fi
 log "done ($part)"

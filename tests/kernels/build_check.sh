@@ -2,6 +2,7 @@
 # Builds tests/kernels/flash_kernel_check (the flash kernels' standalone self-check) with nvcc
 # for sm_80 and sm_90a (Hopper's wgmma kernels need the "a" target). Run from the repository root:
 #   tests/kernels/build_check.sh OUTPUT_DIR     then   OUTPUT_DIR/flash_kernel_check [--small|--bench]
+# (SM90A_ONLY=1: sm_90a alone, see below)
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -17,6 +18,11 @@ fi
 
 flags=(-O3 -std=c++17 -lineinfo -Xcompiler -Wall -Iengine
        -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a)
+# SM90A_ONLY=1: Hopper code only and no line info, half the build time, for A/B builds of the
+# Hopper kernels (every build of one comparison made the same way).
+if [[ "${SM90A_ONLY:-0}" == 1 ]]; then
+  flags=(-O3 -std=c++17 -Xcompiler -Wall -Iengine -gencode arch=compute_90a,code=sm_90a)
+fi
 sources=(engine/kernels/flash_attention_args.cpp
          engine/kernels/cuda/flash_forward.cu
          engine/kernels/cuda/flash_tile_counters.cpp

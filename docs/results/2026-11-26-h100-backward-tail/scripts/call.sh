@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # base: 919dc62 (the Hopper backward's dQ writer waits for its last reduces to land before the
 # CTA exits); new: that wait dropped (each reduce has read its staging area already). Both
-# sm_90a-only builds (build_sm90a.sh) carried in .device/. The Hopper-path kernel check of new,
+# sm_90a-only builds (docs/results/2026-11-26-h100-forward-trims/scripts/build_sm90a.sh) carried in .device/. The Hopper-path kernel check of new,
 # new against base in interleaved rounds, then per-kernel durations (ncu, one metric) of ours
 # and SDPA's backward at 256 heads of 512 rows, where the backward is furthest behind cuDNN.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # base: 919dc62; pair: the Hopper backward pairing key tiles j and key_tiles-1-j in one CTA for
 # short square causal grids of at least a wave of pairs (and the dQ writer's final wait
-# dropped). Both sm_90a-only builds (build_sm90a.sh) carried in .device/. The Hopper-path kernel
+# dropped). Both sm_90a-only builds (docs/results/2026-11-26-h100-forward-trims/scripts/build_sm90a.sh) carried in .device/. The Hopper-path kernel
 # check of pair (new paired cases included), racecheck and memcheck on --small, pair against
 # base in interleaved rounds (one unpaired control shape), then pair against SDPA.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
