@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
 #pragma unroll
     for (int s = 0; s < Tr::kStages; ++s) {
       mbarrier_init(&full[s], 32);                           // the producer warp's lanes
-      mbarrier_init(&empty[s], Tr::kConsumerThreads / 32);   // one arrival per consumer warp
+      mbarrier_init(&empty[s], Tr::kConsumerThreads);  // every consumer thread arrives (below)
     }
     mbarrier_init(kv_bar, 1);
     if (kPaired) mbarrier_init(kv_free, Tr::kConsumerThreads / 32);
