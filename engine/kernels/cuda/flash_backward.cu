@@ -112,7 +112,7 @@ void launch_backward_sm90(BackwardParams params, const FlashBackwardArgs& args,
 }
 
 // The Hopper kernel takes fp16/bf16 on a cc 9.0 device when TMA can read Q, K, V and dO and
-// dK, dV take aligned 4-byte stores; anything else runs the portable kernel.
+// dK, dV take aligned 16-byte stores; anything else runs the portable kernel.
 bool sm90_backward_applies(const FlashBackwardArgs& args) {
   if (args.path != KernelPath::fastest || args.type == ElementType::f32) return false;
   const AttentionShape& s = args.shape;

@@ -15,15 +15,16 @@
 //                                                 128 tile: half of the head-dim columns)
 //   dQ -> swizzled fp32 staging -> the dQ writer warp
 // taking turns on the tensor cores (flash_backward_sm90_loop_pingpong.inc). dK (times the
-// softmax scale) and dV go straight from registers to global memory.
+// softmax scale) and dV leave through shared memory (flash_backward_sm90_epilogue.cuh).
 //
 // This file holds the kernel's arguments and entry: barrier set-up, the producer and dQ writer
-// warps, the consumers' set-up and their epilogue (dK, dV stores). The consumer main loop is a
+// warps, the consumers' set-up and their epilogue (dK, dV). The consumer main loop is a
 // statement block included into the kernel body; the shared-memory descriptors and wgmma
 // sequences it uses are in flash_backward_sm90_smem.cuh, the tiles in
 // flash_backward_sm90_traits.h.
 #pragma once
 
+#include "kernels/cuda/flash_backward_sm90_epilogue.cuh"
 #include "kernels/cuda/flash_backward_sm90_smem.cuh"
 #include "kernels/cuda/flash_backward_sm90_traits.h"
 #include "kernels/cuda/flash_device_math.cuh"
@@ -272,22 +273,21 @@ __global__ void __launch_bounds__(Sm90BackwardTraits<kHeadDim>::kThreads, 1)
     if (kPaired && lane == 0) mbarrier_arrive(kv_free);
     step0 += m_steps;
 
-    // dK (scaled) and dV straight from the accumulators: rows = keys, pairs of columns.
-    T* dk_out = p.dk.head<T>(w.batch, w.head);
-    T* dv_out = p.dv.head<T>(w.batch, w.head);
-#pragma unroll
-    for (int j = 0; j < kHeadDim / 8; ++j)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int key = n0 + key_row0 + g + 8 * h;
-        const int col = 8 * j + 2 * t;
-        if (key < p.seq_k && col < p.head_dim) {
-          *reinterpret_cast<uint32_t*>(dk_out + static_cast<int64_t>(key) * p.dk.row_stride + col) =
-              E::pack(dk[4 * j + 2 * h] * p.scale, dk[4 * j + 2 * h + 1] * p.scale);
-          *reinterpret_cast<uint32_t*>(dv_out + static_cast<int64_t>(key) * p.dv.row_stride + col) =
-              E::pack(dv[4 * j + 2 * h], dv[4 * j + 2 * h + 1]);
-        }
-      }
+    // dK (scaled) and dV through shared memory (flash_backward_sm90_epilogue.cuh), staged where
+    // the traits say (Tr::kOffDkDvStage). Both consumers first finish their last wgmma, which read
+    // K (dQ) and the dS^T buffers.
+    static_assert(!kPaired || Tr::kOffDkDvStage == Tr::kOffDs, "paired tiles stage outside K and V");
+    const uint32_t stage = base + Tr::kOffDkDvStage;
+    named_barrier_sync(Tr::kBarEpilogue, Tr::kConsumerThreads);
+    sm90_bwd_stage_rows<E, kHeadDim>(dk, p.scale, stage, key_row0, lane);
+    sm90_bwd_stage_rows<E, kHeadDim>(dv, 1.f, stage + Tr::kKBytes, key_row0, lane);
+    named_barrier_sync(Tr::kBarEpilogue, Tr::kConsumerThreads);
+    sm90_bwd_write_rows<T, kHeadDim, kBlockN, Tr::kConsumerThreads>(
+        stage, p.dk.head<T>(w.batch, w.head), p.dk.row_stride, n0, p.seq_k, p.head_dim, ctid);
+    sm90_bwd_write_rows<T, kHeadDim, kBlockN, Tr::kConsumerThreads>(
+        stage + Tr::kKBytes, p.dv.head<T>(w.batch, w.head), p.dv.row_stride, n0, p.seq_k, p.head_dim, ctid);
+    // Paired tiles: the staging read back before the next tile's first dS^T store.
+    if (kPaired && item + 1 < tiles_here) named_barrier_sync(Tr::kBarEpilogue, Tr::kConsumerThreads);
   }
 #elif defined(__CUDA_ARCH__)
   __trap();  // compiled for a target without sm_90a features: the host never launches this

@@ -34,11 +34,12 @@ struct Sm90BackwardTraits {
   // at 232).
   static constexpr int kProducerRegs = kHeadDim == 64 ? 32 : 24;
   static constexpr int kConsumerRegs = kHeadDim == 64 ? 232 : 240;
-  // Named barriers (0 is __syncthreads): the consumers' turns (kBarTurn + consumer), and per
-  // consumer dQ staging full / empty between it and the dQ writer warp.
+  // Named barriers (0 is __syncthreads): the consumers' turns (kBarTurn + consumer), per
+  // consumer dQ staging full / empty between it and the dQ writer warp, and the epilogue's.
   static constexpr int kBarTurn = 1;
   static constexpr int kBarDqFull = 3;
   static constexpr int kBarDqEmpty = 5;
+  static constexpr int kBarEpilogue = 7;  // both consumers, around the dK / dV staging
   static constexpr int kDqHandoffThreads = 128 + 32;
 
   // Q, dO and V tiles are stored as 64-column blocks with 128-byte swizzle. K is too for the
@@ -72,6 +73,13 @@ struct Sm90BackwardTraits {
   static constexpr int kBarriers = 2 * kStages + 2;
   static constexpr std::size_t kSmemBytes = kOffBars + 8 * kBarriers + 1024;  // + alignment slack
   static_assert(kSmemBytes <= 227 * 1024, "sm90 backward tile exceeds Hopper shared memory");
+  // dK and dV staging at a tile's end (flash_backward_sm90_epilogue.cuh), 2 x 128 key rows: in
+  // the dS^T buffers where they hold it (the 64 tile: paired tiles load the next tile's K and V
+  // meanwhile), else in K and V's rows (the 128 tile, which does not pair).
+  static constexpr int kDkDvStageBytes = 2 * kBlockN * kHeadDim * 2;
+  static constexpr int kOffDkDvStage = kDsBuffers * kDsBytes >= kDkDvStageBytes ? kOffDs : kOffK;
+  static_assert(kOffDkDvStage == kOffDs || (kHeadDim == 128 && kOffV - kOffK == kDkDvStageBytes / 2),
+                "dK and dV staged in the dS^T buffers, or in K and V's rows where no tile follows");
 };
 
 }  // namespace stepscope::kernels::flash
