@@ -2,7 +2,9 @@
 
 #include <ATen/ATen.h>
 
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include "compat/c10d_compat.h"
 #include "model/model_config.h"
@@ -13,8 +15,11 @@ namespace {
 
 class C10dWork final : public PendingCollective {
  public:
-  explicit C10dWork(c10::intrusive_ptr<c10d::Work> work) : work_(std::move(work)) {}
-  void wait() override { work_->wait(); }
+  C10dWork(c10::intrusive_ptr<c10d::Work> work, CommBackend backend) : work_(std::move(work)), backend_(backend) {}
+  void wait() override {
+    work_->wait();
+    if (backend_ == CommBackend::gloo) wait_for_worker_to_let_go();
+  }
   // Gloo completes the work's future before waking its waiters; a work type without a future
   // (getFuture throws) leaves the caller to take wait()'s return.
   bool call_when_done(std::function<void()> done) override {
@@ -27,7 +32,19 @@ class C10dWork final : public PendingCollective {
   }
 
  private:
+  // Gloo's worker thread still holds the work for a moment after it wakes the waiter, and the
+  // work holds the collective's tensors. A temporary whose last reference went with that thread
+  // would be freed there, out of sight of the allocation recorder (a per-thread hook,
+  // profiling/allocation_recorder.h), and look live for the rest of the run. So wait() returns
+  // once this handle is the work's only owner: the tensors go on the caller's thread. Bounded,
+  // in case a LibTorch keeps works elsewhere.
+  void wait_for_worker_to_let_go() const {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+    while (work_.use_count() > 1 && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+  }
+
   c10::intrusive_ptr<c10d::Work> work_;
+  CommBackend backend_;
 };
 
 // A collective done before it returns (a composite of other collectives).
@@ -55,14 +72,14 @@ class C10dCommunicator final : public Communicator {
     std::vector<at::Tensor> tensors{tensor};
     c10d::AllreduceOptions options;
     options.reduceOp = op == ReduceOp::max ? c10d::ReduceOp::MAX : c10d::ReduceOp::SUM;
-    return std::make_unique<C10dWork>(group_->allreduce(tensors, options));
+    return pending(group_->allreduce(tensors, options));
   }
 
   std::unique_ptr<PendingCollective> reduce_scatter(at::Tensor& output, const at::Tensor& input) override {
     check_slices("reduce_scatter", output, input);
     if (native_reduce_scatter()) {
       at::Tensor in = input;
-      return std::make_unique<C10dWork>(group_->_reduce_scatter_base(output, in, c10d::ReduceScatterOptions()));
+      return pending(group_->_reduce_scatter_base(output, in, c10d::ReduceScatterOptions()));
     }
     // Gloo has no reduce-scatter in LibTorch: all-reduce and keep this rank's slice; in place
     // when `output` is that slice already, else on a copy.
@@ -81,27 +98,34 @@ class C10dCommunicator final : public Communicator {
     check_slices("all_gather", input, output);
     if (backend_ == CommBackend::nccl) {
       at::Tensor in = input;
-      return std::make_unique<C10dWork>(group_->_allgather_base(output, in, c10d::AllgatherOptions()));
+      return pending(group_->_allgather_base(output, in, c10d::AllgatherOptions()));
     }
     // Gloo gathers into a list of tensors: views of `output`'s slices. In place (`input` is this
-    // rank's slice of `output`), it reads a copy: its outputs would alias its input.
+    // rank's slice of `output`, as ZeRO-1 gathers) needs no copy: ProcessGroupGloo (LibTorch 1.13
+    // and 2.11) gathers into a flat buffer of its own and copies the slices out after reading the
+    // input. A copy here was held by the work until Gloo's worker thread let go of it, which could
+    // be after wait() returned: a stray share-sized allocation in the next step's memory.
     at::Tensor flat = output.view({-1});
     std::vector<std::vector<at::Tensor>> outputs(1);
     for (int r = 0; r < size_; ++r) outputs[0].push_back(flat.narrow(0, r * input.numel(), input.numel()));
-    std::vector<at::Tensor> inputs{input.is_alias_of(output) ? input.reshape({-1}).clone() : input.view({-1})};
-    return std::make_unique<C10dWork>(group_->allgather(outputs, inputs, c10d::AllgatherOptions()));
+    std::vector<at::Tensor> inputs{input.view({-1})};
+    return pending(group_->allgather(outputs, inputs, c10d::AllgatherOptions()));
   }
 
   std::unique_ptr<PendingCollective> broadcast(at::Tensor& tensor, int root) override {
     std::vector<at::Tensor> tensors{tensor};
     c10d::BroadcastOptions options;
     options.rootRank = root;
-    return std::make_unique<C10dWork>(group_->broadcast(tensors, options));
+    return pending(group_->broadcast(tensors, options));
   }
 
   void barrier() override { group_->barrier(c10d::BarrierOptions())->wait(); }
 
  private:
+  std::unique_ptr<PendingCollective> pending(c10::intrusive_ptr<c10d::Work> work) const {
+    return std::make_unique<C10dWork>(std::move(work), backend_);
+  }
+
   // Whether `output` is the slice of `input` that this rank's reduction lands in.
   bool is_own_slice(const at::Tensor& output, const at::Tensor& input) const {
     if (!output.is_contiguous() || !input.is_contiguous() || !output.is_alias_of(input)) return false;
