@@ -81,8 +81,36 @@ void write_in_place(const std::string& path, const std::function<void(std::ostre
   if (!out) fail("writing " + path + " failed", errno ? errno : EIO);
 }
 
+// The process's file creation mask, read without changing it (umask(2) would, for every thread).
+mode_t creation_mask() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Umask:", 0) == 0) return static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8));
+  }
+  return 022;
+}
+
+// A new, uniquely named file beside `file`: two processes writing one output at once each have
+// their own, and the last rename wins whole. It gets the mode `file` has, or a new file's.
+std::string make_temporary(const std::string& file) {
+  std::string name = file + ".XXXXXX.partial";
+  const int fd = mkstemps(name.data(), static_cast<int>(std::strlen(".partial")));
+  if (fd < 0) fail("cannot write a temporary beside " + file, errno);
+  struct stat st {};
+  const mode_t mode = stat(file.c_str(), &st) == 0 ? (st.st_mode & 07777) : (0666 & ~creation_mask());
+  const bool moded = fchmod(fd, mode) == 0;
+  const int error = errno;
+  close(fd);
+  if (!moded) {
+    std::remove(name.c_str());
+    fail("cannot write " + name, error);
+  }
+  return name;
+}
+
 void write_through_temporary(const std::string& file, const std::function<void(std::ostream&)>& write) {
-  const std::string temporary = file + ".partial";
+  const std::string temporary = make_temporary(file);
   const auto give_up = [&](const std::string& what) {
     const int error = errno ? errno : EIO;
     std::remove(temporary.c_str());

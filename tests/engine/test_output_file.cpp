@@ -10,8 +10,12 @@
 #include <string>
 #include <thread>
 
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <vector>
 
 #include "io/output_file.h"
 #include "support/temp_path.h"
@@ -41,6 +45,21 @@ std::string refusal(const std::string& path) {
   return "written";
 }
 
+// Temporaries are named "<file>.XXXXXX.partial" beside the file.
+bool temporaries_left(const std::string& path) {
+  const std::string folder = path.substr(0, path.find_last_of('/'));
+  const std::string stem = path.substr(path.find_last_of('/') + 1) + ".";
+  DIR* dir = opendir(folder.c_str());
+  if (!dir) return false;
+  bool found = false;
+  while (const dirent* entry = readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name.rfind(stem, 0) == 0 && name.size() > 8 && name.compare(name.size() - 8, 8, ".partial") == 0) found = true;
+  }
+  closedir(dir);
+  return found;
+}
+
 mode_t mode_of(const std::string& path) {
   struct stat st {};
   lstat(path.c_str(), &st);
@@ -52,7 +71,53 @@ TEST(OutputFile, NewAndExistingRegularFilesAreReplacedWhole) {
   write_text(path, "first");
   write_text(path, "second");
   EXPECT_EQ(read(path), "second");
-  EXPECT_FALSE(std::ifstream(path + ".partial"));
+  EXPECT_FALSE(temporaries_left(path));
+  std::remove(path.c_str());
+}
+
+// Two runs given one --csv rewrite it after every row at the same time: each has a temporary of
+// its own, neither fails, and the file is always one writer's whole table.
+TEST(OutputFile, ConcurrentWritersEachFinishAndTheFileIsAlwaysWhole) {
+  const std::string path = temp_path("shared.csv");
+  const auto table = [](char who, int rows) { return std::string(static_cast<size_t>(rows) * 100, who); };
+  std::atomic<int> failures{0};
+  std::atomic<bool> torn{false};
+  std::vector<std::thread> writers;
+  for (const char who : {'a', 'b'}) {
+    writers.emplace_back([&, who] {
+      for (int row = 1; row <= 200; ++row) {
+        try {
+          write_text(path, table(who, row));
+        } catch (const std::exception&) {
+          ++failures;
+        }
+        const std::string seen = read(path);
+        if (seen.empty() || seen.find_first_not_of(seen.front()) != std::string::npos || seen.size() % 100 != 0) {
+          torn = true;
+        }
+      }
+    });
+  }
+  for (auto& w : writers) w.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_FALSE(torn.load());
+  const std::string last = read(path);
+  EXPECT_TRUE(last == table('a', 200) || last == table('b', 200));
+  EXPECT_FALSE(temporaries_left(path));
+  std::remove(path.c_str());
+}
+
+TEST(OutputFile, AReplacedFileKeepsItsModeAndANewOneGetsTheUmasks) {
+  const std::string path = temp_path("moded.csv");
+  write_text(path, "first");
+  ASSERT_EQ(chmod(path.c_str(), 0640), 0);
+  write_text(path, "second");
+  EXPECT_EQ(mode_of(path) & 07777, 0640u);
+  std::remove(path.c_str());
+  const mode_t mask = umask(027);
+  write_text(path, "new");
+  umask(mask);
+  EXPECT_EQ(mode_of(path) & 07777, 0640u);  // 0666 less 027
   std::remove(path.c_str());
 }
 
@@ -71,7 +136,7 @@ TEST(OutputFile, ASymbolicLinkStaysALinkAndItsFileIsReplaced) {
 TEST(OutputFile, DeviceNodesAreWrittenThroughNotReplaced) {
   write_text("/dev/null", "discarded");
   EXPECT_TRUE(S_ISCHR(mode_of("/dev/null")));
-  EXPECT_FALSE(std::ifstream("/dev/null.partial"));
+  EXPECT_FALSE(temporaries_left("/dev/null"));
   EXPECT_FALSE(is_rewritable_output("/dev/null"));
   // A full device says so, and stays a device.
   const std::string full = refusal("/dev/full");
@@ -127,7 +192,7 @@ TEST(OutputFile, AFailingWriterLeavesTheOldFileAndNoTemporary) {
                             }),
                std::runtime_error);
   EXPECT_EQ(read(path), "measured");
-  EXPECT_FALSE(std::ifstream(path + ".partial"));
+  EXPECT_FALSE(temporaries_left(path));
   std::remove(path.c_str());
 }
 
