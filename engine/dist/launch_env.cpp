@@ -59,9 +59,9 @@ std::optional<TorchrunEnv> TorchrunEnv::from_lookup(const std::function<const ch
   TorchrunEnv env;
   env.master_addr = values[0];
   env.master_port = parse_whole_number("MASTER_PORT", values[1], 1, 65535);
-  env.world_size = parse_whole_number("WORLD_SIZE", values[3], 1, kMaxInt);
+  env.world_size = parse_whole_number("WORLD_SIZE", values[3], 1, kMaxRanks);
   env.rank = parse_whole_number("RANK", values[2], 0, kMaxInt);
-  env.local_world_size = parse_whole_number("LOCAL_WORLD_SIZE", values[5], 1, kMaxInt);
+  env.local_world_size = parse_whole_number("LOCAL_WORLD_SIZE", values[5], 1, kMaxRanks);
   env.local_rank = parse_whole_number("LOCAL_RANK", values[4], 0, kMaxInt);
   env.validate();
   return env;
@@ -76,8 +76,9 @@ void TorchrunEnv::validate() const {
     throw ConfigError("MASTER_PORT is " + std::to_string(master_port) + ", out of range (1 to 65535)" + kOrigin,
                       "MASTER_PORT");
   }
-  if (world_size < 1) {
-    throw ConfigError("WORLD_SIZE is " + std::to_string(world_size) + "; it must be at least 1" + kOrigin,
+  if (world_size < 1 || world_size > kMaxRanks) {
+    throw ConfigError("WORLD_SIZE is " + std::to_string(world_size) + ", out of range (1 to " +
+                          std::to_string(kMaxRanks) + ")" + kOrigin,
                       "WORLD_SIZE");
   }
   if (rank < 0 || rank >= world_size) {

@@ -9,6 +9,9 @@
 
 namespace stepscope::dist {
 
+// Ranks of one job at most, from WORLD_SIZE or --nproc; the experiments' own limit.
+inline constexpr int kMaxRanks = 4096;
+
 struct TorchrunEnv {
   std::string master_addr;  // MASTER_ADDR: where rank 0's store listens
   int master_port = 0;      // MASTER_PORT: 1..65535

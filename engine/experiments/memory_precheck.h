@@ -18,6 +18,10 @@ class EstimatedOutOfMemory : public std::runtime_error {
 // needs more than this factor of what is available is refused without trying.
 inline constexpr double kRefuseAboveAvailable = 1.5;
 
+// What `ranks` ranks of a job on one machine need together, each `per_rank_bytes`; saturates
+// at int64's largest value instead of wrapping.
+int64_t bytes_for_ranks(int64_t per_rank_bytes, int64_t ranks);
+
 // Throws EstimatedOutOfMemory when `needed_bytes` exceeds kRefuseAboveAvailable x
 // `available_bytes` (unknown: < 0, never refused); `what` says what the estimate holds.
 void refuse_if_clearly_too_large(int64_t needed_bytes, int64_t available_bytes, const std::string& device,

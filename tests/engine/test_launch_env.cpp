@@ -86,6 +86,7 @@ TEST(TorchrunEnv, MalformedValuesAreNamed) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"RANK", "abc"},          {"RANK", "-1"},         {"RANK", " 1"},          {"RANK", "1x"},
       {"RANK", ""},             {"RANK", "99999999999"}, {"WORLD_SIZE", "0"},     {"MASTER_PORT", "0"},
+      {"WORLD_SIZE", "100000"}, {"LOCAL_WORLD_SIZE", "100000"},
       {"MASTER_PORT", "70000"}, {"LOCAL_RANK", "+1"},   {"LOCAL_WORLD_SIZE", "0"}, {"MASTER_ADDR", ""}};
   for (const auto& [name, value] : cases) {
     ScopedTorchrunEnv env;

@@ -3,10 +3,13 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
+#include <string>
 
 #include "compat/c10d_compat.h"
 #include "compat/torch_compat.h"
+#include "experiments/memory_precheck.h"
 #include "model/model_config.h"
 #include "runners/device_backend.h"
 #include "runners/precision_dtype.h"
@@ -19,6 +22,30 @@ namespace {
 // holds (q + i) mod 3 at index i of its full-size buffer.
 at::Tensor pattern(int rank, int64_t offset, int64_t count, const at::TensorOptions& options) {
   return at::remainder(at::arange(offset, offset + count, at::TensorOptions().dtype(at::kLong)) + rank, 3).to(options);
+}
+
+// Patterns are made and checked a chunk at a time: whole, their int64 temporaries took about
+// eight bytes per byte of the buffer on top of it.
+constexpr int64_t kChunk = int64_t{1} << 20;
+
+// `buffer` (a contiguous 1-D tensor) gets rank `rank`'s pattern from element `offset` on.
+void fill_pattern(at::Tensor& buffer, int rank, int64_t offset) {
+  const int64_t count = buffer.numel();
+  for (int64_t at = 0; at < count; at += kChunk) {
+    const int64_t n = std::min(kChunk, count - at);
+    buffer.narrow(0, at, n).copy_(pattern(rank, offset + at, n, buffer.options()));
+  }
+}
+
+// Elements of `got` that differ from `want(offset, count)`, chunk by chunk.
+int64_t count_differences(const at::Tensor& got, const std::function<at::Tensor(int64_t, int64_t)>& want) {
+  const at::Tensor flat = got.reshape({-1});
+  int64_t wrong = 0;
+  for (int64_t at = 0; at < flat.numel(); at += kChunk) {
+    const int64_t n = std::min(kChunk, flat.numel() - at);
+    wrong += at::ne(flat.narrow(0, at, n).to(at::kCPU).to(at::kFloat), want(at, n)).sum().item<int64_t>();
+  }
+  return wrong;
 }
 
 }  // namespace
@@ -52,7 +79,19 @@ void CollectiveCase::prepare(DeviceBackend& backend, profiling::AllocationRecord
   const int64_t n = comm_.size(), count = result_.count;
   // Out of memory here is a result; every rank learns of any rank's before the first collective.
   bool out_of_memory = false;
+  std::string refused;  // this rank's estimate says it cannot fit: nothing is allocated
   try {
+    const CollectiveConfig& c = result_.config;
+    const int64_t sharing = c.device == "cpu" ? c.ranks_on_host : 1;
+    refuse_if_clearly_too_large(bytes_for_ranks(collective_memory_bytes(c), sharing), backend.available_memory_bytes(),
+                                c.device,
+                                sharing > 1 ? std::to_string(sharing) + " ranks on this machine, each its buffers and Gloo's"
+                                            : "the buffers and the backend's");
+  } catch (const EstimatedOutOfMemory& e) {
+    refused = e.what();
+    out_of_memory = true;
+  }
+  if (refused.empty()) try {
     switch (result_.config.op) {
       case CollectiveOp::all_reduce:
       case CollectiveOp::broadcast: input_ = at::empty({count}, options); break;
@@ -74,23 +113,14 @@ void CollectiveCase::prepare(DeviceBackend& backend, profiling::AllocationRecord
   at::Tensor flag = at::full({1}, out_of_memory ? 1.0f : 0.0f, at::TensorOptions().device(backend.device()));
   comm_.all_reduce(flag, dist::ReduceOp::max)->wait();
   if (flag.item<float>() > 0) {
+    if (!refused.empty()) throw EstimatedOutOfMemory(refused);
     if (out_of_memory) throw std::bad_alloc();
     throw PeerOutOfMemory();
   }
   clock_ = backend.make_clock();
 }
 
-void CollectiveCase::fill_inputs() {
-  const auto options = input_.options();
-  const int rank = comm_.rank();
-  const int64_t n = comm_.size(), count = result_.count;
-  switch (result_.config.op) {
-    case CollectiveOp::all_reduce:
-    case CollectiveOp::broadcast:
-    case CollectiveOp::reduce_scatter: input_.copy_(pattern(rank, 0, count, options)); break;
-    case CollectiveOp::all_gather: input_.copy_(pattern(rank, 0, count / n, options)); break;
-  }
-}
+void CollectiveCase::fill_inputs() { fill_pattern(input_, comm_.rank(), 0); }
 
 std::unique_ptr<dist::PendingCollective> CollectiveCase::launch() {
   switch (result_.config.op) {
@@ -123,31 +153,30 @@ int64_t CollectiveCase::count_wrong() const {
   const int rank = comm_.rank();
   const int64_t n = comm_.size(), count = result_.count, slice = count / n;
   const auto exact = at::TensorOptions().dtype(at::kFloat);
-  at::Tensor got, want;
+  const auto sum_over_ranks = [&](int64_t from, int64_t k) {
+    at::Tensor want = at::zeros({k}, exact);
+    for (int q = 0; q < n; ++q) want += pattern(q, from, k, exact);
+    return want;
+  };
   switch (result_.config.op) {
-    case CollectiveOp::all_reduce:
-      got = input_;
-      want = at::zeros({count}, exact);
-      for (int q = 0; q < n; ++q) want += pattern(q, 0, count, exact);
-      break;
+    case CollectiveOp::all_reduce: return count_differences(input_, sum_over_ranks);
     case CollectiveOp::reduce_scatter:
-      got = output_;
-      want = at::zeros({slice}, exact);
-      for (int q = 0; q < n; ++q) want += pattern(q, rank * slice, slice, exact);
-      break;
-    case CollectiveOp::all_gather: {
-      got = output_;
-      std::vector<at::Tensor> parts;
-      for (int q = 0; q < n; ++q) parts.push_back(pattern(q, 0, slice, exact));
-      want = at::cat(parts);
-      break;
-    }
+      return count_differences(output_, [&](int64_t at, int64_t k) { return sum_over_ranks(rank * slice + at, k); });
+    case CollectiveOp::all_gather:
+      // Element i of the output is rank i / slice's element i % slice; chunks may span ranks.
+      return count_differences(output_, [&](int64_t at, int64_t k) {
+        std::vector<at::Tensor> parts;
+        for (int64_t i = at; i < at + k;) {
+          const int64_t q = i / slice, within = i % slice, m = std::min(slice - within, at + k - i);
+          parts.push_back(pattern(static_cast<int>(q), within, m, exact));
+          i += m;
+        }
+        return at::cat(parts);
+      });
     case CollectiveOp::broadcast:
-      got = input_;
-      want = pattern(0, 0, count, exact);
-      break;
+      return count_differences(input_, [&](int64_t at, int64_t k) { return pattern(0, at, k, exact); });
   }
-  return at::ne(got.to(at::kCPU).to(at::kFloat), want).sum().item<int64_t>();
+  return -1;
 }
 
 void CollectiveCase::after_measuring(DeviceBackend& backend) {

@@ -1,5 +1,6 @@
 #include "experiments/collectives/collective_types.h"
 
+#include "dist/launch_env.h"
 #include "model/model_config.h"
 
 namespace stepscope {
@@ -49,8 +50,24 @@ int64_t element_count(const CollectiveConfig& c) {
   return count;
 }
 
+int64_t collective_memory_bytes(const CollectiveConfig& c) {
+  const int64_t full = element_count(c) * element_bytes_of(c.dtype);
+  const int64_t slice = full / c.ranks;
+  int64_t buffers = full;  // all-reduce and broadcast: one tensor
+  if (c.op == CollectiveOp::reduce_scatter) buffers = full + slice + (c.backend == CommBackend::gloo ? full : 0);
+  if (c.op == CollectiveOp::all_gather) buffers = full + slice;
+  // Gloo reduces and receives through buffers of its own, as large as the tensor.
+  const int64_t scratch = c.backend == CommBackend::gloo ? full : 0;
+  return buffers + scratch;
+}
+
 void validate(const CollectiveConfig& c) {
-  if (c.ranks < 1 || c.ranks > 4096) throw ConfigError("ranks must be between 1 and 4096", "nproc");
+  if (c.ranks < 1 || c.ranks > dist::kMaxRanks) {
+    throw ConfigError("ranks must be between 1 and " + std::to_string(dist::kMaxRanks), "nproc");
+  }
+  if (c.ranks_on_host < 1 || c.ranks_on_host > c.ranks) {
+    throw ConfigError("ranks on this machine must be between 1 and the job's " + std::to_string(c.ranks), "nproc");
+  }
   if (c.size_bytes < 1) throw ConfigError("size must be positive", "sizes");
   if (c.size_bytes > (int64_t{1} << 40)) throw ConfigError("size must be at most 1 TiB", "sizes");
   if (element_count(c) < 1) {

@@ -34,6 +34,9 @@ struct CollectiveConfig {
   int warmup_iters = 5;
   int iters = 20;
   std::string device = "cpu";  // cuda: each rank its LOCAL_RANK's GPU
+  // Ranks sharing this machine's memory (LOCAL_WORLD_SIZE): on the CPU, what the memory
+  // precheck multiplies one rank's bytes by. Not part of the row.
+  int ranks_on_host = 1;
 };
 
 // Throws ConfigError (field key) for what cannot run anywhere.
@@ -44,6 +47,9 @@ std::string describe(const CollectiveConfig& config);
 // where each rank owns a slice (reduce-scatter, all-gather).
 int64_t element_count(const CollectiveConfig& config);
 int64_t element_bytes_of(Precision dtype);
+// What one rank holds at its highest point running `config`: its buffers, the copy Gloo's
+// emulated reduce-scatter reduces, and Gloo's own scratch (measured: tests/cli/run_allreduce_ranks.sh).
+int64_t collective_memory_bytes(const CollectiveConfig& config);
 
 struct CollectiveResult {
   CollectiveConfig config;

@@ -14,6 +14,7 @@
 #include "dist/ddp/gradient_sync.h"
 #include "dist/rank_gather.h"
 #include "dist/sharding/distributed_optimizer.h"
+#include "experiments/memory_precheck.h"
 #include "experiments/ddp/step_timeline_recorder.h"
 #include "model/adamw.h"
 #include "model/loss.h"
@@ -87,11 +88,43 @@ void DdpCase::check(DeviceBackend& backend) {
   }
 }
 
+void DdpCase::build_or_refuse(DeviceBackend& backend) {
+  const DdpConfig& c = result_.config;
+  // Out of memory here is a result; every rank learns of any rank's before the first collective.
+  std::string refused;
+  try {
+    const int64_t sharing = c.device == "cpu" ? c.ranks_on_host : 1;
+    refuse_if_clearly_too_large(bytes_for_ranks(ddp_memory_bytes(c), sharing), backend.available_memory_bytes(), c.device,
+                                sharing > 1 ? std::to_string(sharing) + " ranks on this machine, each a training step of " +
+                                                  std::to_string(c.batch) + " sequences"
+                                            : "a training step of " + std::to_string(c.batch) + " sequences");
+  } catch (const EstimatedOutOfMemory& e) {
+    refused = e.what();
+  }
+  bool out_of_memory = !refused.empty();
+  if (!out_of_memory) {
+    try {
+      model_ = std::make_unique<Model>();
+      model_->module = build_model(c, backend.device());
+    } catch (const std::exception& e) {
+      if (!compat::is_out_of_memory(e)) throw;
+      model_.reset();
+      out_of_memory = true;
+    }
+  }
+  at::Tensor flag = at::full({1}, out_of_memory ? 1.0f : 0.0f, at::TensorOptions().device(backend.device()));
+  comm_.all_reduce(flag, dist::ReduceOp::max)->wait();
+  if (flag.item<float>() == 0) return;
+  model_.reset();
+  if (!refused.empty()) throw EstimatedOutOfMemory(refused);
+  if (out_of_memory) throw std::bad_alloc();
+  throw EstimatedOutOfMemory("another rank ran out of memory building the model");
+}
+
 void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* memory) {
   backend_ = &backend;
   result_.device_name = backend.name();
-  model_ = std::make_unique<Model>();
-  model_->module = build_model(result_.config, backend.device());
+  build_or_refuse(backend);
   dist::GradientSyncOptions options;
   options.variant = result_.config.variant;
   options.bucket_bytes = bucket_bytes(result_.config);

@@ -54,6 +54,9 @@ class DdpCase final : public ExperimentCase {
   const std::string& timeline_note() const { return timeline_note_; }
 
  private:
+  // Checks the memory estimate and builds the model; throws (an OOM result) on every rank when
+  // any rank's estimate refuses or its build runs out of memory.
+  void build_or_refuse(DeviceBackend& backend);
   struct Model;
   struct StepTimes {
     double step = 0, forward = 0, backward = 0, comm = 0, exposed = 0, optimizer = 0;

@@ -2,21 +2,55 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
+#include "dist/launch_env.h"
+#include "model/memory_estimate.h"
+
 namespace stepscope {
+
+int64_t ddp_memory_bytes(const DdpConfig& c) {
+  BenchConfig step;
+  step.model = with_context(c.model, c.context);
+  step.context = c.context;
+  step.batch = c.batch;
+  step.precision = c.precision;
+  step.mode = StepMode::train;
+  step.device = c.device;
+  const MemoryEstimate e = estimate_memory(step);
+  double bytes = static_cast<double>(e.peak_bytes);
+  if (c.variant == dist::DdpVariant::flat || c.variant == dist::DdpVariant::bucketed) {
+    bytes += static_cast<double>(e.gradient_bytes);
+  }
+  if (c.check) {
+    step.batch = c.batch * c.ranks;
+    bytes += static_cast<double>(e.weight_bytes) + static_cast<double>(estimate_memory(step).peak_bytes);
+  }
+  return bytes >= 9.2e18 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(bytes);
+}
 
 void validate(const DdpConfig& c) {
   if (c.variant == dist::DdpVariant::bucketed && !(c.bucket_mb > 0 && c.bucket_mb <= 1 << 20)) {
     throw ConfigError("bucket size must be above 0 and at most 1048576 MiB", "bucket-mb");
   }
-  if (c.ranks < 1 || c.ranks > 4096) throw ConfigError("ranks must be between 1 and 4096", "nproc");
+  if (c.ranks < 1 || c.ranks > dist::kMaxRanks) {
+    throw ConfigError("ranks must be between 1 and " + std::to_string(dist::kMaxRanks), "nproc");
+  }
+  if (c.ranks_on_host < 1 || c.ranks_on_host > c.ranks) {
+    throw ConfigError("ranks on this machine must be between 1 and the job's " + std::to_string(c.ranks), "nproc");
+  }
   // fp16 would need a loss scale every rank agrees on; bf16 runs under autocast like bench.
   if (c.precision == Precision::fp16) {
     throw ConfigError("the DDP experiments run fp32 or bf16 (autocast), not fp16", "precision");
   }
   if (c.context < 1) throw ConfigError("context must be positive", "context");
   if (c.batch < 1) throw ConfigError("batch per rank must be positive", "batch");
+  if (c.batch > kMaxDimension) {
+    throw ConfigError("batch size " + std::to_string(c.batch) + " is too large (at most " + std::to_string(kMaxDimension) +
+                          ")",
+                      "batch");
+  }
   if (c.warmup_steps < 0) throw ConfigError("warm-up steps cannot be negative", "warmup");
   if (c.measured_steps < 1) throw ConfigError("measured steps must be at least 1", "steps");
   const bool on_gpu = c.device.rfind("cuda", 0) == 0;

@@ -35,6 +35,9 @@ struct DdpConfig {
   uint64_t seed = 0;
   bool check = false;  // after the measured steps, compare with one process
   bool profile_memory = false;  // record allocations: memory by category at the DdpMemoryPoints
+  // Ranks sharing this machine's memory (LOCAL_WORLD_SIZE): on the CPU, what the memory
+  // precheck multiplies one rank's bytes by. Not part of the row.
+  int ranks_on_host = 1;
 };
 
 // The largest parameter difference --check accepts: 1e-5 in fp32 on the CPU (Gloo sums in a
@@ -47,6 +50,10 @@ void validate(const DdpConfig& config);
 // "bucketed 1 MiB gloo x2 tiny ctx 16 b 2 fp32"
 std::string describe(const DdpConfig& config);
 int64_t bucket_bytes(const DdpConfig& config);
+// What one rank holds at its highest point, by the bench's estimate of a training step of its
+// batch, plus the flattened gradients (flat, bucketed) and, with --check, the one-process
+// reference on the whole global batch. Saturates instead of wrapping.
+int64_t ddp_memory_bytes(const DdpConfig& config);
 
 // Where a rank's memory is read when profiled (the seeds' optimizer_state_sharding_accounting):
 // once the model, gradient buffers and optimizer exist, and in the last measured step right

@@ -4,6 +4,8 @@
 
 #include "compat/torch_compat.h"
 #include "experiments/harness.h"
+#include "experiments/memory_precheck.h"
+#include "model/memory_estimate.h"
 #include "experiments/precision/accumulation.h"
 #include "experiments/precision/autocast_dtypes.h"
 #include "experiments/precision/precision_schema.h"
@@ -64,6 +66,19 @@ class AutocastExperiment final : public TableCase<TensorDtype> {
                         "precision");
     }
   }
+  // A Transformer far beyond the machine is an out-of-memory result before it is built.
+  void prepare(DeviceBackend& backend, profiling::AllocationRecorder*) override {
+    if (spec_.model != AutocastModel::transformer) return;
+    BenchConfig step;
+    step.model = spec_.transformer;
+    step.batch = request_.batch;
+    step.context = request_.context;
+    step.precision = request_.precision;
+    step.mode = StepMode::forward_backward;
+    refuse_if_clearly_too_large(estimate_memory(step).peak_bytes, backend.available_memory_bytes(), request_.device,
+                                "the model's forward and backward on " + std::to_string(request_.batch) + " x " +
+                                    std::to_string(request_.context) + " tokens");
+  }
   void run_step(const StepContext&) override { rows_ = autocast_dtypes(spec_); }
 
  private:
@@ -92,8 +107,18 @@ void validate(const AutocastRequest& r) {
   }
   device_ordinal(r.device);
   if (r.batch <= 0) throw ConfigError("batch size must be positive (got " + std::to_string(r.batch) + ")", "batch");
+  if (r.batch > kMaxDimension) {
+    throw ConfigError("batch size " + std::to_string(r.batch) + " is too large (at most " +
+                          std::to_string(kMaxDimension) + ")",
+                      "batch");
+  }
   if (r.context <= 0) {
     throw ConfigError("context length must be positive (got " + std::to_string(r.context) + ")", "context");
+  }
+  if (r.context > kMaxDimension) {
+    throw ConfigError("context length " + std::to_string(r.context) + " is too large (at most " +
+                          std::to_string(kMaxDimension) + ")",
+                      "context");
   }
 }
 
