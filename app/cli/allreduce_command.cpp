@@ -12,7 +12,6 @@
 #include "cli/option_reader.h"
 #include "cli/rank_tables.h"
 #include "compat/torch_compat.h"
-#include "dist/c10d_communicator.h"
 #include "dist/launch_env.h"
 #include "experiments/collectives/collective_case.h"
 #include "experiments/collectives/collective_schema.h"
@@ -39,12 +38,16 @@ std::string allreduce_usage() {
          "  --warmup N             warm-up iterations (default 5)\n"
          "  --iters N              measured collectives, timed together, the mean reported (default 20)\n"
          "  --device D             cpu or cuda (each rank on GPU LOCAL_RANK) (default cpu)\n"
-         "  --timeout S            seconds a rank may stay silent or a collective wait (default 60)\n"
+         "  --timeout S            seconds the ranks may take to meet, and each collective (default 60)\n"
          "  --csv F                write the table to F, rewritten after every row (default: stdout)\n"
          "  --json F               also write the run record\n"
          "  --quiet                no progress and no table on stderr\n"
          "\n"
-         "Exit status: 0 ok, 1 a row or a rank failed, 2 bad options, 130 interrupted.\n";
+         "A rank that gets SIGINT or SIGTERM tells the others and ends at once, by that signal; the rows\n"
+         "measured before it stay. Ranks started with different options end before their first collective.\n"
+         "\n"
+         "Exit status: 0 ok, 1 a row or a rank failed, 2 bad options (or ranks started with different ones),\n"
+         "3 this rank ended because another rank failed or was interrupted, 130 interrupted.\n";
 }
 
 struct AllreduceOptions {
@@ -81,28 +84,50 @@ AllreduceOptions parse_options(const std::vector<std::string>& args) {
   return o;
 }
 
-// This process is one rank of a torchrun-style job: join it and run the sweep.
-int run_as_rank(const dist::TorchrunEnv& env, const AllreduceOptions& o, std::ostream& out, std::ostream& err) {
+// How this rank joins its job; every rank must run the same collectives.
+RankJobSpec rank_job(const dist::TorchrunEnv& env, const AllreduceOptions& o) {
+  RankJobSpec job;
+  job.command = "allreduce";
+  job.env = env;
+  job.backend = o.spec.base.backend;
+  job.timeout = std::chrono::seconds(o.timeout_s);
+  job.worker_rows = o.outputs.worker_rows;
+  job.quiet = o.outputs.quiet;
+  if (o.spec.base.device == "cuda") job.cuda_device = env.local_rank;
+  const auto& s = o.spec;
+  job.settings.entries = {
+      {"--op", joined(s.ops, [](CollectiveOp op) { return to_string(op); })},
+      {"--sizes", joined(s.sizes_bytes, [](int64_t b) { return std::to_string(b); })},
+      {"--dtype", joined(s.dtypes, [](Precision p) { return to_string(p); })},
+      {"--warmup", std::to_string(s.base.warmup_iters)},
+      {"--iters", std::to_string(s.base.iters)},
+      {"--device", s.base.device},
+      {"--backend", to_string(s.base.backend)},
+  };
+  return job;
+}
+
+// This process is one rank of a torchrun-style job, joined: run the sweep.
+int run_as_rank(const dist::TorchrunEnv& env, dist::Communicator& comm, std::timed_mutex& output_lock,
+                const AllreduceOptions& o, std::ostream& out, std::ostream& err) {
   AllreduceOptions local = o;
   if (o.spec.base.device == "cuda") local.spec.base.device = "cuda:" + std::to_string(env.local_rank);
-  if (local.spec.base.device != "cpu") compat::set_cuda_device(env.local_rank);
-  const auto configs = expand(local.spec, env.world_size);
+  auto configs = expand(local.spec, env.world_size);
+  for (auto& c : configs) c.ranks_on_host = env.local_world_size;
   const auto& schema = collective_schema();
   StderrProgress progress(err);
   const bool lead = env.rank == 0;
   ProgressSink* shown = lead && !o.outputs.quiet ? &progress : nullptr;
-  RankHeartbeat heartbeat(out, shown);
-  auto comm = dist::connect_c10d(env, local.spec.base.backend, std::chrono::seconds(o.timeout_s));
-  RankTableWriter writer("allreduce", {schema.table({})}, o.outputs, lead, out);
+  RankTableWriter writer("allreduce", {schema.table({})}, o.outputs, lead, out, output_lock);
   bool failed = false;
-  run_collective_sweep(configs, *comm, worker_progress(o.outputs.worker_rows, heartbeat, shown), &interrupt_flag(),
+  // No cancel flag: a signalled rank leaves at once through its supervisor (rank_job.h).
+  run_collective_sweep(configs, comm, shown, nullptr,
                        [&](const CollectiveResult& row) {
                          failed = failed || row.status == RunStatus::failed || row.wrong > 0;
                          writer.add(0, schema.values(row));
                          writer.flush();
                        });
-  if (failed) return kExitFailure;
-  return interrupt_flag().is_cancelled() ? kExitInterrupted : kExitOk;
+  return failed ? kExitFailure : kExitOk;
 }
 
 bool row_failed(const schema::Table& table, const std::vector<schema::Value>& row) {
@@ -125,7 +150,10 @@ int run_allreduce_command(const std::vector<std::string>& args, std::ostream& ou
   command.check = [&](int ranks) {
     for (const auto& c : expand(o.spec, ranks)) check_runnable(c);
   };
-  command.run_as_rank = [&](const dist::TorchrunEnv& env) { return run_as_rank(env, o, out, err); };
+  command.rank_job = [&](const dist::TorchrunEnv& env) { return rank_job(env, o); };
+  command.run_as_rank = [&](const dist::TorchrunEnv& env, dist::Communicator& comm, std::timed_mutex& lock) {
+    return run_as_rank(env, comm, lock, o, out, err);
+  };
   command.run_local = [&] {
     std::vector<schema::Table> tables{collective_schema().table({})};
     const int status = run_local_rank_tables("allreduce", args, o.nprocs, o.timeout_s, o.outputs, tables, out, err);

@@ -1,5 +1,6 @@
 #include "cli/command_output.h"
 
+#include <atomic>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -31,7 +32,17 @@ CancelFlag& interrupt_flag() {
   return flag;
 }
 
-void request_cancel() { interrupt_flag().cancel(); }
+namespace {
+std::atomic<int> g_interrupt_signal{0};
+}
+
+void request_cancel(int signal) {
+  int none = 0;
+  g_interrupt_signal.compare_exchange_strong(none, signal);
+  interrupt_flag().cancel();
+}
+
+int interrupt_signal() { return g_interrupt_signal.load(); }
 
 void check_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
   for (const auto& [option, path] : outputs) {

@@ -22,6 +22,9 @@ RunEnvironment command_environment(const std::string& command, const std::vector
 
 // Set by SIGINT/SIGTERM (request_cancel); the running command stops after the step in progress.
 CancelFlag& interrupt_flag();
+// The first SIGINT or SIGTERM the process received; 0 while none. A rank of a job leaves at
+// once on it (rank_job.h): its peers cannot wait for it to finish a step.
+int interrupt_signal();
 
 // One line per phase in logs; a line rewritten in place on a terminal.
 class StderrProgress final : public ProgressSink {

@@ -22,7 +22,8 @@ int run_check_command(const std::vector<std::string>& args, std::ostream& out, s
 // Dispatches argv[1] to a command.
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err);
 
-// Cancels the running benchmark (from a signal handler: only sets an atomic flag).
-void request_cancel();
+// Cancels the running benchmark; `signal` is the one that asked (from a signal handler: only
+// atomics are set).
+void request_cancel(int signal);
 
 }  // namespace stepscope::cli

@@ -2,6 +2,7 @@
 // synchronisation) over LibTorch's c10d with Gloo on CPUs, on N local workers it starts itself
 // (--nproc) or as one rank of a job torchrun or srun started.
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 
 #include "cli/command_output.h"
@@ -11,7 +12,6 @@
 #include "cli/option_reader.h"
 #include "cli/rank_tables.h"
 #include "compat/torch_compat.h"
-#include "dist/c10d_communicator.h"
 #include "dist/launch_env.h"
 #include "dist/worker_launcher.h"
 #include "experiments/ddp/ddp_memory_schema.h"
@@ -57,8 +57,8 @@ std::string ddp_usage() {
          "  --profile-memory       record each rank's allocations: live bytes per category (parameters,\n"
          "                         gradients, optimizer state, activations, ...) after initialisation and right\n"
          "                         before and after the last measured step's optimizer step, in F's stem +\n"
-         "                         .memory.csv\n"
-         "  --timeout S            seconds a rank may stay silent or a collective wait (default 60)\n"
+         "                         .memory.csv (without a --csv file: stepscope-ddp.memory.csv)\n"
+         "  --timeout S            seconds the ranks may take to meet, and each collective (default 60)\n"
          "  --csv F                write the table to F, rewritten after every row (default: stdout); each\n"
          "                         rank's own rows go to F's stem + .ranks.csv, the overlap picture (one step\n"
          "                         after the measured ones: phases and collectives, or CUPTI's kernels on GPUs)\n"
@@ -67,8 +67,12 @@ std::string ddp_usage() {
          "  --trace F              the overlap pictures as a Perfetto/Chrome trace, a process per rank\n"
          "  --quiet                no progress and no table on stderr\n"
          "\n"
+         "A rank that gets SIGINT or SIGTERM tells the others and ends at once, by that signal; the rows\n"
+         "measured before it stay. Ranks started with different options end before their first collective.\n"
+         "\n"
          "Exit status: 0 ok, 1 a row or a rank failed or --check found a difference above 1e-5 (fp32 on the\n"
-         "CPU), 2 bad options, 130 interrupted.\n";
+         "CPU), 2 bad options (or ranks started with different ones), 3 this rank ended because another rank\n"
+         "failed or was interrupted, 130 interrupted.\n";
 }
 
 struct DdpOptions {
@@ -128,6 +132,7 @@ DdpOptions parse_options(const std::vector<std::string>& args) {
   base.profile_memory = options.has("profile-memory");
   o.timeout_s = static_cast<int>(parse_integer("timeout", options.get("timeout", "60"), 1));
   o.outputs = read_table_outputs(options);
+  if (base.profile_memory) o.outputs.required_sides = {"ddp.memory"};
   o.trace = options.get("trace");
   return o;
 }
@@ -152,44 +157,80 @@ void write_trace(const std::string& path, const schema::Table& timeline) {
   replace_file(path, [&](std::ostream& f) { write_timeline_trace(f, rows); });
 }
 
-// This process is one rank of a torchrun-style job: join it and run the sweep.
-int run_as_rank(const dist::TorchrunEnv& env, const DdpOptions& o, std::ostream& out, std::ostream& err) {
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+
+// How this rank joins its job; every rank must train the same configurations.
+RankJobSpec rank_job(const dist::TorchrunEnv& env, const DdpOptions& o) {
+  RankJobSpec job;
+  job.command = "ddp";
+  job.env = env;
+  job.backend = o.spec.base.backend;
+  job.timeout = std::chrono::seconds(o.timeout_s);
+  job.worker_rows = o.outputs.worker_rows;
+  job.quiet = o.outputs.quiet;
+  if (o.spec.base.device == "cuda") job.cuda_device = env.local_rank;
+  const auto& s = o.spec;
+  const auto& b = s.base;
+  job.settings.entries = {
+      {"--variant", joined(s.variants, [](dist::DdpVariant v) { return dist::to_string(v); })},
+      {"--bucket-mb", joined(s.bucket_mbs, number)},
+      {"--optimizer", joined(s.optimizers, [](dist::OptimizerSharding x) { return dist::to_string(x); })},
+      {"--zero1-gather", joined(s.zero1_gathers, [](dist::Zero1Gathers x) { return dist::to_string(x); })},
+      {"--backend", to_string(b.backend)},
+      {"--model", describe(b.model)},
+      {"--context", std::to_string(b.context)},
+      {"--batch", std::to_string(b.batch)},
+      {"--precision", to_string(b.precision)},
+      {"--warmup", std::to_string(b.warmup_steps)},
+      {"--steps", std::to_string(b.measured_steps)},
+      {"--seed", std::to_string(b.seed)},
+      {"--device", b.device},
+      {"--check", b.check ? "on" : "off"},
+      {"--profile-memory", b.profile_memory ? "on" : "off"},
+  };
+  return job;
+}
+
+// This process is one rank of a torchrun-style job, joined: run the sweep.
+int run_as_rank(const dist::TorchrunEnv& env, dist::Communicator& comm, std::timed_mutex& output_lock,
+                const DdpOptions& o, std::ostream& out, std::ostream& err) {
   DdpSweepSpec spec = o.spec;
-  if (spec.base.device == "cuda") {
-    spec.base.device = "cuda:" + std::to_string(env.local_rank);
-    compat::set_cuda_device(env.local_rank);
-  }
-  const auto configs = expand(spec, env.world_size);
+  if (spec.base.device == "cuda") spec.base.device = "cuda:" + std::to_string(env.local_rank);
+  auto configs = expand(spec, env.world_size);
+  for (auto& c : configs) c.ranks_on_host = env.local_world_size;
   StderrProgress progress(err);
   const bool lead = env.rank == 0;
   ProgressSink* shown = lead && !o.outputs.quiet ? &progress : nullptr;
-  RankHeartbeat heartbeat(out, shown);
-  auto comm = dist::connect_c10d(env, spec.base.backend, std::chrono::seconds(o.timeout_s));
   auto tables = ddp_tables();
-  RankTableWriter writer("ddp", tables, o.outputs, lead, out);
+  RankTableWriter writer("ddp", tables, o.outputs, lead, out, output_lock);
   bool failed = false;
-  run_ddp_sweep(configs, *comm, worker_progress(o.outputs.worker_rows, heartbeat, shown), &interrupt_flag(),
-                [&](const DdpRowSet& set) {
-                  failed = failed || row_failed(set.combined);
-                  // Side rows first: a launcher rewrites its files when the main row arrives.
-                  for (const auto& r : set.per_rank) {
-                    writer.add(kRankRows, ddp_schema().values(r));
-                    for (const auto& m : memory_rows(r)) writer.add(kMemory, ddp_memory_schema().values(m));
-                  }
-                  for (const auto& t : set.timelines) {
-                    for (const auto& row : timeline_rows(t)) {
-                      writer.add(kTimeline, ddp_timeline_schema().values(row));
-                      if (lead) tables[kTimeline].rows.push_back(ddp_timeline_schema().values(row));
-                    }
-                  }
-                  writer.add(kRows, ddp_schema().values(set.combined));
-                  writer.flush();
-                });
-  if (lead && !o.outputs.worker_rows) write_trace(o.trace, tables[kTimeline]);
-  if (failed) return kExitFailure;
-  return interrupt_flag().is_cancelled() ? kExitInterrupted : kExitOk;
+  // No cancel flag: a signalled rank leaves at once through its supervisor (rank_job.h).
+  run_ddp_sweep(configs, comm, shown, nullptr, [&](const DdpRowSet& set) {
+    failed = failed || row_failed(set.combined);
+    // Side rows first: a launcher rewrites its files when the main row arrives.
+    for (const auto& r : set.per_rank) {
+      writer.add(kRankRows, ddp_schema().values(r));
+      for (const auto& m : memory_rows(r)) writer.add(kMemory, ddp_memory_schema().values(m));
+    }
+    for (const auto& t : set.timelines) {
+      for (const auto& row : timeline_rows(t)) {
+        writer.add(kTimeline, ddp_timeline_schema().values(row));
+        if (lead) tables[kTimeline].rows.push_back(ddp_timeline_schema().values(row));
+      }
+    }
+    writer.add(kRows, ddp_schema().values(set.combined));
+    writer.flush();
+  });
+  if (lead && !o.outputs.worker_rows) {
+    std::lock_guard<std::timed_mutex> lock(output_lock);
+    write_trace(o.trace, tables[kTimeline]);
+  }
+  return failed ? kExitFailure : kExitOk;
 }
-
 
 }  // namespace
 
@@ -204,10 +245,10 @@ int run_ddp_command(const std::vector<std::string>& args, std::ostream& out, std
     auto files = output_files(o.outputs);
     if (files.empty()) return files;  // a worker writes no files
     files.push_back({"--trace", o.trace});
-    if (!o.outputs.csv.empty()) {
-      for (const auto& t : ddp_tables()) {
-        if (t.schema != "ddp") files.push_back({"--csv", side_csv_path(o.outputs.csv, t.schema)});
-      }
+    for (const auto& t : ddp_tables()) {
+      if (t.schema == "ddp") continue;
+      const std::string side = side_table_path(o.outputs, "ddp", t.schema);
+      if (!side.empty()) files.push_back({t.schema == "ddp.memory" ? "--profile-memory" : "--csv", side});
     }
     return files;
   };
@@ -215,12 +256,18 @@ int run_ddp_command(const std::vector<std::string>& args, std::ostream& out, std
   command.check = [&](int ranks) {
     for (const auto& c : expand(o.spec, ranks)) validate(c);
   };
-  command.run_as_rank = [&](const dist::TorchrunEnv& env) { return run_as_rank(env, o, out, err); };
+  command.rank_job = [&](const dist::TorchrunEnv& env) { return rank_job(env, o); };
+  command.run_as_rank = [&](const dist::TorchrunEnv& env, dist::Communicator& comm, std::timed_mutex& lock) {
+    return run_as_rank(env, comm, lock, o, out, err);
+  };
   command.run_local = [&] {
     auto tables = ddp_tables();
     const auto worker_args = without_options(args, {"trace"}, {});
     const int status = run_local_rank_tables("ddp", worker_args, o.nprocs, o.timeout_s, o.outputs, tables, out, err);
     write_trace(o.trace, tables[kTimeline]);
+    if (o.spec.base.profile_memory && !o.outputs.quiet) {
+      err << "stepscope-cli ddp: the memory profile is in " << side_table_path(o.outputs, "ddp", "ddp.memory") << '\n';
+    }
     // The table leaves out the device; every row of a run shares the base's.
     return status_of_rows(status, tables[kRows], [&](const schema::Table& table, const std::vector<schema::Value>& row) {
       DdpResult r = schema::read_row(ddp_schema(), schema::Table{table.schema, table.columns, {row}}, 0);

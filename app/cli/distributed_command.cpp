@@ -1,5 +1,7 @@
 #include "cli/distributed_command.h"
 
+#include <charconv>
+
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "cli/option_reader.h"
@@ -8,6 +10,56 @@
 #include "model/model_config.h"
 
 namespace stepscope::cli {
+
+namespace {
+
+// --timeout as given, for telling the other ranks when the options themselves were refused.
+std::chrono::seconds timeout_hint(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string value;
+    if (args[i] == "--timeout" && i + 1 < args.size()) value = args[i + 1];
+    if (args[i].rfind("--timeout=", 0) == 0) value = args[i].substr(10);
+    int seconds = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+    if (!value.empty() && ec == std::errc() && end == value.data() + value.size() && seconds > 0) {
+      return std::chrono::seconds(seconds);
+    }
+  }
+  return std::chrono::seconds(60);
+}
+
+// A configuration's error, named by the option, or by the launcher's variable for a rank of a
+// job (its world comes from WORLD_SIZE and LOCAL_WORLD_SIZE, not --nproc).
+CliError configuration_error(const ConfigError& e, const std::optional<dist::TorchrunEnv>& env) {
+  if (env && e.field() == "nproc") {
+    return CliError("WORLD_SIZE is " + std::to_string(env->world_size) + " and LOCAL_WORLD_SIZE " +
+                    std::to_string(env->local_world_size) + " (set by torchrun or the launcher that started this "
+                    "process): " + e.what());
+  }
+  return CliError((e.field().empty() ? "" : "--" + e.field() + ": ") + e.what());
+}
+
+void check_configurations(const DistributedCommand& c, const std::optional<dist::TorchrunEnv>& env) {
+  const auto check = [&](int ranks, int local_ranks) {
+    try {
+      c.check(ranks);
+      if (c.on_gpus && c.on_gpus() && compat::built_with_cuda()) {
+        dist::check_one_gpu_per_rank(local_ranks, compat::cuda_device_count());
+      }
+    } catch (const ConfigError& e) {
+      throw configuration_error(e, env);
+    }
+  };
+  if (env) return check(env->world_size, env->local_world_size);
+  for (int64_t n : c.nprocs()) {
+    if (n < 1 || n > dist::kMaxLocalWorkers) {
+      throw CliError("--nproc: " + std::to_string(n) + " is not between 1 and " + std::to_string(dist::kMaxLocalWorkers));
+    }
+    check(static_cast<int>(n), static_cast<int>(n));
+  }
+}
+
+}  // namespace
 
 int run_distributed_command(const DistributedCommand& c, const std::vector<std::string>& args, std::ostream& out,
                             std::ostream& err) {
@@ -20,33 +72,27 @@ int run_distributed_command(const DistributedCommand& c, const std::vector<std::
         return kExitOk;
       }
     }
-    c.parse(args);
     env = dist::TorchrunEnv::from_environment();
-    for (int64_t n : c.nprocs()) {
-      if (n < 1 || n > dist::kMaxLocalWorkers) {
-        throw CliError("--nproc: " + std::to_string(n) + " is not between 1 and " +
-                       std::to_string(dist::kMaxLocalWorkers));
-      }
-      try {
-        c.check(env ? env->world_size : static_cast<int>(n));
-        if (c.on_gpus && c.on_gpus() && compat::built_with_cuda()) {
-          dist::check_one_gpu_per_rank(env ? env->local_world_size : static_cast<int>(n), compat::cuda_device_count());
-        }
-      } catch (const ConfigError& e) {
-        throw CliError((e.field().empty() ? "" : "--" + e.field() + ": ") + e.what());
-      }
-    }
-    const auto files = c.outputs();
-    if (!files.empty()) check_outputs(files);
-  } catch (const CliError& e) {
-    err << prefix << e.what() << '\n';
-    return kExitUsage;
   } catch (const ConfigError& e) {
     err << prefix << e.what() << '\n';
     return kExitUsage;
   }
   try {
-    return env ? c.run_as_rank(*env) : c.run_local();
+    c.parse(args);
+    check_configurations(c, env);
+    const auto files = c.outputs();
+    if (!files.empty()) check_outputs(files);
+  } catch (const std::exception& e) {  // CliError, ConfigError
+    if (env) return report_failure_to_job(c.name, *env, timeout_hint(args), kExitUsage, e.what(), err);
+    err << prefix << e.what() << '\n';
+    return kExitUsage;
+  }
+  try {
+    if (!env) return c.run_local();
+    const dist::TorchrunEnv rank = *env;
+    return run_rank_job(c.rank_job(rank),
+                        [&](dist::Communicator& comm, std::timed_mutex& lock) { return c.run_as_rank(rank, comm, lock); },
+                        out, err);
   } catch (const std::exception& e) {
     err << prefix << compat::error_message(e) << '\n';
     return kExitFailure;

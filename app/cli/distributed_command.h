@@ -1,15 +1,19 @@
 // What the distributed commands (allreduce, ddp) share around their own options and sweep:
 // --help, parsing, checking every configuration for each --nproc value (or the job's world
 // size), checking the output files, then running as one rank of a torchrun/srun job (its
-// variables set) or as the launcher of local workers; errors become exit statuses.
+// variables set: rank_job.h) or as the launcher of local workers; errors become exit statuses.
+// A rank whose options or outputs are refused tells the other ranks of its job.
 #pragma once
 
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "cli/rank_job.h"
+#include "dist/communicator.h"
 #include "dist/launch_env.h"
 #include "schema/table.h"
 
@@ -27,7 +31,11 @@ struct DistributedCommand {
   std::function<void(int ranks)> check;
   // Whether the ranks run on GPUs (--device cuda): then each needs a GPU of its own.
   std::function<bool()> on_gpus;
-  std::function<int(const dist::TorchrunEnv& env)> run_as_rank;
+  // How this rank joins its job: backend, --timeout, --quiet, --worker-rows, and the settings
+  // every rank must share (the options that decide its collectives, canonical).
+  std::function<RankJobSpec(const dist::TorchrunEnv& env)> rank_job;
+  // The rank's part once the job is up; writes while holding `output_lock`.
+  std::function<int(const dist::TorchrunEnv& env, dist::Communicator& comm, std::timed_mutex& output_lock)> run_as_rank;
   std::function<int()> run_local;
 };
 
@@ -38,5 +46,13 @@ int run_distributed_command(const DistributedCommand& command, const std::vector
 // `failed` says so (status failed, wrong elements, a difference too large), else `status`.
 int status_of_rows(int status, const schema::Table& table,
                    const std::function<bool(const schema::Table&, const std::vector<schema::Value>&)>& failed);
+
+// "a,b,c" of `values` through `text`, for JobSettings.
+template <class T, class Text>
+std::string joined(const std::vector<T>& values, Text text) {
+  std::string out;
+  for (const auto& v : values) out += (out.empty() ? "" : ",") + text(v);
+  return out;
+}
 
 }  // namespace stepscope::cli

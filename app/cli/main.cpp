@@ -13,9 +13,9 @@ std::atomic<int> g_interrupts{0};
 // The first Ctrl-C or SIGTERM stops after the step in progress, keeping every file; a second
 // one ends the process at once (building a large model can take minutes, and every finished
 // row is already on disk).
-void on_interrupt(int) {
+void on_interrupt(int signal) {
   if (g_interrupts.fetch_add(1) == 0) {
-    stepscope::cli::request_cancel();
+    stepscope::cli::request_cancel(signal);
     return;
   }
   static const char message[] = "\nstepscope-cli: interrupted again; stopping now (finished rows are in the files)\n";

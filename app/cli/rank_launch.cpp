@@ -33,11 +33,6 @@ void emit_row_line(std::ostream& out, const std::string& table_id, const std::ve
   out.flush();
 }
 
-void RankHeartbeat::on_progress(const Progress& progress) {
-  out_ << "stepscope-rank-alive\n" << std::flush;  // not a row: the launcher drops it
-  if (shown_) shown_->on_progress(progress);
-}
-
 LocalRanksRun run_on_local_ranks(const LocalRanksSpec& ranks, const std::vector<schema::Table>& tables,
                                  const RowHandler& on_row, std::ostream* progress, const CancelFlag* cancel) {
   dist::WorkerLaunchSpec spec;

@@ -1,6 +1,7 @@
 // The CLI's side of `--nproc N`: starts N local workers of this binary (each with torchrun's
 // environment and `--worker-rows`), collects the result rows rank 0 prints, and reports a
-// failed, hung or cancelled rank by name. Also the worker's side: printing a row for it.
+// failed, hung or cancelled rank by name. Also the worker's side: printing a row for it (its
+// heartbeat comes from its supervisor, rank_job.h).
 #pragma once
 
 #include <chrono>
@@ -44,28 +45,6 @@ LocalRanksRun run_on_local_ranks(const LocalRanksSpec& spec, const std::vector<s
 // In a worker: one row of table `table_id` as a line the launcher reads.
 void emit_row_line(std::ostream& out, const std::string& table_id, const std::vector<schema::Column>& columns,
                    const std::vector<schema::Value>& values);
-
-// In a worker: every rank, rank 0 or not, quiet or not, says at each progress event (each step)
-// that it is alive, as a line on `out` that the launcher takes as output and drops; otherwise a
-// rank that prints nothing but rows (or nothing at all) looks hung once a run outlasts --timeout.
-// A step that outlasts it still does. Progress also goes to `shown` when set.
-class RankHeartbeat final : public ProgressSink {
- public:
-  RankHeartbeat(std::ostream& out, ProgressSink* shown) : out_(out), shown_(shown) {}
-  void on_progress(const Progress& progress) override;
-  void on_kernel_profile(const profiling::KernelProfile& profile) override {
-    if (shown_) shown_->on_kernel_profile(profile);
-  }
-
- private:
-  std::ostream& out_;
-  ProgressSink* shown_;
-};
-
-// The worker's progress sink: with --worker-rows, `heartbeat` (which shows `shown`); else `shown`.
-inline ProgressSink* worker_progress(bool worker_rows, RankHeartbeat& heartbeat, ProgressSink* shown) {
-  return worker_rows ? static_cast<ProgressSink*>(&heartbeat) : shown;
-}
 
 // Removes `--name value` / `--name=value` and switches named in `drop` from `args`.
 std::vector<std::string> without_options(const std::vector<std::string>& args, const std::vector<std::string>& with_value,

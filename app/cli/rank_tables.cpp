@@ -7,6 +7,7 @@
 #include "cli/console_table.h"
 #include "cli/option_reader.h"
 #include "cli/rank_launch.h"
+#include "io/output_file.h"
 #include "io/run_record_json.h"
 #include "io/table_csv.h"
 
@@ -34,9 +35,18 @@ std::string side_csv_path(const std::string& csv, const std::string& table_id) {
   return (has_suffix ? csv.substr(0, csv.size() - 4) : csv) + "." + part + ".csv";
 }
 
+std::string side_table_path(const TableOutputs& o, const std::string& command, const std::string& table_id) {
+  if (!o.csv.empty() && is_rewritable_output(o.csv)) return side_csv_path(o.csv, table_id);
+  for (const auto& id : o.required_sides) {
+    if (id == table_id) return side_csv_path("stepscope-" + command + ".csv", table_id);
+  }
+  return {};
+}
+
 TableFiles::TableFiles(const std::string& command, const std::vector<std::string>& args, TableOutputs outputs,
                        std::vector<schema::Table> empty_tables, std::ostream& out)
-    : outputs_(std::move(outputs)),
+    : command_(command),
+      outputs_(std::move(outputs)),
       environment_(command_environment(command, args)),
       tables_(std::move(empty_tables)),
       written_(tables_.size(), 0),
@@ -57,8 +67,8 @@ void TableFiles::flush() {
   for (size_t t = 0; t < tables_.size(); ++t) {
     if (written_[t] == tables_[t].rows.size()) continue;
     written_[t] = tables_[t].rows.size();
-    if (outputs_.csv.empty()) continue;
-    const std::string path = t == 0 ? outputs_.csv : side_csv_path(outputs_.csv, tables_[t].schema);
+    const std::string path = t == 0 ? outputs_.csv : side_table_path(outputs_, command_, tables_[t].schema);
+    if (path.empty()) continue;
     replace_file(path, [&](std::ostream& f) { write_table_csv(f, tables_[t]); });
   }
   if (!outputs_.json.empty()) {
@@ -67,15 +77,17 @@ void TableFiles::flush() {
 }
 
 RankTableWriter::RankTableWriter(const std::string& command, std::vector<schema::Table> empty_tables,
-                                 TableOutputs outputs, bool lead, std::ostream& out)
+                                 TableOutputs outputs, bool lead, std::ostream& out, std::timed_mutex& output_lock)
     : outputs_(outputs),
       lead_(lead),
       out_(out),
+      output_lock_(output_lock),
       files_(command, {}, lead && !outputs.worker_rows ? outputs : TableOutputs{"", "", true, true},
              std::move(empty_tables), out) {}
 
 void RankTableWriter::add(size_t table, const std::vector<schema::Value>& row) {
   if (!lead_) return;
+  std::lock_guard<std::timed_mutex> lock(output_lock_);
   if (outputs_.worker_rows) {
     const auto& t = files_.tables().at(table);
     return emit_row_line(out_, t.schema, t.columns, row);
@@ -84,7 +96,9 @@ void RankTableWriter::add(size_t table, const std::vector<schema::Value>& row) {
 }
 
 void RankTableWriter::flush() {
-  if (lead_ && !outputs_.worker_rows) files_.flush();
+  if (!lead_ || outputs_.worker_rows) return;
+  std::lock_guard<std::timed_mutex> lock(output_lock_);
+  files_.flush();
 }
 
 int run_local_rank_tables(const std::string& command, const std::vector<std::string>& args,

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -23,6 +24,10 @@ struct TableOutputs {
   std::string json;  // empty: none
   bool quiet = false;
   bool worker_rows = false;  // this rank prints rows for a launcher
+  // Side tables the user asked for (ddp's memory profile): without a --csv file beside which
+  // to write them, they go beside "stepscope-<command>.csv" in the working folder, as bench's
+  // profiles do, rather than nowhere.
+  std::vector<std::string> required_sides;
 };
 
 class OptionReader;
@@ -34,6 +39,9 @@ std::vector<std::pair<std::string, std::string>> output_files(const TableOutputs
 
 // Where a side table goes beside `csv`: "r.csv" and "ddp.timeline" give "r.timeline.csv".
 std::string side_csv_path(const std::string& csv, const std::string& table_id);
+// Where side table `table_id` of `command` is written: beside --csv when that is a file, else
+// beside "stepscope-<command>.csv" when required, else nowhere (empty).
+std::string side_table_path(const TableOutputs& outputs, const std::string& command, const std::string& table_id);
 
 // The files of a run's tables, rewritten whole on flush().
 class TableFiles {
@@ -46,6 +54,7 @@ class TableFiles {
   std::vector<schema::Table>& tables() { return tables_; }
 
  private:
+  std::string command_;
   TableOutputs outputs_;
   RunEnvironment environment_;
   std::vector<schema::Table> tables_;
@@ -54,12 +63,12 @@ class TableFiles {
   CsvWriter stdout_csv_;
 };
 
-// On one rank of a job; only the lead (rank 0) writes anything. Call flush() after each row's
-// set of rows.
+// On one rank of a job; only the lead (rank 0) writes anything, holding `output_lock` (the rank's
+// supervisor ends the process only between writes). Call flush() after each row's set of rows.
 class RankTableWriter {
  public:
   RankTableWriter(const std::string& command, std::vector<schema::Table> empty_tables, TableOutputs outputs, bool lead,
-                  std::ostream& out);
+                  std::ostream& out, std::timed_mutex& output_lock);
   void add(size_t table, const std::vector<schema::Value>& row);
   void flush();
 
@@ -67,6 +76,7 @@ class RankTableWriter {
   TableOutputs outputs_;
   bool lead_;
   std::ostream& out_;
+  std::timed_mutex& output_lock_;
   TableFiles files_;
 };
 

@@ -15,13 +15,13 @@
 
 namespace stepscope::compat {
 
-c10::intrusive_ptr<c10d::Store> connect_tcp_store(const std::string& host, int port, int rank, int world_size,
+c10::intrusive_ptr<c10d::Store> connect_tcp_store(const std::string& host, int port, bool serve, int world_size,
                                                   std::chrono::milliseconds timeout) {
   c10d::TCPStoreOptions options;
   options.port = static_cast<std::uint16_t>(port);
-  options.isServer = rank == 0;
+  options.isServer = serve;
   options.numWorkers = static_cast<std::size_t>(world_size);
-  options.waitWorkers = true;
+  options.waitWorkers = false;  // the job's agreement waits, saying for whom (dist/job_agreement.h)
   options.timeout = timeout;
   return c10::make_intrusive<c10d::TCPStore>(host, options);
 }

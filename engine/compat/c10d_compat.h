@@ -20,9 +20,9 @@ using C10dGroup = c10d::Backend;
 using C10dGroup = c10d::ProcessGroup;
 #endif
 
-// A TCPStore rendezvous: rank 0 serves at host:port, everyone connects; waits up to `timeout`
-// for all `world_size` ranks.
-c10::intrusive_ptr<c10d::Store> connect_tcp_store(const std::string& host, int port, int rank, int world_size,
+// A TCPStore at host:port: served here when `serve` (rank 0), else a client that tries to
+// connect for up to `timeout`. Returns without waiting for the other ranks.
+c10::intrusive_ptr<c10d::Store> connect_tcp_store(const std::string& host, int port, bool serve, int world_size,
                                                   std::chrono::milliseconds timeout);
 // Gloo over TCP on `host`'s interface, or this machine's default one when `host` is empty (the CPU
 // backend). Throws std::runtime_error naming what failed.

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "compat/c10d_compat.h"
+#include "dist/job_rendezvous.h"
 #include "model/model_config.h"
 
 namespace stepscope::dist {
@@ -154,18 +155,17 @@ std::string gloo_interface_host(const std::string& master_addr) {
 
 }  // namespace
 
-std::unique_ptr<Communicator> connect_c10d(const TorchrunEnv& r, CommBackend backend, std::chrono::milliseconds timeout) {
-  c10::intrusive_ptr<c10d::Store> store;
-  try {
-    store = compat::connect_tcp_store(r.master_addr, r.master_port, r.rank, r.world_size, timeout);
-  } catch (const std::exception& e) {
-    throw std::runtime_error("rank " + std::to_string(r.rank) + " could not reach the rendezvous at " + r.master_addr +
-                             ":" + std::to_string(r.master_port) + ": " + e.what());
-  }
+std::unique_ptr<Communicator> make_c10d_communicator(const c10::intrusive_ptr<c10d::Store>& store,
+                                                     const TorchrunEnv& r, CommBackend backend,
+                                                     std::chrono::milliseconds timeout) {
   auto group = backend == CommBackend::nccl
                    ? compat::make_nccl_group(store, r.rank, r.world_size, timeout)
                    : compat::make_gloo_group(store, r.rank, r.world_size, gloo_interface_host(r.master_addr), timeout);
   return std::make_unique<C10dCommunicator>(store, group, r.rank, r.world_size, backend);
+}
+
+std::unique_ptr<Communicator> connect_c10d(const TorchrunEnv& r, CommBackend backend, std::chrono::milliseconds timeout) {
+  return JobRendezvous(r, timeout).join(backend);
 }
 
 }  // namespace stepscope::dist

@@ -14,6 +14,7 @@
 #include "dist/free_port.h"
 #include "dist/line_splitter.h"
 #include "dist/posix_call.h"
+#include "dist/rank_exit.h"
 #include "model/model_config.h"
 
 namespace stepscope::dist {
@@ -53,6 +54,8 @@ struct Worker {
   LineSplitter stderr_lines;
   LineTail stderr_tail{0};
   Clock::time_point last_output;
+  bool spoke = false;  // has written something
+  std::optional<Clock::time_point> seen_ended;  // when the launcher saw it had ended
   bool stopped_by_launcher = false;
 
   bool ended() const { return process->exit_status().has_value(); }
@@ -147,6 +150,7 @@ class LaunchRun {
       return;
     }
     worker.last_output = Clock::now();
+    worker.spoke = true;
     (is_stdout ? worker.stdout_lines : worker.stderr_lines)
         .feed(std::string_view(buffer, static_cast<size_t>(n)), line_sink(worker, is_stdout));
   }
@@ -163,21 +167,35 @@ class LaunchRun {
     };
   }
 
-  // Whether the run must end now (cancel, a failed worker, silent workers); records why.
+  // Whether the run must end now (cancel, a failed worker, silent workers); records why. A
+  // worker that ended because another rank of the job did (kExitPeerEnded) is not the cause:
+  // for up to term_grace the launcher waits for the cause to end by itself, to name it.
   bool check_for_end(Clock::time_point now) {
     if (cancel_ && cancel_->is_cancelled()) {
       outcome_.status = LaunchStatus::cancelled;
       return true;
     }
-    for (const auto& worker : workers_) {
-      if (worker.ended() && !worker.process->exit_status()->success()) {
-        outcome_.status = LaunchStatus::failed;
-        outcome_.failed_ranks = {worker.rank};  // the lowest rank found failed in this check
-        return true;
-      }
+    const Worker* cause = nullptr;
+    const Worker* follower = nullptr;
+    for (auto& worker : workers_) {
+      if (!worker.ended()) continue;
+      if (!worker.seen_ended) worker.seen_ended = now;
+      const ExitStatus& status = *worker.process->exit_status();
+      if (status.success()) continue;
+      const Worker*& first = status.exited() && status.exit_code == kExitPeerEnded ? follower : cause;
+      if (!first || *worker.seen_ended < *first->seen_ended) first = &worker;  // ties: the lower rank
     }
+    if (cause || (follower && now - *follower->seen_ended >= spec_.term_grace)) {
+      outcome_.status = LaunchStatus::failed;
+      outcome_.failed_ranks = {(cause ? cause : follower)->rank};
+      return true;
+    }
+    if (follower) return false;
     for (const auto& worker : workers_) {
-      if (!worker.ended() && now - worker.last_output >= spec_.timeout) outcome_.failed_ranks.push_back(worker.rank);
+      const auto allowed = worker.spoke ? spec_.timeout : std::max(spec_.timeout, spec_.start_grace);
+      if (worker.ended() || now - worker.last_output < allowed) continue;
+      outcome_.failed_ranks.push_back(worker.rank);
+      silence_ = std::max(silence_, allowed);
     }
     if (outcome_.failed_ranks.empty()) return false;
     outcome_.status = LaunchStatus::failed;
@@ -218,7 +236,7 @@ class LaunchRun {
       case LaunchStatus::failed: {
         const int first = outcome_.failed_ranks.front();
         outcome_.message =
-            silent_ ? rank_list(outcome_.failed_ranks) + " sent nothing for " + format_seconds(spec_.timeout) + " (hung?)"
+            silent_ ? rank_list(outcome_.failed_ranks) + " sent nothing for " + format_seconds(silence_) + " (hung?)"
                     : "rank " + std::to_string(first) + " " + describe(outcome_.workers[static_cast<size_t>(first)].status);
         for (const int rank : outcome_.failed_ranks) {
           const auto& tail = outcome_.workers[static_cast<size_t>(rank)].stderr_tail;
@@ -239,6 +257,7 @@ class LaunchRun {
   std::vector<Worker> workers_;  // destroyed on any exit: each kills and reaps its group
   LaunchOutcome outcome_;
   bool silent_ = false;
+  std::chrono::milliseconds silence_{0};  // the longest silence allowed to a rank taken as hung
 };
 
 }  // namespace
@@ -259,6 +278,7 @@ WorkerLauncher::WorkerLauncher(WorkerLaunchSpec spec) : spec_(std::move(spec)) {
                       "nproc");
   }
   if (spec_.timeout.count() <= 0) throw ConfigError("the worker timeout must be positive", "timeout");
+  if (spec_.start_grace.count() < 0) throw ConfigError("the start grace cannot be negative", "start_grace");
   if (spec_.term_grace.count() < 0) throw ConfigError("the grace before SIGKILL cannot be negative", "term_grace");
   if (spec_.master_port < 0 || spec_.master_port > 65535) {
     throw ConfigError("master port " + std::to_string(spec_.master_port) + " is out of range (0 to 65535)",

@@ -29,6 +29,9 @@ struct WorkerLaunchSpec {
   // A worker that is still running and has written nothing (stdout or stderr) for this long is
   // taken as hung and the run ends.
   std::chrono::milliseconds timeout{60'000};
+  // Before its first line, a worker has at least this long: loading LibTorch (and CUDA) takes
+  // seconds on a busy machine, before anything can speak for it.
+  std::chrono::milliseconds start_grace{20'000};
   // From SIGTERM to SIGKILL when the run ends early.
   std::chrono::milliseconds term_grace{2'000};
   std::string master_addr = "127.0.0.1";  // an IPv4 literal of this machine

@@ -134,3 +134,16 @@ set_tests_properties(cli_e2e.plan PROPERTIES LABELS "cli;e2e" PASS_REGULAR_EXPRE
 stepscope_cli_error_test(plan_bad_fsdp "--fsdp: 0 is too small" plan --fsdp 0)
 stepscope_cli_error_test(plan_unknown_model "--model: unknown model 'xxxl'" plan --model xxxl)
 stepscope_cli_error_test(plan_bad_memory "--device-memory" plan --device-memory lots)
+
+# One rank of a job in trouble, with real processes on Gloo: a signal to one of 2 or 4 workers;
+# ranks that disagree, miss each other or cannot start; a measurement longer than --timeout;
+# configurations beyond memory; two runs writing one CSV.
+foreach(script rank_signals rank_rendezvous long_measurement memory_prechecks concurrent_csv)
+  add_test(NAME cli_e2e.${script}
+    COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_${script}.sh $<TARGET_FILE:stepscope-cli>
+      ${CMAKE_CURRENT_BINARY_DIR}/e2e_${script})
+  set_tests_properties(cli_e2e.${script} PROPERTIES LABELS "cli;e2e" PASS_REGULAR_EXPRESSION "PASS" TIMEOUT 300)
+endforeach()
+stepscope_cli_error_test(world_size_past_the_limit "WORLD_SIZE is 100000, out of range \\(1 to 4096\\)" allreduce)
+set_tests_properties(cli_error.world_size_past_the_limit PROPERTIES ENVIRONMENT
+  "WORLD_SIZE=100000;RANK=0;LOCAL_RANK=0;LOCAL_WORLD_SIZE=1;MASTER_ADDR=127.0.0.1;MASTER_PORT=29999")

@@ -34,8 +34,8 @@ for lane in compute communication; do
   done
 done
 grep -q '"name":"rank 0"' trace.json && grep -q '"name":"rank 1"' trace.json || fail "trace: no process per rank"
-# A run longer than --timeout whose steps are far shorter: every rank says it is alive at each
-# step (rank 1 prints no rows at all), so none is taken for hung.
+# A run longer than --timeout whose steps are far shorter: every rank says it is alive every
+# second (rank 1 prints no rows at all), so none is taken for hung.
 "$cli" ddp --nproc 2 --model tiny --context 16 --batch 2 --variant flat,bucketed --bucket-mb 1 --steps 40 --warmup 1 \
   --timeout 4 --quiet --csv long.csv || fail "a run longer than --timeout exited $?"
 # 4 and 6 ranks (the seeds' world sizes), each still matching one process.
@@ -77,4 +77,10 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
           print "state " state["adamw"] " " state["sharded"] " " state["zero1"] " live " live["adamw"] " " live["sharded"] \
             " " live["zero1"] " gradients " grad["adamw"] " " grad["zero1"]; exit 1 } }' \
   memory.memory.csv || fail "memory per rank: $(cat memory.memory.csv)"
+# Without a --csv file the memory profile is not dropped: it goes beside stepscope-ddp.csv, as
+# bench's profiles do, and stderr says where.
+mkdir -p stdout && (cd stdout && "$cli" ddp --nproc 2 --model tiny --context 16 --batch 1 --variant flat --steps 1 \
+  --warmup 0 --profile-memory >table.csv 2>run.err) || fail "--profile-memory to stdout exited $?"
+[ "$(tail -n +2 stdout/stepscope-ddp.memory.csv | wc -l)" -ge 6 ] || fail "no memory profile without --csv: $(ls stdout)"
+grep -q "the memory profile is in stepscope-ddp.memory.csv" stdout/run.err || fail "not said where: $(cat stdout/run.err)"
 echo "PASS"
