@@ -16,6 +16,7 @@
 #include "io/npy_file.h"
 #include "io/run_record_json.h"
 #include "io/table_csv.h"
+#include "runners/device_backend.h"
 
 namespace stepscope::cli {
 
@@ -227,6 +228,11 @@ int run_check_subcommand(const std::vector<std::string>& args, std::ostream& out
     device = options.get("device", "cpu");
     causal = options.has("causal");
     dir = options.get("out");
+    try {
+      check_device(device);  // before .to(device): LibTorch's own error would end the process
+    } catch (const ConfigError& e) {
+      throw option_error(e);
+    }
     std::vector<std::pair<std::string, std::string>> outputs;
     for (const char* name : {"o", "lse", "dq", "dk", "dv"}) {
       outputs.push_back({"--out", (dir / (std::string(name) + ".npy")).string()});
@@ -240,7 +246,6 @@ int run_check_subcommand(const std::vector<std::string>& args, std::ostream& out
     if (options.has("do")) d_o = read_input("do", options.get("do"));
     if (d_o.defined() && d_o.sizes() != q.sizes()) throw CliError("--do must have q's shape");
     try {
-      device_ordinal(device);
       const auto dtype = precision == Precision::fp32   ? torch::kFloat32
                          : precision == Precision::bf16 ? torch::kBFloat16
                                                         : torch::kFloat16;

@@ -105,6 +105,11 @@ int run_check_command(const std::vector<std::string>& args, std::ostream& out, s
       return kExitOk;
     }
     check_outputs({{"--out", options.logits_out}, {"--adamw-step-out", options.adamw_out}});
+    try {
+      check_device(options.device);  // before any tensor moves there
+    } catch (const ConfigError& error) {
+      throw CliError("--device: " + std::string(error.what()));
+    }
   } catch (const CliError& error) {
     err << "stepscope-cli check: error: " << error.what() << '\n';
     return kExitUsage;

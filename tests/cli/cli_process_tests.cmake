@@ -134,3 +134,34 @@ set_tests_properties(cli_e2e.plan PROPERTIES LABELS "cli;e2e" PASS_REGULAR_EXPRE
 stepscope_cli_error_test(plan_bad_fsdp "--fsdp: 0 is too small" plan --fsdp 0)
 stepscope_cli_error_test(plan_unknown_model "--model: unknown model 'xxxl'" plan --model xxxl)
 stepscope_cli_error_test(plan_bad_memory "--device-memory" plan --device-memory lots)
+
+# Issue 34, robust inputs: exit status and message both checked (stepscope_cli_error_test checks
+# only the message).
+function(stepscope_cli_exit_test name status expected_regex)
+  string(JOIN "|" args ${ARGN})
+  set(workdir ${CMAKE_CURRENT_BINARY_DIR}/exit_tests)
+  file(MAKE_DIRECTORY ${workdir})
+  add_test(NAME cli_error.${name} COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:stepscope-cli> -DSTATUS=${status}
+    "-DEXPECTED=${expected_regex}" "-DARGS=${args}" -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake)
+  set_tests_properties(cli_error.${name} PROPERTIES LABELS "cli;e2e" WORKING_DIRECTORY ${workdir})
+endfunction()
+# A device this build or machine lacks is refused before a tensor moves there (with real inputs,
+# attention check ended in an uncaught c10::Error).
+set(stepscope_no_device "--device: device 'cuda(:[0-9]+)?' (needs a CUDA build|not found)")
+set(stepscope_qkv ${PROJECT_SOURCE_DIR}/tests/data/tiny_model/logits.npy)
+foreach(device cuda:999 cuda cuda:1)
+  if(STEPSCOPE_WITH_CUDA AND NOT device STREQUAL "cuda:999")
+    continue()  # these exist on a GPU machine
+  endif()
+  string(REPLACE ":" "_" suffix ${device})
+  stepscope_cli_exit_test(attention_check_device_${suffix} 2 "${stepscope_no_device}"
+    attention check --q ${stepscope_qkv} --k ${stepscope_qkv} --v ${stepscope_qkv} --out d --device ${device})
+  stepscope_cli_exit_test(check_device_${suffix} 2 "${stepscope_no_device}"
+    check --checkpoint a.pt --tokens t.npy --heads 4 --device ${device})
+  stepscope_cli_exit_test(bench_device_${suffix} 2 "${stepscope_no_device}"
+    bench --model tiny --steps 1 --warmup 0 --device ${device})
+  stepscope_cli_exit_test(attention_device_${suffix} 2 "${stepscope_no_device}"
+    attention --d 16 --seq 16 --steps 1 --warmup 0 --device ${device})
+  stepscope_cli_exit_test(precision_autocast_device_${suffix} 2 "${stepscope_no_device}"
+    precision autocast --device ${device})
+endforeach()
