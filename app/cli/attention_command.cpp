@@ -233,13 +233,17 @@ int run_check_subcommand(const std::vector<std::string>& args, std::ostream& out
     } catch (const ConfigError& e) {
       throw option_error(e);
     }
+    // The gradients are written only with --do; an input may sit where they would have gone.
     std::vector<std::pair<std::string, std::string>> outputs;
     for (const char* name : {"o", "lse", "dq", "dk", "dv"}) {
+      if (!options.has("do") && name[0] == 'd') continue;
       outputs.push_back({"--out", (dir / (std::string(name) + ".npy")).string()});
     }
+    std::vector<std::pair<std::string, std::string>> inputs;
+    for (const char* name : {"q", "k", "v", "do"}) inputs.push_back({std::string("--") + name, options.get(name)});
     std::error_code ignored;
     std::filesystem::create_directories(dir, ignored);
-    check_outputs(outputs);
+    check_outputs(outputs, inputs);
     q = read_input("q", options.get("q"));
     k = read_input("k", options.get("k"));
     v = read_input("v", options.get("v"));

@@ -104,7 +104,8 @@ int run_check_command(const std::vector<std::string>& args, std::ostream& out, s
       out << check_usage();
       return kExitOk;
     }
-    check_outputs({{"--out", options.logits_out}, {"--adamw-step-out", options.adamw_out}});
+    check_outputs({{"--out", options.logits_out}, {"--adamw-step-out", options.adamw_out}},
+                  {{"--checkpoint", options.checkpoint}, {"--tokens", options.tokens}, {"--targets", options.targets}});
     try {
       check_device(options.device);  // before any tensor moves there
     } catch (const ConfigError& error) {

@@ -55,6 +55,7 @@ std::string plan_usage() {
 
 struct PlanOptions {
   planner::PlanRequest request;
+  std::string allreduce;  // a run record read once the outputs are checked
   std::string csv, json;
   bool quiet = false;
 };
@@ -123,7 +124,7 @@ PlanOptions parse_options(const std::vector<std::string>& args) {
   if (o.has("m-y")) sb.m_y = parse_positive_number("m-y", o.get("m-y"));
   if (o.has("x")) sb.x = parse_integer("x", o.get("x"), 1);
   if (o.has("y")) sb.y = parse_integer("y", o.get("y"), 1);
-  if (o.has("allreduce")) r.all_reduce = fit_from_run(o.get("allreduce"));
+  p.allreduce = o.get("allreduce");
   p.csv = o.get("csv");
   if (p.csv == "-") p.csv.clear();
   p.json = o.get("json");
@@ -141,8 +142,9 @@ int run_plan_command(const std::vector<std::string>& args, std::ostream& out, st
     }
   }
   try {
-    const PlanOptions o = parse_options(args);
-    check_outputs({{"--csv", o.csv.empty() ? "-" : o.csv}, {"--json", o.json}});
+    PlanOptions o = parse_options(args);
+    check_outputs({{"--csv", o.csv.empty() ? "-" : o.csv}, {"--json", o.json}}, {{"--allreduce", o.allreduce}});
+    if (!o.allreduce.empty()) o.request.all_reduce = fit_from_run(o.allreduce);
     planner::validate(o.request);
     const planner::Plan plan = planner::make_plan(o.request);
     const schema::Table table = planner::plan_table(plan);

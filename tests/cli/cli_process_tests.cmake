@@ -165,3 +165,11 @@ foreach(device cuda:999 cuda cuda:1)
   stepscope_cli_exit_test(precision_autocast_device_${suffix} 2 "${stepscope_no_device}"
     precision autocast --device ${device})
 endforeach()
+# Outputs never name inputs, in any spelling, in any command that reads files.
+add_test(NAME cli_e2e.outputs_never_replace_inputs
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_outputs_not_inputs.sh $<TARGET_FILE:stepscope-cli>
+    ${PROJECT_SOURCE_DIR}/tests/data ${CMAKE_CURRENT_BINARY_DIR}/e2e_outputs_not_inputs)
+set_tests_properties(cli_e2e.outputs_never_replace_inputs PROPERTIES LABELS "cli;e2e" PASS_REGULAR_EXPRESSION "PASS"
+  TIMEOUT 300)
+stepscope_cli_exit_test(check_out_is_the_tokens 2 "--out and --tokens name the same file"
+  check --checkpoint a.pt --tokens t.npy --heads 4 --out ./t.npy)
