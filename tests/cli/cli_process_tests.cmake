@@ -173,3 +173,7 @@ set_tests_properties(cli_e2e.outputs_never_replace_inputs PROPERTIES LABELS "cli
   TIMEOUT 300)
 stepscope_cli_exit_test(check_out_is_the_tokens 2 "--out and --tokens name the same file"
   check --checkpoint a.pt --tokens t.npy --heads 4 --out ./t.npy)
+set(stepscope_io_data ${PROJECT_SOURCE_DIR}/tests/data/io)
+# A checkpoint whose storage class does not match its data.
+stepscope_cli_exit_test(check_mislabelled_storage 2 "--checkpoint: .*tensor 'w' .*DoubleStorage.*need 48"
+  check --checkpoint ${stepscope_io_data}/double_holds_float.pt --tokens t.npy --heads 4)
