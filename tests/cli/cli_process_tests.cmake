@@ -177,3 +177,11 @@ set(stepscope_io_data ${PROJECT_SOURCE_DIR}/tests/data/io)
 # A checkpoint whose storage class does not match its data.
 stepscope_cli_exit_test(check_mislabelled_storage 2 "--checkpoint: .*tensor 'w' .*DoubleStorage.*need 48"
   check --checkpoint ${stepscope_io_data}/double_holds_float.pt --tokens t.npy --heads 4)
+# Values a narrower type cannot hold are refused, naming the option and the value.
+stepscope_cli_exit_test(attention_check_float64_beyond_float32 2
+  "--q: .*f64_beyond_f32_1x2x2.npy holds 1e\\+300, beyond float32's range"
+  attention check --q ${stepscope_io_data}/f64_beyond_f32_1x2x2.npy --k ${stepscope_io_data}/f64_beyond_f32_1x2x2.npy
+  --v ${stepscope_io_data}/f64_beyond_f32_1x2x2.npy --impl naive --out beyond)
+stepscope_cli_exit_test(attention_check_beyond_fp16 2 "--q: .* holds 70000, beyond float16's range .*--precision fp16"
+  attention check --q ${stepscope_io_data}/f32_beyond_f16_1x2x2.npy --k ${stepscope_io_data}/f32_beyond_f16_1x2x2.npy
+  --v ${stepscope_io_data}/f32_beyond_f16_1x2x2.npy --precision fp16 --impl naive --out beyond)

@@ -125,6 +125,18 @@ TEST(CheckCommand, CheckpointsThatCannotBeReadRightAreRefusedNamingTheTensor) {
   EXPECT_EQ(r.status, kExitUsage);
   EXPECT_NE(r.err.find("--checkpoint: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("tensor 'w'"), std::string::npos) << r.err;
+  // float64 past float32's range: the model's float32 copy would be inf, the loss NaN.
+  const std::string dir = stepscope::testing::temp_path("refused");
+  std::filesystem::create_directories(dir);
+  StateDict state = load_state_dict_file(fixture("model.pt"));
+  for (auto& entry : state) entry.tensor = entry.tensor.to(torch::kFloat64);
+  state[2].tensor.view(-1)[5] = -1e300;
+  save_state_dict_file(state, dir + "/overflow.pt");
+  r = check({"--checkpoint", dir + "/overflow.pt", "--tokens", fixture("tokens.npy"), "--targets",
+             fixture("targets.npy"), "--heads", "4"});
+  EXPECT_EQ(r.status, kExitUsage);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("'" + state[2].name + "' holds -1e+300, beyond float32's range"), std::string::npos) << r.err;
 }
 
 }  // namespace
