@@ -77,6 +77,14 @@ AllReduceFit fit_from_run(const std::string& path) {
   throw CliError("--allreduce: " + path + " has no measured all-reduce rows");
 }
 
+// The option a planner field comes from: "m_x" is --m-x; the all-reduce fit's are --allreduce.
+std::string option_of(const std::string& field) {
+  if (field == "all_reduce" || field == "time_us" || field == "size_bytes") return "--allreduce";
+  std::string option = "--" + field;
+  for (char& c : option) c = c == '_' ? '-' : c;
+  return option;
+}
+
 PlanOptions parse_options(const std::vector<std::string>& args) {
   const OptionReader o("plan", args,
                        {"model", "blocks", "d-model", "d-ff", "layers", "heads", "vocab", "weights", "grads",
@@ -159,7 +167,7 @@ int run_plan_command(const std::vector<std::string>& args, std::ostream& out, st
   } catch (const CliError& e) {
     err << "stepscope-cli plan: error: " << e.what() << '\n';
   } catch (const ConfigError& e) {
-    err << "stepscope-cli plan: error: " << (e.field().empty() ? "" : "--" + e.field() + ": ") << e.what() << '\n';
+    err << "stepscope-cli plan: error: " << (e.field().empty() ? "" : option_of(e.field()) + ": ") << e.what() << '\n';
   } catch (const std::exception& e) {
     err << "stepscope-cli plan: error: " << e.what() << '\n';
   }

@@ -185,3 +185,10 @@ stepscope_cli_exit_test(attention_check_float64_beyond_float32 2
 stepscope_cli_exit_test(attention_check_beyond_fp16 2 "--q: .* holds 70000, beyond float16's range .*--precision fp16"
   attention check --q ${stepscope_io_data}/f32_beyond_f16_1x2x2.npy --k ${stepscope_io_data}/f32_beyond_f16_1x2x2.npy
   --v ${stepscope_io_data}/f32_beyond_f16_1x2x2.npy --precision fp16 --impl naive --out beyond)
+# plan: no saturated or wrapped number is printed as a result.
+stepscope_cli_exit_test(plan_mesh_axes_overflow 2 "--m-x: F / \\(Y M_X\\) = inf" plan --m-x 1e-308 --m-y 1e308)
+stepscope_cli_exit_test(plan_global_batch_past_int64 2 "--batch: the global batch in sequences"
+  plan --batch 16777216 --dp 1048576 --fsdp 1048576)
+add_test(NAME cli_e2e.plan_limits COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_plan_limits.sh $<TARGET_FILE:stepscope-cli>
+  ${CMAKE_CURRENT_BINARY_DIR}/e2e_plan_limits)
+set_tests_properties(cli_e2e.plan_limits PROPERTIES LABELS "cli;e2e" PASS_REGULAR_EXPRESSION "PASS" TIMEOUT 60)
