@@ -13,9 +13,11 @@
 #include "experiments/attention/attention_schema.h"
 #include "experiments/attention/attention_sweep.h"
 #include "io/csv_writer.h"
+#include "io/dtype_overflow.h"
 #include "io/npy_file.h"
 #include "io/run_record_json.h"
 #include "io/table_csv.h"
+#include "runners/device_backend.h"
 
 namespace stepscope::cli {
 
@@ -227,26 +229,41 @@ int run_check_subcommand(const std::vector<std::string>& args, std::ostream& out
     device = options.get("device", "cpu");
     causal = options.has("causal");
     dir = options.get("out");
+    try {
+      check_device(device);  // before .to(device): LibTorch's own error would end the process
+    } catch (const ConfigError& e) {
+      throw option_error(e);
+    }
+    // The gradients are written only with --do; an input may sit where they would have gone.
     std::vector<std::pair<std::string, std::string>> outputs;
     for (const char* name : {"o", "lse", "dq", "dk", "dv"}) {
+      if (!options.has("do") && name[0] == 'd') continue;
       outputs.push_back({"--out", (dir / (std::string(name) + ".npy")).string()});
     }
+    std::vector<std::pair<std::string, std::string>> inputs;
+    for (const char* name : {"q", "k", "v", "do"}) inputs.push_back({std::string("--") + name, options.get(name)});
     std::error_code ignored;
     std::filesystem::create_directories(dir, ignored);
-    check_outputs(outputs);
+    check_outputs(outputs, inputs);
     q = read_input("q", options.get("q"));
     k = read_input("k", options.get("k"));
     v = read_input("v", options.get("v"));
     if (options.has("do")) d_o = read_input("do", options.get("do"));
     if (d_o.defined() && d_o.sizes() != q.sizes()) throw CliError("--do must have q's shape");
     try {
-      device_ordinal(device);
       const auto dtype = precision == Precision::fp32   ? torch::kFloat32
                          : precision == Precision::bf16 ? torch::kBFloat16
                                                         : torch::kFloat16;
-      const auto to_run = [&](const at::Tensor& t) { return t.to(torch::Device(device), dtype); };
-      q = to_run(q), k = to_run(k), v = to_run(v);
-      if (d_o.defined()) d_o = to_run(d_o);
+      // Rounded to the run's precision: a value that becomes inf would make every output NaN.
+      const auto to_run = [&](const char* option, const at::Tensor& t) {
+        if (const auto value = first_overflow(t, dtype)) {
+          throw CliError(std::string("--") + option + ": " + options.get(option) + " holds " +
+                         overflow_text(*value, dtype) + " (--precision " + to_string(precision) + ")");
+        }
+        return t.to(torch::Device(device), dtype);
+      };
+      q = to_run("q", q), k = to_run("k", k), v = to_run("v", v);
+      if (d_o.defined()) d_o = to_run("do", d_o);
       check_flash_inputs(q, k, v);
       check_attention_impl(impl, device, q.size(-1), q.size(-2), k.size(-2));
     } catch (const ConfigError& e) {
@@ -255,6 +272,9 @@ int run_check_subcommand(const std::vector<std::string>& args, std::ostream& out
   } catch (const CliError& error) {
     err << "stepscope-cli attention check: error: " << error.what() << '\n';
     return kExitUsage;
+  } catch (const std::exception& error) {  // never an abort: LibTorch's errors are std::exceptions too
+    err << "stepscope-cli attention check: error: " << compat::error_message(error) << '\n';
+    return kExitFailure;
   }
   try {
     const auto leaf = [](const at::Tensor& t) { return t.detach().requires_grad_(true); };

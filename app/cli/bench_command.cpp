@@ -101,7 +101,14 @@ int run_bench_command(const std::vector<std::string>& args, std::ostream& out, s
     }
     if (options.csv_path == "-") options.csv_path.clear();  // stdout, the default
     configs = expand(options.spec);
-    for (const auto& config : configs) check_runnable(config);
+    for (const auto& config : configs) {
+      try {
+        check_runnable(config);
+      } catch (const ConfigError& e) {
+        if (e.field() == "device") throw CliError(std::string("--device: ") + e.what());
+        throw;
+      }
+    }
     // Checked before the first step: a bad path must not cost a sweep's measurements.
     check_outputs({{"--csv", options.csv_path.empty() ? "-" : options.csv_path}, {"--json", options.json_path}});
   } catch (const CliError& error) {

@@ -22,7 +22,12 @@ namespace {
 // Token ids as int64 on `device`, checked against the vocabulary.
 torch::Tensor load_token_ids(const std::string& option, const std::string& path, int64_t vocab,
                              const c10::Device& device) {
-  const auto ids = read_npy_file(path);
+  at::Tensor ids;
+  try {
+    ids = read_npy_file(path);
+  } catch (const NpyError& e) {  // a bad input file is bad input, as a bad flag: exit status 2
+    throw CliError(option + ": " + e.what());
+  }
   if (!c10::isIntegralType(ids.scalar_type(), /*includeBool=*/false)) {
     throw CliError(option + " " + path + ": token ids must be integers, got " +
                    std::string(c10::toString(ids.scalar_type())));
@@ -42,10 +47,20 @@ torch::Tensor load_token_ids(const std::string& option, const std::string& path,
   return as_long.to(device);
 }
 
+// What the checkpoint holds is input: a file that is not what it claims is exit status 2.
+template <class F>
+auto checkpoint_input(F read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const CheckpointError& e) {
+    throw CliError(std::string("--checkpoint: ") + e.what());
+  }
+}
+
 int check(const CheckOptions& options, std::ostream& out) {
   const auto backend = make_device_backend(options.device);
-  const StateDict state = load_state_dict_file(options.checkpoint);
-  ModelConfig config = infer_model_config(state, options.heads);
+  const StateDict state = checkpoint_input([&] { return load_state_dict_file(options.checkpoint); });
+  ModelConfig config = checkpoint_input([&] { return infer_model_config(state, options.heads); });
   config.rope_theta = options.rope_theta;
 
   const auto tokens = load_token_ids("--tokens", options.tokens, config.vocab_size, backend->device());
@@ -69,7 +84,7 @@ int check(const CheckOptions& options, std::ostream& out) {
                               "the model and its activations for " + c10::str(tokens.sizes()) + " tokens");
 
   TransformerLM model(config, torch::TensorOptions().dtype(torch::kFloat32).device(backend->device()));
-  load_state_dict(*model, state);
+  checkpoint_input([&] { load_state_dict(*model, state); });
 
   const bool step = !options.adamw_out.empty();
   torch::AutoGradMode grad_mode(step);
@@ -104,7 +119,13 @@ int run_check_command(const std::vector<std::string>& args, std::ostream& out, s
       out << check_usage();
       return kExitOk;
     }
-    check_outputs({{"--out", options.logits_out}, {"--adamw-step-out", options.adamw_out}});
+    check_outputs({{"--out", options.logits_out}, {"--adamw-step-out", options.adamw_out}},
+                  {{"--checkpoint", options.checkpoint}, {"--tokens", options.tokens}, {"--targets", options.targets}});
+    try {
+      check_device(options.device);  // before any tensor moves there
+    } catch (const ConfigError& error) {
+      throw CliError("--device: " + std::string(error.what()));
+    }
   } catch (const CliError& error) {
     err << "stepscope-cli check: error: " << error.what() << '\n';
     return kExitUsage;

@@ -64,6 +64,21 @@ void check_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
   }
 }
 
+void check_outputs(const std::vector<std::pair<std::string, std::string>>& outputs,
+                   const std::vector<std::pair<std::string, std::string>>& inputs) {
+  check_outputs(outputs);
+  for (const auto& [output, output_path] : outputs) {
+    for (const auto& [input, input_path] : inputs) {
+      // "-" as an output is standard output, never a file an input could name.
+      if (output_path.empty() || input_path.empty() || output_path == "-" || input_path == "-") continue;
+      if (same_output(output_path, input_path)) {
+        throw CliError(output + " and " + input + " name the same file (" + output_path + " is " + input_path +
+                       "): the output would destroy the input");
+      }
+    }
+  }
+}
+
 RunEnvironment command_environment(const std::string& command, const std::vector<std::string>& args) {
   RunEnvironment environment{STEPSCOPE_VERSION, compat::libtorch_version(), "stepscope-cli " + command, utc_now()};
   for (const auto& arg : args) environment.command_line += " " + arg;

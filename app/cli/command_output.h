@@ -17,6 +17,11 @@ namespace stepscope::cli {
 // Before anything runs: every output (option, path; empty paths skipped) can be written
 // (output_file.h's rules), and no two name the same file. Throws CliError naming the option.
 void check_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
+// As above, and no output names one of the command's input files (option, path; empty paths
+// skipped), whatever the spelling (./x, a/../x, a symbolic or a hard link): the output would
+// replace the input before or while it is read. Throws CliError naming both options.
+void check_outputs(const std::vector<std::pair<std::string, std::string>>& outputs,
+                   const std::vector<std::pair<std::string, std::string>>& inputs);
 // This build, this LibTorch, "stepscope-cli <command> <args...>", now.
 RunEnvironment command_environment(const std::string& command, const std::vector<std::string>& args);
 

@@ -55,6 +55,7 @@ std::string plan_usage() {
 
 struct PlanOptions {
   planner::PlanRequest request;
+  std::string allreduce;  // a run record read once the outputs are checked
   std::string csv, json;
   bool quiet = false;
 };
@@ -74,6 +75,14 @@ AllReduceFit fit_from_run(const std::string& path) {
     return fit_all_reduce(all_reduce_samples(rows, keys.front()));
   }
   throw CliError("--allreduce: " + path + " has no measured all-reduce rows");
+}
+
+// The option a planner field comes from: "m_x" is --m-x; the all-reduce fit's are --allreduce.
+std::string option_of(const std::string& field) {
+  if (field == "all_reduce" || field == "time_us" || field == "size_bytes") return "--allreduce";
+  std::string option = "--" + field;
+  for (char& c : option) c = c == '_' ? '-' : c;
+  return option;
 }
 
 PlanOptions parse_options(const std::vector<std::string>& args) {
@@ -123,7 +132,7 @@ PlanOptions parse_options(const std::vector<std::string>& args) {
   if (o.has("m-y")) sb.m_y = parse_positive_number("m-y", o.get("m-y"));
   if (o.has("x")) sb.x = parse_integer("x", o.get("x"), 1);
   if (o.has("y")) sb.y = parse_integer("y", o.get("y"), 1);
-  if (o.has("allreduce")) r.all_reduce = fit_from_run(o.get("allreduce"));
+  p.allreduce = o.get("allreduce");
   p.csv = o.get("csv");
   if (p.csv == "-") p.csv.clear();
   p.json = o.get("json");
@@ -141,8 +150,9 @@ int run_plan_command(const std::vector<std::string>& args, std::ostream& out, st
     }
   }
   try {
-    const PlanOptions o = parse_options(args);
-    check_outputs({{"--csv", o.csv.empty() ? "-" : o.csv}, {"--json", o.json}});
+    PlanOptions o = parse_options(args);
+    check_outputs({{"--csv", o.csv.empty() ? "-" : o.csv}, {"--json", o.json}}, {{"--allreduce", o.allreduce}});
+    if (!o.allreduce.empty()) o.request.all_reduce = fit_from_run(o.allreduce);
     planner::validate(o.request);
     const planner::Plan plan = planner::make_plan(o.request);
     const schema::Table table = planner::plan_table(plan);
@@ -157,7 +167,7 @@ int run_plan_command(const std::vector<std::string>& args, std::ostream& out, st
   } catch (const CliError& e) {
     err << "stepscope-cli plan: error: " << e.what() << '\n';
   } catch (const ConfigError& e) {
-    err << "stepscope-cli plan: error: " << (e.field().empty() ? "" : "--" + e.field() + ": ") << e.what() << '\n';
+    err << "stepscope-cli plan: error: " << (e.field().empty() ? "" : option_of(e.field()) + ": ") << e.what() << '\n';
   } catch (const std::exception& e) {
     err << "stepscope-cli plan: error: " << e.what() << '\n';
   }

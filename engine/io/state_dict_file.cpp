@@ -6,6 +6,7 @@
 #include <fstream>
 #include <memory>
 #include <new>
+#include <optional>
 #include <unordered_map>
 
 #include <ATen/ATen.h>
@@ -14,6 +15,7 @@
 
 #include "io/pickle_reader.h"
 #include "io/torch_storage_types.h"
+#include "io/zip_directory.h"
 
 namespace stepscope {
 namespace {
@@ -25,7 +27,8 @@ using pickle::ValuePtr;
 
 struct StorageRef {
   std::string key;
-  at::ScalarType dtype;
+  std::string type;                       // "DoubleStorage": what the pickle says the record holds
+  std::optional<at::ScalarType> dtype;    // none for a class we do not know: refused by tensor name
   int64_t numel;
 };
 
@@ -72,9 +75,12 @@ class StateDictPickle {
 
  private:
   static ValuePtr find_global(const std::string& module, const std::string& name) {
+    // Any torch.<X>Storage is taken here and judged once a state_dict key uses it, so that the
+    // refusal of an unknown class names the tensor.
+    const bool storage_class = module == "torch" && name.size() > 7 && name.compare(name.size() - 7, 7, "Storage") == 0;
     const bool ok = (module == "collections" && name == "OrderedDict") ||
                     (module == "torch._utils" && (name == "_rebuild_tensor_v2" || name == "_rebuild_parameter")) ||
-                    (module == "torch" && dtype_for_storage_name(name).has_value());
+                    storage_class;
     if (!ok)
       throw PickleError("unsupported global '" + module + "." + name +
                         "' (only plain state_dicts of tensors can be loaded)");
@@ -108,24 +114,8 @@ class StateDictPickle {
     if (a[5]->kind != Kind::Dict) throw PickleError("backward_hooks must be an OrderedDict");
     if (a.size() == 7 && a[6]->kind != Kind::Dict && a[6]->kind != Kind::None)
       throw PickleError("tensor metadata must be a dict");
-    check_extent(t);
     tensors.push_back(std::move(t));
     return pickle::make_object("tensor", static_cast<int64_t>(tensors.size() - 1));
-  }
-
-  void check_extent(const TensorSpec& t) const {
-    if (t.size.size() != t.stride.size()) throw PickleError("tensor size and stride have different lengths");
-    if (t.offset < 0) throw PickleError("negative storage_offset");
-    int64_t numel = 1, last = t.offset;
-    for (size_t d = 0; d < t.size.size(); ++d) {
-      if (t.size[d] < 0 || t.stride[d] < 0) throw PickleError("negative tensor size or stride");
-      int64_t span = 0;
-      if (__builtin_mul_overflow(numel, t.size[d], &numel) || (t.size[d] > 0 && (__builtin_mul_overflow(t.size[d] - 1, t.stride[d], &span) || __builtin_add_overflow(last, span, &last))))
-        throw PickleError("tensor size overflows");
-    }
-    if (numel > 0 && last >= storages[t.storage].numel)
-      throw PickleError("tensor view exceeds its storage '" + storages[t.storage].key + "' (" +
-                        std::to_string(storages[t.storage].numel) + " elements)");
   }
 
   ValuePtr persistent_load(const Value& pid) {
@@ -139,12 +129,12 @@ class StateDictPickle {
     if (p[3]->kind != Kind::String) throw PickleError("storage location must be a string");
     const int64_t numel = as_int(*p[4], "storage numel");
     if (numel < 0) throw PickleError("negative storage numel");
-    const at::ScalarType dtype = *dtype_for_storage_name(p[1]->name);
+    const std::string& type = p[1]->name;
     auto it = by_key_.find(p[2]->s);
     if (it == by_key_.end()) {
       it = by_key_.emplace(p[2]->s, storages.size()).first;
-      storages.push_back({p[2]->s, dtype, numel});
-    } else if (storages[it->second].dtype != dtype || storages[it->second].numel != numel) {
+      storages.push_back({p[2]->s, type, dtype_for_storage_name(type), numel});
+    } else if (storages[it->second].type != type || storages[it->second].numel != numel) {
       throw PickleError("storage '" + p[2]->s + "' is used with two different types or sizes");
     }
     return pickle::make_object("storage", static_cast<int64_t>(it->second));
@@ -171,31 +161,92 @@ void check_file_kind(const std::string& path) {
   throw CheckpointError(path + ": not a PyTorch checkpoint (not a zip archive)");
 }
 
-at::Tensor load_storage(caffe2::serialize::PyTorchStreamReader& reader, const StorageRef& s) {
+// "tensor 'w' (storage '0', DoubleStorage of 12 elements)": how a refusal names what it refuses.
+std::string tensor_text(const std::string& name, const StorageRef& s) {
+  return "tensor '" + name + "' (storage '" + s.key + "', " + s.type + " of " + std::to_string(s.numel) + " elements)";
+}
+
+// The view a tensor takes of its storage must lie inside it.
+void check_extent(const std::string& name, const TensorSpec& t, const StorageRef& s) {
+  const auto refuse = [&](const std::string& what) { throw CheckpointError(tensor_text(name, s) + ": " + what); };
+  if (t.size.size() != t.stride.size()) refuse("size and stride have different lengths");
+  if (t.offset < 0) refuse("negative storage_offset");
+  int64_t numel = 1, last = t.offset;
+  for (size_t d = 0; d < t.size.size(); ++d) {
+    if (t.size[d] < 0 || t.stride[d] < 0) refuse("negative size or stride");
+    int64_t span = 0;
+    if (__builtin_mul_overflow(numel, t.size[d], &numel) ||
+        (t.size[d] > 0 && (__builtin_mul_overflow(t.size[d] - 1, t.stride[d], &span) || __builtin_add_overflow(last, span, &last))))
+      refuse("size overflows");
+  }
+  if (numel > 0 && last >= s.numel) refuse("its view reaches element " + std::to_string(last) + ", past its storage");
+}
+
+// Bytes a storage's record must hold: its class's element size x the pickle's element count.
+// Checked against the zip directory before LibTorch allocates (and inflates) the record, which
+// it does at whatever size the directory declares.
+int64_t record_bytes_needed(const std::string& name, const StorageRef& s, const ZipDirectory& zip) {
+  if (!s.dtype) {
+    std::string known;
+    for (const auto& type : storage_names()) known += (known.empty() ? "" : ", ") + type;
+    throw CheckpointError(tensor_text(name, s) + ": unknown storage class torch." + s.type + " (known: " + known + ")");
+  }
   const std::string record = "data/" + s.key;
-  if (!reader.hasRecord(record)) throw CheckpointError("missing record '" + record + "'");
-  const int64_t elem = static_cast<int64_t>(c10::elementSize(s.dtype));
+  const int64_t elem = static_cast<int64_t>(c10::elementSize(*s.dtype));
   int64_t need = 0;
-  if (__builtin_mul_overflow(s.numel, elem, &need)) throw CheckpointError("storage '" + s.key + "' is too large");
+  if (__builtin_mul_overflow(s.numel, elem, &need)) throw CheckpointError(tensor_text(name, s) + ": storage is too large");
+  const ZipEntry* entry = zip.find(record);
+  if (!entry) throw CheckpointError(tensor_text(name, s) + ": missing record '" + record + "'");
+  if (entry->uncompressed_bytes != static_cast<uint64_t>(need)) {
+    throw CheckpointError(tensor_text(name, s) + ": record '" + record + "' holds " +
+                          std::to_string(entry->uncompressed_bytes) + " bytes, but " + std::to_string(s.numel) +
+                          " elements of " + std::to_string(elem) + " bytes need " + std::to_string(need) +
+                          " (a storage class that does not match its data?)");
+  }
+  return need;
+}
+
+at::Tensor load_storage(caffe2::serialize::PyTorchStreamReader& reader, const std::string& name, const StorageRef& s,
+                        const ZipDirectory& zip) {
+  const int64_t need = record_bytes_needed(name, s, zip);
+  const std::string record = "data/" + s.key;
+  const auto opts = at::TensorOptions().dtype(*s.dtype);
+  if (!reader.hasRecord(record)) throw CheckpointError(tensor_text(name, s) + ": missing record '" + record + "'");
   auto rec = reader.getRecord(record);
-  const size_t nbytes = std::get<1>(rec);
-  if (nbytes < static_cast<uint64_t>(need))
-    throw CheckpointError("record '" + record + "' has " + std::to_string(nbytes) + " bytes, its storage needs " +
-                          std::to_string(need));
-  const auto opts = at::TensorOptions().dtype(s.dtype);
+  if (std::get<1>(rec) != static_cast<size_t>(need))  // the directory said otherwise: not this file's record
+    throw CheckpointError(tensor_text(name, s) + ": record '" + record + "' read as " + std::to_string(std::get<1>(rec)) + " bytes");
   if (need == 0) return at::empty({0}, opts);
   auto holder = std::make_shared<at::DataPtr>(std::move(std::get<0>(rec)));
   const auto* bytes = static_cast<const unsigned char*>(holder->get());
-  if (s.dtype == at::kBool) {
+  if (*s.dtype == at::kBool) {
     for (int64_t k = 0; k < need; ++k)
-      if (bytes[k] > 1) throw CheckpointError("record '" + record + "' holds an invalid bool value");
+      if (bytes[k] > 1) throw CheckpointError(tensor_text(name, s) + ": record '" + record + "' holds an invalid bool value");
   }
   // Zero-copy: the tensor keeps the record's buffer alive.
   return at::from_blob(holder->get(), {s.numel}, [holder](void*) {}, opts);
 }
 
+// Records other than storages (data.pkl, version, byteorder) are read whole by LibTorch's reader,
+// the first already when it opens the file: their declared sizes are bounded before that.
+void check_metadata_records(const ZipDirectory& zip) {
+  constexpr uint64_t kMaxMetadataBytes = uint64_t{256} << 20;  // a pickle of ~a million tensors
+  for (const auto& [full, entry] : zip.entries) {
+    const std::string record = full.substr(std::min(full.size(), zip.prefix.size()));
+    if (record.rfind("data/", 0) == 0 || entry.uncompressed_bytes <= kMaxMetadataBytes) continue;
+    throw CheckpointError("record '" + record + "' declares " + std::to_string(entry.uncompressed_bytes) +
+                          " bytes, more than a checkpoint's metadata can need (" + std::to_string(kMaxMetadataBytes) + ")");
+  }
+}
+
 StateDict load_impl(const std::string& path) {
   check_file_kind(path);
+  ZipDirectory zip;
+  try {
+    zip = read_zip_directory(path);
+  } catch (const ZipDirectoryError& e) {
+    throw CheckpointError(e.what());
+  }
+  check_metadata_records(zip);
   caffe2::serialize::PyTorchStreamReader reader(path);
   if (!reader.hasRecord("data.pkl"))
     throw CheckpointError("archive has no data.pkl record (not a torch.save file?)");
@@ -219,8 +270,10 @@ StateDict load_impl(const std::string& path) {
     if (e.second->kind != Kind::Object || e.second->s != "tensor")
       throw CheckpointError("entry '" + name + "' is " + pickle::describe(*e.second) + ", not a tensor");
     const TensorSpec& t = sd.tensors[static_cast<size_t>(e.second->i)];
+    const StorageRef& storage = sd.storages[t.storage];
+    check_extent(name, t, storage);
     at::Tensor& st = storage_tensors[t.storage];
-    if (!st.defined()) st = load_storage(reader, sd.storages[t.storage]);
+    if (!st.defined()) st = load_storage(reader, name, storage, zip);
     at::Tensor v = st.as_strided(t.size, t.stride, t.offset);
     // Own a compact copy unless the view is exactly the whole storage.
     if (!(t.offset == 0 && v.numel() == st.numel() && v.is_contiguous())) v = v.clone(at::MemoryFormat::Contiguous);

@@ -30,4 +30,10 @@ std::optional<c10::ScalarType> dtype_for_storage_name(const std::string& name) {
   return std::nullopt;
 }
 
+std::vector<std::string> storage_names() {
+  std::vector<std::string> names;
+  for (const auto& e : kTable) names.emplace_back(e.name);
+  return names;
+}
+
 }  // namespace stepscope

@@ -5,6 +5,8 @@
 
 #include <torch/torch.h>
 
+#include "io/dtype_overflow.h"
+
 namespace stepscope {
 
 namespace {
@@ -71,6 +73,11 @@ void load_state_dict(TransformerLMImpl& model, const StateDict& state) {
     }
     if (!it->second->is_floating_point()) {
       throw CheckpointError("'" + item.key() + "' is not a floating-point tensor in the checkpoint");
+    }
+    // A float64 value past float32's range would be inf in the model, and the loss NaN.
+    if (const auto value = first_overflow(*it->second, item.value().scalar_type())) {
+      throw CheckpointError("'" + item.key() + "' holds " + overflow_text(*value, item.value().scalar_type()) +
+                            ": the model's copy would be infinite");
     }
   }
   for (const auto& entry : state) {

@@ -36,19 +36,24 @@ int64_t saturated(double bytes) {
 
 }  // namespace
 
-MemoryEstimate estimate_memory(const BenchConfig& c) {
-  MemoryEstimate e;
+double estimate_activation_bytes(const BenchConfig& c) {
   const ModelConfig& m = c.model;
   const bool half = c.precision != Precision::fp32;
-  e.parameters = parameter_count(m);
+  const double logits_bytes = 3.0 * static_cast<double>(c.batch) * static_cast<double>(c.context) *
+                              static_cast<double>(m.vocab_size) * 4;  // logits, log-softmax, its gradient
+  return static_cast<double>(m.num_layers) *
+             block_activation_bytes(m, static_cast<double>(c.batch), static_cast<double>(c.context), half) +
+         logits_bytes;
+}
+
+MemoryEstimate estimate_memory(const BenchConfig& c) {
+  MemoryEstimate e;
+  const bool half = c.precision != Precision::fp32;
+  e.parameters = parameter_count(c.model);
   e.weight_bytes = 4 * e.parameters + (half ? 2 * e.parameters : 0);
   if (runs_backward(c.mode)) e.gradient_bytes = 4 * e.parameters;
   if (runs_optimizer(c.mode)) e.optimizer_bytes = 8 * e.parameters;
-  const double logits_bytes = 3.0 * static_cast<double>(c.batch) * static_cast<double>(c.context) *
-                              static_cast<double>(m.vocab_size) * 4;  // logits, log-softmax, its gradient
-  const double activations = static_cast<double>(m.num_layers) *
-                                 block_activation_bytes(m, static_cast<double>(c.batch), static_cast<double>(c.context), half) +
-                             logits_bytes;
+  const double activations = estimate_activation_bytes(c);
   e.activation_bytes = saturated(activations);
   // The forward pass holds the activations (and autocast's weight copies, dropped when it
   // ends); gradients grow as the backward pass frees activations; the optimizer's

@@ -20,5 +20,8 @@ struct MemoryEstimate {
 };
 
 MemoryEstimate estimate_memory(const BenchConfig& config);
+// The activation bytes estimate_memory counts, before they are held at int64's largest value:
+// what the planner derives from (per token, per device), so no saturated total reaches its numbers.
+double estimate_activation_bytes(const BenchConfig& config);
 
 }  // namespace stepscope

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "attention/attention_memory.h"
+#include "model/checked_count.h"
 #include "model/memory_estimate.h"
 #include "planner/plan_text.h"
 #include "planner/plan_validate.h"
@@ -88,7 +89,7 @@ FsdpFit fit_fsdp(const PlanRequest& r, double model_state_bytes, double activati
     return fit;
   }
   const double bound = needed / room;
-  fit.fsdp = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(bound)));
+  fit.fsdp = std::max<int64_t>(1, checked_count(std::ceil(bound), "the FSDP size that fits N_FSDP", "device_memory"));
   const double n = static_cast<double>(fit.fsdp);
   fit.per_device_bytes = model_state_bytes / (n * t) + activation_bytes / t * ((1 - f) + f / n);
   s << " = " << number_text(bound) << " -> " << fit.fsdp << " (" << size_text(fit.per_device_bytes)
@@ -117,7 +118,7 @@ Amount unsharded_activations(const PlanRequest& r) {
     c.context = r.context;
     c.precision = p;  // 16-bit: autocast, as the engine's runs use it
     c.mode = StepMode::train;
-    a.bytes = static_cast<double>(estimate_memory(c).activation_bytes);
+    a.bytes = estimate_activation_bytes(c);  // not estimate_memory's: that one saturates at 2^63
     s << "activations = engine estimate (model/memory_estimate: per layer 4 fp32 norm + 10 d_model + 4 d_ff tensors "
          "per token and the h x s x s softmax; 3 fp32 logits tensors) for "
       << r.batch << " x " << r.context << " tokens in " << to_string(p) << " = " << size_text(a.bytes);
@@ -164,8 +165,8 @@ MemoryPlan plan_memory(const PlanRequest& r) {
                                number_text(element(pr.gradients)) + " + 2 x " + number_text(element(pr.optimizer_state)) +
                                ") B x " + number_text(P) + " params + " + size_text(whole.bytes) +
                                " activations = " + gb_gib_text(plan.single_device.bytes);
-  plan.devices_80gb = static_cast<int64_t>(std::ceil(plan.single_device.bytes / k80GB));
-  plan.devices_80gib = static_cast<int64_t>(std::ceil(plan.single_device.bytes / k80GiB));
+  plan.devices_80gb = checked_count(std::ceil(plan.single_device.bytes / k80GB), "80 GB GPUs for the step", "batch");
+  plan.devices_80gib = checked_count(std::ceil(plan.single_device.bytes / k80GiB), "80 GiB GPUs for the step", "batch");
   plan.devices_formula = "80 GB GPUs = ceil(" + size_text(plan.single_device.bytes) + " / 80e9 B) = " +
                          std::to_string(plan.devices_80gb) + "; in GiB, as the seeds count = ceil(" +
                          gib_text(plan.single_device.bytes) + " / 80 GiB) = " + std::to_string(plan.devices_80gib);

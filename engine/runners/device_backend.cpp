@@ -4,9 +4,9 @@
 
 namespace stepscope {
 
-std::unique_ptr<DeviceBackend> make_device_backend(const std::string& device) {
+void check_device(const std::string& device) {
   const int index = device_ordinal(device);
-  if (index < 0) return make_cpu_backend();
+  if (index < 0) return;
   if (!compat::built_with_cuda()) {
     throw ConfigError("device '" + device + "' needs a CUDA build; this one uses a CPU-only LibTorch (" +
                       compat::libtorch_version() + ")",
@@ -17,6 +17,12 @@ std::unique_ptr<DeviceBackend> make_device_backend(const std::string& device) {
     throw ConfigError("device '" + device + "' not found: " + std::to_string(count) + " CUDA device(s) visible",
                       "device");
   }
+}
+
+std::unique_ptr<DeviceBackend> make_device_backend(const std::string& device) {
+  check_device(device);
+  const int index = device_ordinal(device);
+  if (index < 0) return make_cpu_backend();
 #ifdef STEPSCOPE_WITH_CUDA
   return make_cuda_backend(index);
 #else

@@ -64,7 +64,10 @@ int64_t allocated_bytes_now(const std::string& device);
 // "LibTorch 2.11.0, CUDA runtime 13.0, driver supports CUDA 13.0" (or "LibTorch 1.13.1, CPU build").
 std::string runtime_versions();
 
-// Throws ConfigError when the device does not exist in this build or on this machine.
+// Throws ConfigError (field "device") when the device does not exist in this build or on this
+// machine: call it before a tensor moves to a device the user named, whose own error is no message.
+void check_device(const std::string& device);
+// Throws as check_device does.
 std::unique_ptr<DeviceBackend> make_device_backend(const std::string& device);
 
 std::unique_ptr<DeviceBackend> make_cpu_backend();

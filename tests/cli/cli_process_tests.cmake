@@ -147,3 +147,61 @@ endforeach()
 stepscope_cli_error_test(world_size_past_the_limit "WORLD_SIZE is 100000, out of range \\(1 to 4096\\)" allreduce)
 set_tests_properties(cli_error.world_size_past_the_limit PROPERTIES ENVIRONMENT
   "WORLD_SIZE=100000;RANK=0;LOCAL_RANK=0;LOCAL_WORLD_SIZE=1;MASTER_ADDR=127.0.0.1;MASTER_PORT=29999")
+
+# Exit status and message both checked (stepscope_cli_error_test checks
+# only the message).
+function(stepscope_cli_exit_test name status expected_regex)
+  string(JOIN "|" args ${ARGN})
+  set(workdir ${CMAKE_CURRENT_BINARY_DIR}/exit_tests)
+  file(MAKE_DIRECTORY ${workdir})
+  add_test(NAME cli_error.${name} COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:stepscope-cli> -DSTATUS=${status}
+    "-DEXPECTED=${expected_regex}" "-DARGS=${args}" -P ${CMAKE_CURRENT_LIST_DIR}/expect_exit.cmake)
+  set_tests_properties(cli_error.${name} PROPERTIES LABELS "cli;e2e" WORKING_DIRECTORY ${workdir})
+endfunction()
+# A device this build or machine lacks is refused before a tensor moves there (with real inputs,
+# attention check ended in an uncaught c10::Error).
+set(stepscope_no_device "--device: device 'cuda(:[0-9]+)?' (needs a CUDA build|not found)")
+set(stepscope_qkv ${PROJECT_SOURCE_DIR}/tests/data/tiny_model/logits.npy)
+foreach(device cuda:999 cuda cuda:1)
+  if(STEPSCOPE_WITH_CUDA AND NOT device STREQUAL "cuda:999")
+    continue()  # these exist on a GPU machine
+  endif()
+  string(REPLACE ":" "_" suffix ${device})
+  stepscope_cli_exit_test(attention_check_device_${suffix} 2 "${stepscope_no_device}"
+    attention check --q ${stepscope_qkv} --k ${stepscope_qkv} --v ${stepscope_qkv} --out d --device ${device})
+  stepscope_cli_exit_test(check_device_${suffix} 2 "${stepscope_no_device}"
+    check --checkpoint a.pt --tokens t.npy --heads 4 --device ${device})
+  stepscope_cli_exit_test(bench_device_${suffix} 2 "${stepscope_no_device}"
+    bench --model tiny --steps 1 --warmup 0 --device ${device})
+  stepscope_cli_exit_test(attention_device_${suffix} 2 "${stepscope_no_device}"
+    attention --d 16 --seq 16 --steps 1 --warmup 0 --device ${device})
+  stepscope_cli_exit_test(precision_autocast_device_${suffix} 2 "${stepscope_no_device}"
+    precision autocast --device ${device})
+endforeach()
+# Outputs never name inputs, in any spelling, in any command that reads files.
+add_test(NAME cli_e2e.outputs_never_replace_inputs
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_outputs_not_inputs.sh $<TARGET_FILE:stepscope-cli>
+    ${PROJECT_SOURCE_DIR}/tests/data ${CMAKE_CURRENT_BINARY_DIR}/e2e_outputs_not_inputs)
+set_tests_properties(cli_e2e.outputs_never_replace_inputs PROPERTIES LABELS "cli;e2e" PASS_REGULAR_EXPRESSION "PASS"
+  TIMEOUT 300)
+stepscope_cli_exit_test(check_out_is_the_tokens 2 "--out and --tokens name the same file"
+  check --checkpoint a.pt --tokens t.npy --heads 4 --out ./t.npy)
+set(stepscope_io_data ${PROJECT_SOURCE_DIR}/tests/data/io)
+# A checkpoint whose storage class does not match its data.
+stepscope_cli_exit_test(check_mislabelled_storage 2 "--checkpoint: .*tensor 'w' .*DoubleStorage.*need 48"
+  check --checkpoint ${stepscope_io_data}/double_holds_float.pt --tokens t.npy --heads 4)
+# Values a narrower type cannot hold are refused, naming the option and the value.
+stepscope_cli_exit_test(attention_check_float64_beyond_float32 2
+  "--q: .*f64_beyond_f32_1x2x2.npy holds 1e\\+300, beyond float32's range"
+  attention check --q ${stepscope_io_data}/f64_beyond_f32_1x2x2.npy --k ${stepscope_io_data}/f64_beyond_f32_1x2x2.npy
+  --v ${stepscope_io_data}/f64_beyond_f32_1x2x2.npy --impl naive --out beyond)
+stepscope_cli_exit_test(attention_check_beyond_fp16 2 "--q: .* holds 70000, beyond float16's range .*--precision fp16"
+  attention check --q ${stepscope_io_data}/f32_beyond_f16_1x2x2.npy --k ${stepscope_io_data}/f32_beyond_f16_1x2x2.npy
+  --v ${stepscope_io_data}/f32_beyond_f16_1x2x2.npy --precision fp16 --impl naive --out beyond)
+# plan: no saturated or wrapped number is printed as a result.
+stepscope_cli_exit_test(plan_mesh_axes_overflow 2 "--m-x: F / \\(Y M_X\\) = inf" plan --m-x 1e-308 --m-y 1e308)
+stepscope_cli_exit_test(plan_global_batch_past_int64 2 "--batch: the global batch in sequences"
+  plan --batch 16777216 --dp 1048576 --fsdp 1048576)
+add_test(NAME cli_e2e.plan_limits COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_plan_limits.sh $<TARGET_FILE:stepscope-cli>
+  ${CMAKE_CURRENT_BINARY_DIR}/e2e_plan_limits)
+set_tests_properties(cli_e2e.plan_limits PROPERTIES LABELS "cli;e2e" PASS_REGULAR_EXPRESSION "PASS" TIMEOUT 60)

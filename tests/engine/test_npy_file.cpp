@@ -121,3 +121,25 @@ TEST(NpyFile, FuzzedFilesNeverCrash) {
   }
   EXPECT_GT(rejected, 0);
 }
+
+// Issue 34: a header's shape is checked against the file's size before the array is allocated,
+// so a 128-byte file claiming 4 TiB of floats (or more elements than int64 counts) is refused.
+TEST(NpyFile, HugeShapeInASmallFileIsRefusedBeforeAllocating) {
+  const auto npy_with_shape = [](const std::string& shape) {
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+    header.push_back('\n');  // numpy pads to 64 bytes; readers need not
+    std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+    bytes.push_back(static_cast<char>(header.size() & 0xff));
+    bytes.push_back(static_cast<char>(header.size() >> 8));
+    return bytes + header + std::string(16, '\0');
+  };
+  const std::string path = tmp("huge_shape.npy");
+  iotest::write_bytes(path, npy_with_shape("(1099511627776,)"));
+  const std::string message = npy_error_of([&] { stepscope::read_npy_file(path); });
+  EXPECT_TRUE(contains(message, "truncated data: expected 4398046511104 bytes, file has 16")) << message;
+  iotest::write_bytes(path, npy_with_shape("(4294967296, 4294967296)"));
+  EXPECT_TRUE(contains(npy_error_of([&] { stepscope::read_npy_file(path); }), "shape too large"));
+  // The same header with its 16 bytes of data is read: the refusal is the size, not the form.
+  iotest::write_bytes(path, npy_with_shape("(4,)"));
+  EXPECT_EQ(stepscope::read_npy_file(path).numel(), 4);
+}

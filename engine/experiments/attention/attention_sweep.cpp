@@ -8,6 +8,7 @@
 #include "experiments/attention/attention_case.h"
 #include "experiments/harness.h"
 #include "experiments/interleaved_rounds.h"
+#include "runners/device_backend.h"
 
 namespace stepscope {
 
@@ -39,7 +40,8 @@ int rounds_for(const AttentionConfig& c, int rounds) { return std::clamp(rounds,
 
 void check_runnable(const AttentionConfig& c) {
   validate(c);
-  check_attention_impl(c.impl, c.device, c.head_dim, c.seq, c.seq);
+  check_attention_impl(c.impl, c.device, c.head_dim, c.seq, c.seq);  // the kernels' head dims, GPU or not
+  check_device(c.device);
 }
 
 void run_attention_sweep(const std::vector<AttentionConfig>& configs, int rounds, ProgressSink* progress,

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "model/checked_count.h"
 #include "model/model_config.h"
 #include "schema/value_format.h"
 
@@ -79,7 +80,7 @@ std::vector<AllReduceKey> all_reduce_keys(const std::vector<CollectiveResult>& r
 
 int64_t bucket_count(double param_bytes, double bucket_bytes) {
   if (!(bucket_bytes > 0) || !(param_bytes > 0)) return 1;
-  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(param_bytes / bucket_bytes)));
+  return std::max<int64_t>(1, checked_count(std::ceil(param_bytes / bucket_bytes), "the bucket count", "bucket_mb"));
 }
 
 double predicted_overhead_s(const AllReduceFit& fit, double param_bytes, int64_t buckets) {
@@ -100,8 +101,9 @@ BucketOptimum bucket_optimum(const AllReduceFit& fit, double param_bytes) {
   o.bucket_bytes = std::sqrt(param_bytes * fit.bandwidth_Bps * fit.overhead_s);
   o.overhead_s = 2 * std::sqrt(param_bytes * fit.overhead_s / fit.bandwidth_Bps);
   // The overhead is convex in n_b, so the best whole number is a neighbour of n_b*.
-  const auto low = std::max<int64_t>(1, static_cast<int64_t>(std::floor(o.buckets)));
-  const int64_t high = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(o.buckets)));
+  // A fitted o or w near zero (a crafted run file) puts n_b* past any count.
+  const auto low = std::max<int64_t>(1, checked_count(std::floor(o.buckets), "the bucket count n_b*", "time_us"));
+  const int64_t high = std::max<int64_t>(1, checked_count(std::ceil(o.buckets), "the bucket count n_b*", "time_us"));
   const double at_low = predicted_overhead_s(fit, param_bytes, low);
   const double at_high = predicted_overhead_s(fit, param_bytes, high);
   o.best_buckets = at_high < at_low ? high : low;

@@ -105,7 +105,7 @@ void validate(const AutocastRequest& r) {
   if (r.precision == Precision::fp32) {
     throw ConfigError("autocast lowers to bf16 or fp16; fp32 has nothing to show", "precision");
   }
-  device_ordinal(r.device);
+  check_device(r.device);  // exists here: the run moves tensors there
   if (r.batch <= 0) throw ConfigError("batch size must be positive (got " + std::to_string(r.batch) + ")", "batch");
   if (r.batch > kMaxDimension) {
     throw ConfigError("batch size " + std::to_string(r.batch) + " is too large (at most " +
