@@ -155,6 +155,36 @@ TEST(CollectiveCheck, AWrongReductionIsCounted) {
   EXPECT_EQ(rows[0].wrong, 2000);
 }
 
+// Patterns are made and compared a million elements at a time: over several chunks, with
+// 3 ranks whose slices end inside chunks, every collective still checks out, and a wrong
+// reduction is counted in every chunk.
+TEST(CollectivesOnGloo, BuffersOfSeveralChunksAreMadeAndCheckedRight) {
+  CollectiveSweepSpec spec;
+  spec.base.warmup_iters = 0;
+  spec.base.iters = 1;
+  spec.ops = {CollectiveOp::all_reduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather,
+              CollectiveOp::broadcast};
+  spec.sizes_bytes = {4 * 3 * ((int64_t{1} << 20) + 7)};  // 3 slices of a chunk and 7 elements
+  const auto rows = on_gloo(3, expand(spec, 3));
+  ASSERT_EQ(rows[0].size(), size_t{4});
+  for (const auto& row : rows[0]) {
+    EXPECT_EQ(row.status, RunStatus::ok) << row.message;
+    EXPECT_EQ(row.wrong, 0) << describe(row.config);
+  }
+}
+
+TEST(CollectiveCheck, AWrongReductionIsCountedInEveryChunk) {
+  NonReducingCommunicator comm;
+  CollectiveConfig c;
+  c.size_bytes = 4 * 3 * (int64_t{1} << 20);  // three chunks
+  c.iters = 1;
+  c.warmup_iters = 0;
+  std::vector<CollectiveResult> rows;
+  run_collective_sweep({c}, comm, nullptr, nullptr, [&](const CollectiveResult& r) { rows.push_back(r); });
+  ASSERT_EQ(rows.size(), size_t{1});
+  EXPECT_EQ(rows[0].wrong, 2 * (int64_t{1} << 20));  // two thirds of the elements, as above
+}
+
 // Gloo's worker thread holds a collective's work for a moment after it wakes the waiter, and
 // the work holds the collective's tensors. Their frees must still come on the rank's own thread,
 // where the allocation recorder hooks in: a free it misses leaves a temporary live for the rest
