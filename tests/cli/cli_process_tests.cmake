@@ -134,3 +134,8 @@ set_tests_properties(cli_e2e.plan PROPERTIES LABELS "cli;e2e" PASS_REGULAR_EXPRE
 stepscope_cli_error_test(plan_bad_fsdp "--fsdp: 0 is too small" plan --fsdp 0)
 stepscope_cli_error_test(plan_unknown_model "--model: unknown model 'xxxl'" plan --model xxxl)
 stepscope_cli_error_test(plan_bad_memory "--device-memory" plan --device-memory lots)
+
+# Bounded reads (issue 34): a run file that never ends is refused by the limit, at once.
+stepscope_cli_error_test(plan_allreduce_dev_zero
+  "--allreduce: /dev/zero holds more than 256 MiB; a run file is read up to 256 MiB" plan --allreduce /dev/zero)
+set_tests_properties(cli_error.plan_allreduce_dev_zero PROPERTIES TIMEOUT 20)
