@@ -38,6 +38,7 @@ RankTimelineView::RankTimelineView(QWidget* parent) : QChartView(new QChart, par
   overlay_ = new ChartOverlayItem(c, ChartOverlayItem::kAboveSeries, [this](QPainter& p, const QRectF& plot) {
     paint_plot_note(p, plot, data_.message);
     paint_span_starts(p, plot);
+    if (data_.message.isEmpty()) paint_corner_note(p, plot, data_.note);
   });
   setMinimumSize(480, 220);
   setData({});
