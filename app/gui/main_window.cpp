@@ -19,11 +19,11 @@
 
 #include <iostream>
 
-#include "charts/chart_export.h"
+#include "export/file_output.h"
 #include "gui/compare_dialog.h"
 #include "gui/history_dock.h"
 #include "gui/lab_tabs.h"
-#include "export/table_export.h"
+#include "gui/result_export.h"
 #include "runners/device_backend.h"
 #include "widgets/result_views.h"
 #include "widgets/run_panel.h"
@@ -245,32 +245,16 @@ void MainWindow::update_memory_status() {
                                                          device == "cpu" ? tr("resident") : tr("allocated")));
 }
 
-bool MainWindow::export_all(const QString& dir, QString* error) {
-  if (!QDir().mkpath(dir)) {
-    if (error) *error = tr("cannot create the folder %1").arg(dir);
-    return false;
-  }
-  const QDir out(dir);
-  // Charts are drawn at one size whatever the window's, so exports of runs compare.
-  const QSize chart_size(1400, 800);
-  for (auto* view : views_) {
-    view->prepare_export();
-    for (const auto& table : view->tables()) {
-      if (!views::write_table_csv(*table.model, out.filePath(table.name + ".csv"), error)) return false;
-    }
-    for (const auto& chart : view->charts()) {
-      if (!views::save_chart_png(*chart.view, out.filePath(chart.name + ".png"), error, chart_size)) return false;
-    }
-  }
-  return true;
+bool MainWindow::export_all(const QString& dir, QString* error) { return export_views(views_, dir, error); }
+
+bool MainWindow::check_export(const QString& dir, bool with_windows, QString* error) const {
+  QStringList files = export_files(views_, dir);
+  for (int i = 0; with_windows && i < tabs_->count(); ++i) files << window_file(dir, i);
+  return check_export_files(dir, files, error);
 }
 
 bool MainWindow::save_screenshot(const QString& path, QString* error) {
-  if (!grab().save(path, "PNG")) {
-    if (error) *error = tr("cannot write %1").arg(path);
-    return false;
-  }
-  return true;
+  return views::write_png_file(grab().toImage(), path, error);
 }
 
 bool MainWindow::open_run(int64_t run, QString* error) {
@@ -348,14 +332,20 @@ void MainWindow::save_run_file(int64_t run) {
   }
 }
 
+QString MainWindow::window_file(const QString& dir, int tab) const {
+  return QDir(dir).filePath("window_" + tabs_->tabText(tab).toLower().remove(QLatin1Char('&')) + ".png");
+}
+
 bool MainWindow::save_tab_screenshots(const QString& dir, QString* error) {
+  QStringList files;
+  for (int i = 0; i < tabs_->count(); ++i) files << window_file(dir, i);
+  if (!check_export_files(dir, files, error)) return false;
   const int current = tabs_->currentIndex();
   bool ok = true;
   for (int i = 0; i < tabs_->count() && ok; ++i) {
     tabs_->setCurrentIndex(i);
     QApplication::processEvents();  // lay out and draw the tab before grabbing it
-    const QString name = tabs_->tabText(i).toLower().remove(QLatin1Char('&'));
-    ok = save_screenshot(QDir(dir).filePath("window_" + name + ".png"), error);
+    ok = save_screenshot(window_file(dir, i), error);
   }
   tabs_->setCurrentIndex(current);
   return ok;
