@@ -64,7 +64,7 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
   addDockWidget(Qt::LeftDockWidgetArea, dock);
 
   const QString history_file = history_path.isEmpty() ? history::default_history_path() : history_path;
-  const bool history_ok = history_.open(history_file, &history_error_);
+  const bool history_ok = history_.open(history_file, nullptr);
   history_dock_ = new HistoryDock(history_);
   auto* history_dock = new QDockWidget(tr("History"), this);
   history_dock->setObjectName("historyDock");
@@ -122,7 +122,7 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
   update_memory_status();
   if (!history_ok) {
     // Runs still work; they are just not kept.
-    progress_label_->setText(tr("History off: %1").arg(history_error_));
+    progress_label_->setText(tr("History off: %1").arg(history_.why_closed()));
   }
 
   // The Attention and Precision tabs run their own experiments (after the status bar and history dock exist).
@@ -228,12 +228,14 @@ void MainWindow::on_finished(bool complete, bool cancelled, const QString& error
   } else {
     progress_label_->setText(tr("Done: %1 configuration(s)").arg(outcomes_.size()));
   }
-  const QString unkept = !history_.is_open() ? tr("not kept in the history: %1").arg(history_error_) : history_problem_;
-  if (!unkept.isEmpty()) {
-    progress_label_->setText(progress_label_->text() + "; " + unkept);
-    if (headless_) std::cerr << "stepscope: " << unkept.toStdString() << '\n';
-  }
+  report_unkept(!history_.is_open() ? tr("not kept in the history: %1").arg(history_.why_closed()) : history_problem_);
   emit run_finished(complete);
+}
+
+void MainWindow::report_unkept(const QString& unkept) {
+  if (unkept.isEmpty()) return;
+  progress_label_->setText(progress_label_->text() + "; " + unkept);
+  if (headless_) std::cerr << "stepscope: " << unkept.toStdString() << '\n';
 }
 
 void MainWindow::update_memory_status() {
@@ -263,7 +265,7 @@ bool MainWindow::open_run(int64_t run, QString* error) {
     return false;
   }
   if (!history_.is_open()) {
-    if (error) *error = history_error_;
+    if (error) *error = history_.why_closed();
     return false;
   }
   if (run == 0) {
@@ -288,11 +290,13 @@ bool MainWindow::open_run_file(const QString& path, QString* error) {
   try {
     const RunRecord record = read_run_record_file(path.toStdString());
     show_record(record, path);
-    if (history_.is_open()) {
-      QString ignored;
-      history_.import_record(record, tr("opened from %1").arg(QFileInfo(path).fileName()), &ignored);
-      history_dock_->refresh();
+    // Shown either way; a file the history cannot keep is said to be unkept, never silently.
+    QString why = history_.why_closed();
+    if (why.isEmpty() && history_.import_record(record, tr("opened from %1").arg(QFileInfo(path).fileName()), &why) != 0) {
+      why.clear();
     }
+    history_dock_->refresh();
+    report_unkept(why.isEmpty() ? QString() : tr("not kept in the history: %1").arg(why));
     return true;
   } catch (const RunRecordError& e) {
     if (error) *error = QString::fromStdString(e.what());

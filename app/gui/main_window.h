@@ -66,13 +66,14 @@ class MainWindow : public QMainWindow {
   void on_finished(bool complete, bool cancelled, const QString& error);
   void update_memory_status();
   void show_record(const RunRecord& record, const QString& source);
+  // A result the history could not keep: said in the status bar, and on stderr when headless.
+  void report_unkept(const QString& unkept);
   QString window_file(const QString& dir, int tab) const;  // DIR/window_<tab>.png
   void save_run_file(int64_t run);
 
   history::RunHistory history_;
   RunSession session_{history_};
   class HistoryDock* history_dock_ = nullptr;
-  QString history_error_;  // why the history could not be opened
   views::RunPanel* panel_;
   QTabWidget* tabs_;
   std::vector<views::ResultView*> views_;

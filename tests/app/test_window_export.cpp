@@ -1,8 +1,10 @@
 // The window's own writes follow the command line's rules: File > Export checks every target
 // before the first file and refuses a read-only one by name, leaving the folder as it was; a
-// screenshot never replaces a read-only file.
+// screenshot never replaces a read-only file; an opened run file the history cannot keep is
+// said to be unkept in the window.
 #include <QDir>
 #include <QFile>
+#include <QLabel>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -69,6 +71,27 @@ class WindowExportTest : public QObject {
     QCOMPARE(contents(path), QByteArray("kept\n"));
     QVERIFY2(window.save_screenshot(dir.filePath("fresh.png"), &error), qPrintable(error));
     QCOMPARE(contents(dir.filePath("fresh.png")).left(4), QByteArray("\x89PNG"));
+  }
+
+  void anOpenedFileTheHistoryCannotKeepIsSaidUnkept() {
+    QTemporaryDir dir;
+    QFile corrupt(dir.filePath("corrupt.sqlite"));
+    QVERIFY(corrupt.open(QIODevice::WriteOnly));
+    corrupt.write("this is not a database");
+    corrupt.close();
+    // A run file: an empty record of the current format.
+    QFile run(dir.filePath("run.json"));
+    QVERIFY(run.open(QIODevice::WriteOnly));
+    run.write(R"({"format": "stepscope-run", "version": 2, "environment": {"stepscope_version": "0", )"
+              R"("libtorch_version": "", "command_line": "", "started_at": ""}, "entries": [], "tables": []})");
+    run.close();
+    gui::MainWindow window(corrupt.fileName());
+    QString error;
+    QVERIFY2(window.open_run_file(run.fileName(), &error), qPrintable(error));
+    auto* status = window.findChild<QLabel*>("statusText");
+    QVERIFY(status);
+    QVERIFY2(status->text().contains("not kept in the history: " + corrupt.fileName() + " is not a Stepscope run history"),
+             qPrintable(status->text()));
   }
 };
 
