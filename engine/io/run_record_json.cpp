@@ -116,9 +116,11 @@ std::string write_run_record(const RunRecord& record, size_t max_timeline_points
 RunRecord read_run_record(const std::string& text) {
   json document;
   try {
-    document = json::parse(text);
+    document = parse_json_bounded(text);  // a bounded document, not 18 times the text's size
   } catch (const json::exception& e) {
     throw RunRecordError(std::string("malformed JSON: ") + e.what());
+  } catch (const JsonReadError& e) {
+    throw RunRecordError(e.what());
   }
   return run_record_from_json(document);
 }

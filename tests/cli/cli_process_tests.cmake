@@ -137,5 +137,5 @@ stepscope_cli_error_test(plan_bad_memory "--device-memory" plan --device-memory 
 
 # Bounded reads (issue 34): a run file that never ends is refused by the limit, at once.
 stepscope_cli_error_test(plan_allreduce_dev_zero
-  "--allreduce: /dev/zero holds more than 256 MiB; a run file is read up to 256 MiB" plan --allreduce /dev/zero)
+  "--allreduce: /dev/zero holds more than 128 MiB; a run file is read up to 128 MiB" plan --allreduce /dev/zero)
 set_tests_properties(cli_error.plan_allreduce_dev_zero PROPERTIES TIMEOUT 20)

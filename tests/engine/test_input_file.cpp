@@ -1,6 +1,7 @@
 // Whole-file reads are bounded: a file past the limit is refused by its size before a byte is
 // read, a device that never ends is read only up to the limit, and each message names the file
-// and the limit. A run file goes through the same reader.
+// and the limit. A run file goes through the same reader, and its parse stops at a number of
+// values, so a file of few bytes per value cannot make it build many times its size.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "io/input_file.h"
+#include "io/json_reader.h"
 #include "io/run_record_json.h"
 
 using namespace stepscope;
@@ -48,7 +50,7 @@ TEST(InputFile, RefusesALargerFileByItsSizeBeforeReading) {
   const auto start = std::chrono::steady_clock::now();
   const std::string message = message_of([&] { read_input_file(path, "a run file"); });
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
-  EXPECT_NE(message.find(path + " is 1 GiB; a run file is read up to 256 MiB"), std::string::npos) << message;
+  EXPECT_NE(message.find(path + " is 1 GiB; a run file is read up to 128 MiB"), std::string::npos) << message;
   std::remove(path.c_str());
 }
 
@@ -68,12 +70,24 @@ TEST(InputFile, SaysWhatIsNotAReadableFile) {
 
 TEST(InputFile, SizesReadPlainly) {
   EXPECT_EQ(input_size_text(12), "12 bytes");
-  EXPECT_EQ(input_size_text(kMostInputFileBytes), "256 MiB");
+  EXPECT_EQ(input_size_text(kMostInputFileBytes), "128 MiB");
   EXPECT_EQ(input_size_text(uint64_t{3} << 29), "1.5 GiB");
 }
 
 TEST(RunRecordErrors, ARunFileIsReadBounded) {
   const std::string message = message_of([] { read_run_record_file("/dev/zero"); });
-  EXPECT_NE(message.find("/dev/zero holds more than 256 MiB; a run file is read up to 256 MiB"), std::string::npos)
+  EXPECT_NE(message.find("/dev/zero holds more than 128 MiB; a run file is read up to 128 MiB"), std::string::npos)
       << message;
+}
+
+TEST(RunRecordErrors, ADocumentOfTooManyValuesStopsWhileParsed) {
+  // Two bytes per value would build 16 bytes each: the parse stops at the count, not the end.
+  EXPECT_EQ(parse_json_bounded("[0,0,0]", 4).size(), 3u);
+  const std::string message = message_of([] { parse_json_bounded(R"({"a": [0, 0, 0], "b": 0})", 4); });
+  EXPECT_NE(message.find("document: more than 4 values and keys"), std::string::npos) << message;
+  std::string zeros = "[0";
+  for (size_t i = 0; i < kMostJsonValues; ++i) zeros += ",0";
+  zeros += "]";
+  const std::string record_message = message_of([&] { read_run_record(zeros); });
+  EXPECT_NE(record_message.find("more than 16000000 values and keys"), std::string::npos) << record_message;
 }
