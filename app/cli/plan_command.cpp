@@ -66,7 +66,12 @@ Precision precision_option(const OptionReader& o, const std::string& key, Precis
 
 // The all-reduce line of the first backend/world size/type among a run record's collective rows.
 AllReduceFit fit_from_run(const std::string& path) {
-  const RunRecord record = read_run_record_file(path);
+  RunRecord record;
+  try {
+    record = read_run_record_file(path);  // bounded: /dev/zero is refused by its size
+  } catch (const RunRecordError& e) {
+    throw CliError(std::string("--allreduce: ") + e.what());
+  }
   for (const auto& table : record.tables) {
     if (table.schema != collective_schema().id) continue;
     const auto rows = collective_rows(table);

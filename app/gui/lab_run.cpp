@@ -88,13 +88,13 @@ void LabRun::start(const QString& label, Experiment experiment) {
           std::vector<schema::Table> tables{outcome.table};
           tables.insert(tables.end(), outcome.side_tables.begin(), outcome.side_tables.end());
           emit tables_finished(tables);
-          if (history_.is_open()) {
-            QString problem;  // the table is shown either way
-            if (history_.import_record(RunRecord{environment, {}, tables}, label, &problem) == 0) {
-              emit history_problem(tr("Not kept in the history: %1").arg(problem));
-            }
-            emit history_changed();
+          // The table is shown either way; one the history cannot keep is said to be unkept.
+          QString problem = history_.why_closed();
+          if (problem.isEmpty() && history_.import_record(RunRecord{environment, {}, tables}, label, &problem) != 0) {
+            problem.clear();
           }
+          if (!problem.isEmpty()) emit history_problem(tr("Not kept in the history: %1").arg(problem));
+          emit history_changed();
           const bool ok = outcome.status == RunStatus::ok;
           emit finished(outcome.table, ok,
                         ok ? QString() : QString::fromStdString(to_string(outcome.status) + ": " + outcome.message));

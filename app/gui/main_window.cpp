@@ -19,11 +19,11 @@
 
 #include <iostream>
 
-#include "charts/chart_export.h"
+#include "export/file_output.h"
 #include "gui/compare_dialog.h"
 #include "gui/history_dock.h"
 #include "gui/lab_tabs.h"
-#include "export/table_export.h"
+#include "gui/result_export.h"
 #include "runners/device_backend.h"
 #include "widgets/result_views.h"
 #include "widgets/run_panel.h"
@@ -64,7 +64,7 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
   addDockWidget(Qt::LeftDockWidgetArea, dock);
 
   const QString history_file = history_path.isEmpty() ? history::default_history_path() : history_path;
-  const bool history_ok = history_.open(history_file, &history_error_);
+  const bool history_ok = history_.open(history_file, nullptr);
   history_dock_ = new HistoryDock(history_);
   auto* history_dock = new QDockWidget(tr("History"), this);
   history_dock->setObjectName("historyDock");
@@ -122,7 +122,7 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
   update_memory_status();
   if (!history_ok) {
     // Runs still work; they are just not kept.
-    progress_label_->setText(tr("History off: %1").arg(history_error_));
+    progress_label_->setText(tr("History off: %1").arg(history_.why_closed()));
   }
 
   // The Attention and Precision tabs run their own experiments (after the status bar and history dock exist).
@@ -228,12 +228,14 @@ void MainWindow::on_finished(bool complete, bool cancelled, const QString& error
   } else {
     progress_label_->setText(tr("Done: %1 configuration(s)").arg(outcomes_.size()));
   }
-  const QString unkept = !history_.is_open() ? tr("not kept in the history: %1").arg(history_error_) : history_problem_;
-  if (!unkept.isEmpty()) {
-    progress_label_->setText(progress_label_->text() + "; " + unkept);
-    if (headless_) std::cerr << "stepscope: " << unkept.toStdString() << '\n';
-  }
+  report_unkept(!history_.is_open() ? tr("not kept in the history: %1").arg(history_.why_closed()) : history_problem_);
   emit run_finished(complete);
+}
+
+void MainWindow::report_unkept(const QString& unkept) {
+  if (unkept.isEmpty()) return;
+  progress_label_->setText(progress_label_->text() + "; " + unkept);
+  if (headless_) std::cerr << "stepscope: " << unkept.toStdString() << '\n';
 }
 
 void MainWindow::update_memory_status() {
@@ -245,32 +247,16 @@ void MainWindow::update_memory_status() {
                                                          device == "cpu" ? tr("resident") : tr("allocated")));
 }
 
-bool MainWindow::export_all(const QString& dir, QString* error) {
-  if (!QDir().mkpath(dir)) {
-    if (error) *error = tr("cannot create the folder %1").arg(dir);
-    return false;
-  }
-  const QDir out(dir);
-  // Charts are drawn at one size whatever the window's, so exports of runs compare.
-  const QSize chart_size(1400, 800);
-  for (auto* view : views_) {
-    view->prepare_export();
-    for (const auto& table : view->tables()) {
-      if (!views::write_table_csv(*table.model, out.filePath(table.name + ".csv"), error)) return false;
-    }
-    for (const auto& chart : view->charts()) {
-      if (!views::save_chart_png(*chart.view, out.filePath(chart.name + ".png"), error, chart_size)) return false;
-    }
-  }
-  return true;
+bool MainWindow::export_all(const QString& dir, QString* error) { return export_views(views_, dir, error); }
+
+bool MainWindow::check_export(const QString& dir, bool with_windows, QString* error) const {
+  QStringList files = export_files(views_, dir);
+  for (int i = 0; with_windows && i < tabs_->count(); ++i) files << window_file(dir, i);
+  return check_export_files(dir, files, error);
 }
 
 bool MainWindow::save_screenshot(const QString& path, QString* error) {
-  if (!grab().save(path, "PNG")) {
-    if (error) *error = tr("cannot write %1").arg(path);
-    return false;
-  }
-  return true;
+  return views::write_png_file(grab().toImage(), path, error);
 }
 
 bool MainWindow::open_run(int64_t run, QString* error) {
@@ -279,7 +265,7 @@ bool MainWindow::open_run(int64_t run, QString* error) {
     return false;
   }
   if (!history_.is_open()) {
-    if (error) *error = history_error_;
+    if (error) *error = history_.why_closed();
     return false;
   }
   if (run == 0) {
@@ -304,11 +290,13 @@ bool MainWindow::open_run_file(const QString& path, QString* error) {
   try {
     const RunRecord record = read_run_record_file(path.toStdString());
     show_record(record, path);
-    if (history_.is_open()) {
-      QString ignored;
-      history_.import_record(record, tr("opened from %1").arg(QFileInfo(path).fileName()), &ignored);
-      history_dock_->refresh();
+    // Shown either way; a file the history cannot keep is said to be unkept, never silently.
+    QString why = history_.why_closed();
+    if (why.isEmpty() && history_.import_record(record, tr("opened from %1").arg(QFileInfo(path).fileName()), &why) != 0) {
+      why.clear();
     }
+    history_dock_->refresh();
+    report_unkept(why.isEmpty() ? QString() : tr("not kept in the history: %1").arg(why));
     return true;
   } catch (const RunRecordError& e) {
     if (error) *error = QString::fromStdString(e.what());
@@ -348,14 +336,20 @@ void MainWindow::save_run_file(int64_t run) {
   }
 }
 
+QString MainWindow::window_file(const QString& dir, int tab) const {
+  return QDir(dir).filePath("window_" + tabs_->tabText(tab).toLower().remove(QLatin1Char('&')) + ".png");
+}
+
 bool MainWindow::save_tab_screenshots(const QString& dir, QString* error) {
+  QStringList files;
+  for (int i = 0; i < tabs_->count(); ++i) files << window_file(dir, i);
+  if (!check_export_files(dir, files, error)) return false;
   const int current = tabs_->currentIndex();
   bool ok = true;
   for (int i = 0; i < tabs_->count() && ok; ++i) {
     tabs_->setCurrentIndex(i);
     QApplication::processEvents();  // lay out and draw the tab before grabbing it
-    const QString name = tabs_->tabText(i).toLower().remove(QLatin1Char('&'));
-    ok = save_screenshot(QDir(dir).filePath("window_" + name + ".png"), error);
+    ok = save_screenshot(window_file(dir, i), error);
   }
   tabs_->setCurrentIndex(current);
   return ok;

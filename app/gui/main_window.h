@@ -34,9 +34,13 @@ class MainWindow : public QMainWindow {
   // Runs these configurations (a sweep when several); the panel shows the first.
   void run(const std::vector<BenchConfig>& configs);
   bool is_running() const { return session_.is_running(); }
-  // Every table as CSV and every chart as PNG into `dir` (created); false with `error` set.
+  // Every table as CSV and every chart as PNG into `dir` (created); false with `error` set,
+  // and nothing written, when any of them cannot be (gui/result_export.h).
   bool export_all(const QString& dir, QString* error);
-  // The window as it looks now, as a PNG file.
+  // Whether export_all (and, `with_windows`, save_tab_screenshots) into `dir` could write every
+  // file; false with `error` naming the first that cannot. Writes nothing.
+  bool check_export(const QString& dir, bool with_windows, QString* error) const;
+  // The window as it looks now, as a PNG file (a read-only file is refused, not replaced).
   bool save_screenshot(const QString& path, QString* error);
   // The window once per result tab, as DIR/window_<tab>.png; the current tab is restored.
   bool save_tab_screenshots(const QString& dir, QString* error);
@@ -62,12 +66,14 @@ class MainWindow : public QMainWindow {
   void on_finished(bool complete, bool cancelled, const QString& error);
   void update_memory_status();
   void show_record(const RunRecord& record, const QString& source);
+  // A result the history could not keep: said in the status bar, and on stderr when headless.
+  void report_unkept(const QString& unkept);
+  QString window_file(const QString& dir, int tab) const;  // DIR/window_<tab>.png
   void save_run_file(int64_t run);
 
   history::RunHistory history_;
   RunSession session_{history_};
   class HistoryDock* history_dock_ = nullptr;
-  QString history_error_;  // why the history could not be opened
   views::RunPanel* panel_;
   QTabWidget* tabs_;
   std::vector<views::ResultView*> views_;

@@ -16,7 +16,16 @@ namespace {
 constexpr const char* kFormat = "stepscope-history";
 constexpr int kVersion = 1;
 
-QString sql_error(const QSqlQuery& query) { return query.lastError().text(); }
+// SQLITE_BUSY or SQLITE_LOCKED: another connection holds the lock past the busy timeout.
+bool is_busy(const QSqlQuery& query) {
+  const QString code = query.lastError().nativeErrorCode();
+  return code == QLatin1String("5") || code == QLatin1String("6");
+}
+
+QString sql_error(const QSqlQuery& query) {
+  const QString text = query.lastError().text();
+  return is_busy(query) ? text + QStringLiteral(" (another process is writing to the history)") : text;
+}
 
 // Runs `sql` (with positional values); false with `error` naming what failed.
 bool exec(QSqlDatabase db, const QString& sql, const QVariantList& values, QString* error, QSqlQuery* out = nullptr) {
@@ -84,6 +93,19 @@ RunHistory::~RunHistory() {
 bool RunHistory::is_open() const { return QSqlDatabase::database(connection_, false).isOpen(); }
 
 bool RunHistory::open(const QString& path, QString* error) {
+  QString why;
+  const bool opened = open_checked(path, &why);
+  open_error_ = opened ? QString() : why;
+  if (error) *error = why;
+  return opened;
+}
+
+QString RunHistory::why_closed() const {
+  if (is_open()) return {};
+  return open_error_.isEmpty() ? QStringLiteral("the history %1 is closed").arg(path_) : open_error_;
+}
+
+bool RunHistory::open_checked(const QString& path, QString* error) {
   if (!QSqlDatabase::isDriverAvailable("QSQLITE")) {
     if (error) *error = QStringLiteral("the SQLite driver of Qt SQL is not installed (Debian: libqt6sql6-sqlite)");
     return false;
@@ -102,8 +124,16 @@ bool RunHistory::open(const QString& path, QString* error) {
     return false;
   };
   QSqlQuery query(db);
-  // Reading the schema is the first real access: a file that is not SQLite fails here.
-  if (!query.exec("SELECT name FROM sqlite_master WHERE type = 'table'")) return refuse(sql_error(query));
+  // Reading the schema is the first real access: a file that is not SQLite fails here, and so
+  // does one another process holds locked, which is no reason to call it foreign.
+  if (!query.exec("SELECT name FROM sqlite_master WHERE type = 'table'")) {
+    if (is_busy(query)) {
+      db.close();
+      if (error) *error = QStringLiteral("%1 is locked by another process: %2").arg(path, sql_error(query));
+      return false;
+    }
+    return refuse(sql_error(query));
+  }
   QStringList tables;
   while (query.next()) tables << query.value(0).toString();
   if (existed || !tables.isEmpty()) {
@@ -284,12 +314,11 @@ int64_t RunHistory::import_record(const RunRecord& record, const QString& label,
               error);
   }
   ok = ok && db.commit();
-  if (!ok) {
-    db.rollback();
-    return 0;
-  }
-  if (!record.tables.empty() && !set_tables(run, record.tables, error)) return 0;
-  return finish_run(run, RunState::complete, error) ? run : 0;
+  if (!ok) db.rollback();
+  ok = ok && (record.tables.empty() || set_tables(run, record.tables, error)) &&
+       finish_run(run, RunState::complete, error);
+  if (!ok) remove(run, nullptr);  // no empty, incomplete run in the list for a file not kept
+  return ok ? run : 0;
 }
 
 }  // namespace stepscope::history

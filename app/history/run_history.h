@@ -43,6 +43,8 @@ class RunHistory {
   bool attach(const QString& path, QString* error);
   bool is_open() const;
   QString path() const { return path_; }
+  // Why runs cannot be kept: what the last open said, or that none was opened; empty when open.
+  QString why_closed() const;
 
   // A new run, incomplete until finish_run; 0 with `error` on failure.
   int64_t begin_run(const RunEnvironment& environment, const QString& label, const QString& device, QString* error);
@@ -56,14 +58,17 @@ class RunHistory {
   // The whole run; nothing with `error` when it is gone or its data cannot be read.
   std::optional<RunRecord> load(int64_t run, QString* error) const;
   bool remove(int64_t run, QString* error);
-  // A run record file (shared by someone) becomes a run of this history.
+  // A run record file (shared by someone) becomes a run of this history; 0 with `error`, and
+  // nothing of it left behind, when it cannot.
   int64_t import_record(const RunRecord& record, const QString& label, QString* error);
 
  private:
   bool connect_to(const QString& path, QString* error);
+  bool open_checked(const QString& path, QString* error);
 
   QString connection_;
   QString path_;
+  QString open_error_ = QStringLiteral("no history was opened");
 };
 
 // Where the history lives unless the user says otherwise.

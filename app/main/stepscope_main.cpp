@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "export/file_output.h"
 #include "gui/gui_options.h"
 #include "gui/main_window.h"
 #include "runners/bench_sweep.h"
@@ -63,6 +64,18 @@ int main(int argc, char** argv) {
   // Scripted runs never wait for a click: problems go to stderr and the exit status.
   window.set_headless(options.quit);
   if (!configs.empty()) window.run_panel().set_config(configs.front());
+  // Output files by the command line's rules, before anything runs: a read-only file is
+  // refused by name, never replaced after a long run.
+  QString refused;
+  if (!options.export_dir.empty() && !window.check_export(QString::fromStdString(options.export_dir), true, &refused)) {
+    std::cerr << "stepscope: error: --export: " << refused.toStdString() << '\n';
+    return 2;
+  }
+  if (!options.screenshot_path.empty() &&
+      !views::check_output_file(QString::fromStdString(options.screenshot_path), &refused)) {
+    std::cerr << "stepscope: error: --screenshot: " << refused.toStdString() << '\n';
+    return 2;
+  }
   window.show();
   int status = 0;
   const auto finish = [&](bool complete) {

@@ -27,7 +27,12 @@ std::vector<std::string> row_with_bytes(std::vector<std::string> row, const prof
   return row;
 }
 
-double ms_since(int64_t origin_ns, int64_t time_ns) { return static_cast<double>(time_ns - origin_ns) * 1e-6; }
+// A file's times may lie at int64's ends: their difference in double, never a wrapped int64.
+double ms_since(int64_t origin_ns, int64_t time_ns) {
+  int64_t since = 0;
+  if (!__builtin_sub_overflow(time_ns, origin_ns, &since)) return static_cast<double>(since) * 1e-6;
+  return (static_cast<double>(time_ns) - static_cast<double>(origin_ns)) * 1e-6;
+}
 
 int64_t origin_of(const profiling::MemoryTimeline& timeline) {
   return timeline.points.empty() ? 0 : timeline.points.front().time_ns;

@@ -1,14 +1,8 @@
 #include "io/run_record_json.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
 #include "experiments/bench/bench_schema.h"
 #include "io/output_file.h"
-#include "io/input_path.h"
+#include "io/input_file.h"
 #include "io/run_record_codec.h"
 #include "io/run_record_legacy.h"
 #include "io/table_json.h"
@@ -122,9 +116,11 @@ std::string write_run_record(const RunRecord& record, size_t max_timeline_points
 RunRecord read_run_record(const std::string& text) {
   json document;
   try {
-    document = json::parse(text);
+    document = parse_json_bounded(text);  // a bounded document, not 18 times the text's size
   } catch (const json::exception& e) {
     throw RunRecordError(std::string("malformed JSON: ") + e.what());
+  } catch (const JsonReadError& e) {
+    throw RunRecordError(e.what());
   }
   return run_record_from_json(document);
 }
@@ -139,14 +135,14 @@ void write_run_record_file(const std::string& path, const RunRecord& record, siz
 }
 
 RunRecord read_run_record_file(const std::string& path) {
-  if (const auto folder = folder_instead_of(path, "a run file"); !folder.empty()) throw RunRecordError(folder);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw RunRecordError("cannot read " + path + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw RunRecordError("cannot read " + path);
+  std::string text;
   try {
-    return read_run_record(text.str());
+    text = read_input_file(path, "a run file");
+  } catch (const InputFileError& e) {
+    throw RunRecordError(e.what());
+  }
+  try {
+    return read_run_record(text);
   } catch (const RunRecordError& e) {
     throw RunRecordError(path + ": " + e.what());
   }

@@ -10,9 +10,23 @@ namespace stepscope::schema {
 
 namespace {
 
+std::string exact(double value);
+
 std::string fixed(double value, int decimals) {
   char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  const int length = std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  // A file's 1e308 has 309 digits: cut to the buffer it would read as another number, so it
+  // is written in its shortest exact form instead ("1e+308").
+  if (length < 0 || static_cast<size_t>(length) >= sizeof buffer) return exact(value);
+  return buffer;
+}
+
+std::string exact(double value) {
+  char buffer[64];
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
   return buffer;
 }
 
@@ -20,12 +34,7 @@ std::string fixed(double value, int decimals) {
 
 std::string exact_number(double value) {
   if (std::isnan(value)) return "";
-  char buffer[64];
-  for (int precision = 6; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value) break;
-  }
-  return buffer;
+  return exact(value);
 }
 
 std::string csv_text(const Value& value, const CsvNumberFormat& format) {

@@ -19,7 +19,8 @@ std::string csv_text(const Value& value, const CsvNumberFormat& format = {});
 // Shortest text that reads back as the same double; "" for NaN.
 std::string exact_number(double value);
 
-// What people read, by kind: "12.35" ms, "45.6 us", "24.0 MiB", "12.3%", "1.23e+04" never.
+// What people read, by kind: "12.35" ms, "45.6 us", "24.0 MiB", "12.3%", "1.23e+04" never
+// (but "1e+308", in files too, where fixed digits would not fit 63 characters).
 std::string display_text(const Value& value, ColumnKind kind);
 // A value of `column` as people read it (its kind; its CSV format where that trims decimals).
 std::string display_value(const Value& value, const Column& column);

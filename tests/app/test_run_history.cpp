@@ -200,6 +200,41 @@ class RunHistoryTest : public QObject {
     QVERIFY(!history.open(dir.filePath("newer.sqlite"), &error));
     QVERIFY2(error.contains("version 99"), qPrintable(error));
   }
+
+  // Every path that stores a run asks why_closed() first, so none can go unkept silently.
+  void saysWhyItCannotKeepRuns() {
+    QTemporaryDir dir;
+    RunHistory history;
+    QCOMPARE(history.why_closed(), QString("no history was opened"));
+    QString error;
+    QVERIFY(!history.open(dir.path(), &error));  // a folder
+    QCOMPARE(history.why_closed(), error);
+    QVERIFY2(error.contains(dir.path()), qPrintable(error));
+    QVERIFY(history.open(dir.filePath("h.sqlite"), &error));
+    QCOMPARE(history.why_closed(), QString());
+  }
+
+  // Another connection holds the write lock: the import fails (after SQLite's busy timeout),
+  // says so, and leaves no run behind.
+  void anImportIntoALockedHistorySaysSoAndLeavesNothing() {
+    QTemporaryDir dir;
+    RunHistory history;
+    QString error;
+    QVERIFY(history.open(dir.filePath("h.sqlite"), &error));
+    {
+      QSqlDatabase locker = QSqlDatabase::addDatabase("QSQLITE", "locker");
+      locker.setDatabaseName(dir.filePath("h.sqlite"));
+      QVERIFY(locker.open());
+      QVERIFY(QSqlQuery(locker).exec("BEGIN EXCLUSIVE"));
+      QCOMPARE(history.import_record(RunRecord{environment(), {entry("tiny", 32, RunStatus::ok)}, {}}, "file", &error),
+               int64_t{0});
+      QVERIFY2(error.contains("locked"), qPrintable(error));
+      QVERIFY(QSqlQuery(locker).exec("COMMIT"));
+      locker.close();
+    }
+    QSqlDatabase::removeDatabase("locker");
+    QVERIFY(history.runs().empty());
+  }
 };
 
 QTEST_GUILESS_MAIN(RunHistoryTest)

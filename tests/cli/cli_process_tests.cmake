@@ -205,3 +205,7 @@ stepscope_cli_exit_test(plan_global_batch_past_int64 2 "--batch: the global batc
 add_test(NAME cli_e2e.plan_limits COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_plan_limits.sh $<TARGET_FILE:stepscope-cli>
   ${CMAKE_CURRENT_BINARY_DIR}/e2e_plan_limits)
 set_tests_properties(cli_e2e.plan_limits PROPERTIES LABELS "cli;e2e" PASS_REGULAR_EXPRESSION "PASS" TIMEOUT 60)
+# Bounded reads: a run file that never ends is refused by the limit, at once.
+stepscope_cli_error_test(plan_allreduce_dev_zero
+  "--allreduce: /dev/zero holds more than 128 MiB; a run file is read up to 128 MiB" plan --allreduce /dev/zero)
+set_tests_properties(cli_error.plan_allreduce_dev_zero PROPERTIES TIMEOUT 20)

@@ -134,6 +134,13 @@ TEST(BenchSchema, DisplayShowsMeanAndSpreadAndMissingAsDash) {
   EXPECT_NE(schema::display_cell(table, 0, static_cast<size_t>(mfu)).find('%'), std::string::npos);
 }
 
+TEST(BenchSchema, ExtremeValuesAreWrittenWholeNotCut) {
+  // 1e308 has 309 fixed digits: cut to a buffer it would read as 1e62; it is written exactly.
+  EXPECT_EQ(schema::display_text(schema::Value(1e308), schema::ColumnKind::milliseconds), "1e+308");
+  EXPECT_EQ(schema::csv_text(schema::Value(-1e308), schema::CsvNumberFormat{3, false, 0}), "-1e+308");
+  EXPECT_EQ(schema::csv_text(schema::Value(1.5e16), schema::CsvNumberFormat{0, false, 0}), "15000000000000000");
+}
+
 TEST(GpuPeaks, LooksUpByNameAndPrecision) {
   EXPECT_DOUBLE_EQ(peak_tflops("NVIDIA H100 80GB HBM3", Precision::bf16), 989.4);
   EXPECT_DOUBLE_EQ(peak_tflops("NVIDIA H100 PCIe", Precision::fp32), 51.2);

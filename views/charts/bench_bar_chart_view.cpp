@@ -113,8 +113,10 @@ void BenchBarChartView::paintOverlay(QPainter& painter, const QRectF& plot) cons
     painter.setBrush(Qt::NoBrush);
     painter.drawRect(row.adjusted(1, 0, -1, 0));
     painter.setPen(failure_color());
-    painter.drawText(row.adjusted(8, 0, -8, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                     QStringLiteral("\u2715 %1").arg(data_.failures[bar]));
+    const QRectF room = row.adjusted(8, 0, -8, 0);
+    painter.drawText(room, Qt::AlignVCenter | Qt::AlignLeft,
+                     painter.fontMetrics().elidedText(QStringLiteral("\u2715 %1").arg(data_.failures[bar]), Qt::ElideRight,
+                                                      static_cast<int>(room.width())));
   }
 }
 

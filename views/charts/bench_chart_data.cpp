@@ -1,4 +1,5 @@
 #include "charts/bench_chart_data.h"
+#include "charts/chart_limits.h"
 #include "profiling/step_ranges.h"
 
 #include <QHash>
@@ -64,14 +65,30 @@ BenchBarData build_bench_bar_data(const std::vector<BenchResult>& results) {
     const BenchResult& result = results[bar];
     data.failures << failure_text(result.status);
     if (result.status != RunStatus::ok) continue;  // a gap, labelled by the chart
+    // The bar's segments and whiskers, drawn only when the chart can draw every one of them.
+    std::vector<ErrorBar> errors;
+    LeftOut bad;
     double top = 0;
     for (size_t phase = 0; phase < kBenchPhaseCount; ++phase) {
       const PhaseStats& stats = phase_stats(result, phase);
       if (stats.count == 0) continue;  // the mode does not run it
-      data.phase_used[phase] = true;
-      data.mean_ms[phase][bar] = stats.mean_ms;
       top += stats.mean_ms;
       const ErrorBar error{static_cast<int>(bar), phase, top, std::max(0.0, top - stats.std_ms), top + stats.std_ms};
+      const QString name = bench_phase_names()[phase];
+      if (!bad.keep({{stats.mean_ms, name + QStringLiteral(" (ms)")},
+                     {stats.std_ms, name + QStringLiteral(" standard deviation (ms)")},
+                     {error.high, QStringLiteral("the bar's end (ms)")}})) {
+        break;
+      }
+      errors.push_back(error);
+    }
+    if (bad.count() > 0) {
+      data.failures.back() = QStringLiteral("left out (the table lists it): %1").arg(bad.first_reason());
+      continue;
+    }
+    for (const auto& error : errors) {
+      data.phase_used[error.phase] = true;
+      data.mean_ms[error.phase][bar] = phase_stats(result, error.phase).mean_ms;
       data.error_bars.push_back(error);
       data.max_ms = std::max(data.max_ms, error.high);
     }

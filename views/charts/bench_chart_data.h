@@ -37,7 +37,8 @@ struct BenchBarData {
   std::array<bool, kBenchPhaseCount> phase_used{};      // some result ran it
   std::array<std::vector<double>, kBenchPhaseCount> mean_ms;  // per bar; 0 where not run or failed
   std::vector<ErrorBar> error_bars;                     // for each phase run by a bar that ran
-  QStringList failures;  // per bar: "" when it ran, else "out of memory", "failed", "cancelled"
+  QStringList failures;  // per bar: "" when drawn, else "out of memory", "failed", "cancelled" or
+                         // why the chart cannot draw it ("left out (the table lists it): ...")
   double max_ms = 0;     // the highest bar or whisker
 };
 

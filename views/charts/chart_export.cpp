@@ -3,8 +3,9 @@
 #include <QChartView>
 #include <QCoreApplication>
 #include <QImage>
-#include <QImageWriter>
 #include <QPainter>
+
+#include "export/file_output.h"
 
 namespace stepscope::views {
 
@@ -15,6 +16,7 @@ void set_error(QString* error, const QString& text) {
 }  // namespace
 
 bool save_chart_png(QChartView& view, const QString& path, QString* error, QSize size) {
+  if (!check_output_file(path, error)) return false;  // refused before anything is drawn
   const QSize target = size.isValid() ? size : view.size();
   if (target.isEmpty()) {
     set_error(error, QStringLiteral("cannot export an empty chart (%1 x %2 pixels)").arg(target.width()).arg(target.height()));
@@ -37,12 +39,7 @@ bool save_chart_png(QChartView& view, const QString& path, QString* error, QSize
     static_cast<QWidget&>(view).render(&painter, QPoint(), QRegion(), QWidget::DrawChildren);
   }
   if (target != original) view.resize(original);
-  QImageWriter writer(path, "png");
-  if (!writer.write(image)) {
-    set_error(error, QStringLiteral("cannot write %1: %2").arg(path, writer.errorString()));
-    return false;
-  }
-  return true;
+  return write_png_file(image, path, error);
 }
 
 }  // namespace stepscope::views

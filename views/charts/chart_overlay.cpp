@@ -3,6 +3,8 @@
 #include <QChart>
 #include <QPainter>
 
+#include "charts/chart_style.h"
+
 namespace stepscope::views {
 
 ChartOverlayItem::ChartOverlayItem(QChart& chart, qreal z, Painter paint)
@@ -33,6 +35,21 @@ void paint_plot_note(QPainter& painter, const QRectF& plot_area, const QString& 
   if (text.isEmpty()) return;
   painter.setPen(QColor(0x707070));
   painter.drawText(plot_area.adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap, text);
+}
+
+void paint_corner_note(QPainter& painter, const QRectF& plot_area, const QString& text) {
+  if (text.isEmpty()) return;
+  painter.save();
+  painter.setFont(annotation_font());
+  const QRectF room = plot_area.adjusted(8, 6, -8, -6);
+  const int flags = Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap;
+  const QRectF box = painter.boundingRect(room, flags, text).adjusted(-5, -3, 5, 3);
+  painter.setPen(QPen(QColor(0xC08000), 1));
+  painter.setBrush(QColor(255, 248, 225, 235));
+  painter.drawRect(box);
+  painter.setPen(QColor(0x6A4A00));
+  painter.drawText(room, flags, text);
+  painter.restore();
 }
 
 }  // namespace stepscope::views

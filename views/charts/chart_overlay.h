@@ -45,5 +45,8 @@ struct PlotMapping {
 
 // A grey note in the middle of the plot, for charts without data ("no kernels recorded").
 void paint_plot_note(QPainter& painter, const QRectF& plot_area, const QString& text);
+// A note along the top of the plot, on a pale box over what is drawn, for what a chart left
+// out ("1 point left out: ..."); nothing when `text` is empty.
+void paint_corner_note(QPainter& painter, const QRectF& plot_area, const QString& text);
 
 }  // namespace stepscope::views

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "charts/chart_colors.h"
+#include "charts/chart_limits.h"
 #include "experiments/ddp/ddp_schema.h"
 #include "profiling/step_ranges.h"
 #include "schema/schema.h"
@@ -82,7 +83,16 @@ DdpStepData build_ddp_step_data(const schema::Table& table) {
       double known = 0;
       for (size_t p = 0; p + 1 < kDdpPhaseCount; ++p) known += parts[p];
       parts[kDdpPhaseCount - 1] = std::max(0.0, step - known);
-      data.max_ms = std::max(data.max_ms, std::max(step, known));
+      // Drawn only when the chart can draw every segment and the bar's end (chart_limits.h).
+      LeftOut bad;
+      if (bad.keep({{step, QStringLiteral("step_ms")}, {parts[0], QStringLiteral("forward_ms")},
+                    {parts[1], QStringLiteral("backward_ms")}, {parts[2], QStringLiteral("exposed_comm_ms")},
+                    {parts[3], QStringLiteral("optimizer_ms")}, {known, QStringLiteral("the bar's end (ms)")}})) {
+        data.max_ms = std::max(data.max_ms, std::max(step, known));
+      } else {
+        parts = {};
+        data.failures.back() = QStringLiteral("left out (the table lists it): %1").arg(bad.first_reason());
+      }
     }
     for (size_t p = 0; p < kDdpPhaseCount; ++p) data.ms[p].push_back(parts[p]);
   }

@@ -27,7 +27,8 @@ QColor ddp_phase_color(DdpPhase phase);
 struct DdpStepData {
   QStringList labels;                                  // one bar per row, in table order
   std::array<std::vector<double>, kDdpPhaseCount> ms;  // per phase, per bar; 0 where unmeasured
-  QStringList failures;  // per bar: "" when measured, else its status ("failed", "cancelled")
+  QStringList failures;  // per bar: "" when drawn, else its status ("failed", "cancelled") or why
+                         // the chart cannot draw it ("left out (the table lists it): ...")
   double max_ms = 0;     // the longest bar
 };
 

@@ -78,7 +78,9 @@ void DdpStepChartView::paintOverlay(QPainter& painter, const QRectF& plot) const
   for (int bar = 0; bar < bars; ++bar) {
     if (data_.failures[bar].isEmpty()) continue;
     const QPointF at = chart()->mapToPosition(QPointF(0, bars - 1 - bar), series_);
-    painter.drawText(QPointF(plot.left() + 6, at.y() + painter.fontMetrics().ascent() / 2.0), data_.failures[bar]);
+    // Elided to the plot: a long reason ("left out ...: step_ms 1e+308 ...") ends in "...", not mid-word.
+    const QString text = painter.fontMetrics().elidedText(data_.failures[bar], Qt::ElideRight, static_cast<int>(plot.width() - 12));
+    painter.drawText(QPointF(plot.left() + 6, at.y() + painter.fontMetrics().ascent() / 2.0), text);
   }
 }
 

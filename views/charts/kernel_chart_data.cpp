@@ -1,4 +1,5 @@
 #include "charts/kernel_chart_data.h"
+#include "charts/chart_limits.h"
 #include "profiling/step_ranges.h"
 
 
@@ -39,6 +40,27 @@ KernelChartData build_kernel_chart_data(const profiling::KernelProfile& profile)
     }
     if (used) data.categories.push_back(std::move(shares));
   }
+
+  // A bar whose shares the chart cannot draw (a file's 1e308 %) is left out, and said so.
+  LeftOut left_out;
+  for (size_t bar = 0; bar < ranges.size(); ++bar) {
+    double sum = 0;
+    bool drawable = true;
+    for (const auto& shares : data.categories) {
+      sum += shares.percent[bar];
+      const QString name = QStringLiteral("%1 share of %2 (%)")
+                               .arg(QString::fromStdString(profiling::to_string(shares.category)), data.bars[static_cast<qsizetype>(bar)]);
+      drawable = drawable && left_out.keep({{shares.percent[bar], name}});
+      if (!drawable) break;
+    }
+    if (drawable && !left_out.keep({{sum, QStringLiteral("the %1 bar's total (%)").arg(data.bars[static_cast<qsizetype>(bar)])}})) {
+      drawable = false;
+    }
+    if (!drawable) {
+      for (auto& shares : data.categories) shares.percent[bar] = 0;
+    }
+  }
+  data.left_out = left_out.note(QStringLiteral("bar"), QStringLiteral("bars"));
 
   if (data.bars.isEmpty()) {
     data.note = !profile.gpu_activity_recorded && !profile.source_message.empty()

@@ -22,6 +22,7 @@ struct KernelChartData {
   std::vector<int64_t> gpu_time_ns;            // per bar
   std::vector<KernelCategoryShares> categories;  // all_kernel_categories() order, used ones only
   QString note;  // why there is nothing to show, when there is nothing
+  QString left_out;  // bars left out because the chart cannot draw their shares, and why
 };
 
 // One bar per phase range the profile has (forward, backward, optimizer step) with GPU time;

@@ -32,8 +32,10 @@ KernelChartView::KernelChartView(QWidget* parent) : QChartView(new QChart, paren
   series_->attachAxis(share_axis_);
   series_->attachAxis(bar_axis_);
   c.legend()->setAlignment(Qt::AlignRight);
-  note_ = new ChartOverlayItem(c, ChartOverlayItem::kAboveSeries,
-                               [this](QPainter& p, const QRectF& plot) { paint_plot_note(p, plot, data_.note); });
+  note_ = new ChartOverlayItem(c, ChartOverlayItem::kAboveSeries, [this](QPainter& p, const QRectF& plot) {
+    paint_plot_note(p, plot, data_.note);
+    paint_corner_note(p, plot, data_.left_out);
+  });
   // The exact share and time of a segment on hover.
   connect(series_, &QHorizontalStackedBarSeries::hovered, this, [this](bool on, int index, QBarSet* set) {
     if (!on) return QToolTip::hideText();

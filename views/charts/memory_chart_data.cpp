@@ -15,7 +15,19 @@ namespace {
 
 constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 double mib(int64_t bytes) { return static_cast<double>(bytes) / kBytesPerMiB; }
-double ms(int64_t ns) { return static_cast<double>(ns) * 1e-6; }
+// A file's times may be any int64 (-9e18 and 9e18): differences in double, never an int64 that
+// overflows; all of them (at most 1.8e13 ms, 8.8e12 MiB) stay inside what a chart draws.
+double ms(int64_t ns, int64_t origin_ns) {
+  int64_t since = 0;
+  if (!__builtin_sub_overflow(ns, origin_ns, &since)) return static_cast<double>(since) * 1e-6;
+  return (static_cast<double>(ns) - static_cast<double>(origin_ns)) * 1e-6;
+}
+// origin + ms as a time, saturated at int64's ends.
+int64_t ns_at(int64_t origin_ns, double ms_from_origin) {
+  const double ns = static_cast<double>(origin_ns) + ms_from_origin * 1e6;
+  if (!(ns > -9.2e18)) return INT64_MIN;
+  return ns < 9.2e18 ? static_cast<int64_t>(ns) : INT64_MAX;
+}
 
 // Points are in time order (the timeline sorts its events), so ranges of equal time are found
 // by binary search.
@@ -53,13 +65,13 @@ void fill_layers(MemoryChartData& data) {
     data.layers[l].upper.reserve(static_cast<qsizetype>(data.points.size()));
   }
   for (const auto& p : data.points) {
-    const double x = ms(p.time_ns - data.origin_ns);
-    int64_t below = 0;
+    const double x = ms(p.time_ns, data.origin_ns);
+    double below = 0;  // MiB: a file's categories may add up past int64
     for (size_t l = 0; l < order.size(); ++l) {
-      const int64_t own = p.bytes_by_category[profiling::category_index(order[l])];
+      const double own = mib(p.bytes_by_category[profiling::category_index(order[l])]);
       below += own;
-      data.layers[l].upper.append(QPointF(x, mib(below)));
-      data.layers[l].max_mib = std::max(data.layers[l].max_mib, mib(own));
+      data.layers[l].upper.append(QPointF(x, below));
+      data.layers[l].max_mib = std::max(data.layers[l].max_mib, own);
     }
     if (p.reserved_bytes >= 0) data.reserved.append(QPointF(x, mib(p.reserved_bytes)));
   }
@@ -68,7 +80,7 @@ void fill_layers(MemoryChartData& data) {
 // Peaks at the same point (the forward peak is often the overall one) share one marker.
 void fill_peaks(const MemoryTimeline& timeline, MemoryChartData& data) {
   for (const auto& peak : timeline.peaks) {
-    const double x = ms(peak.time_ns - data.origin_ns), y = mib(peak.allocated_bytes);
+    const double x = ms(peak.time_ns, data.origin_ns), y = mib(peak.allocated_bytes);
     const QString label = QString::fromStdString(peak.label);
     auto same = std::find_if(data.peaks.begin(), data.peaks.end(),
                              [&](const MemoryPeakMarker& m) { return m.x_ms == x && m.y_mib == y; });
@@ -82,8 +94,8 @@ void fill_peaks(const MemoryTimeline& timeline, MemoryChartData& data) {
 
 void fill_extents(const MemoryTimeline& timeline, MemoryChartData& data) {
   if (!timeline.points.empty()) {  // the whole timeline's, also for a window
-    data.x_min = ms(timeline.points.front().time_ns - data.origin_ns);
-    data.x_max = ms(timeline.points.back().time_ns - data.origin_ns);
+    data.x_min = ms(timeline.points.front().time_ns, data.origin_ns);
+    data.x_max = ms(timeline.points.back().time_ns, data.origin_ns);
   }
   for (const auto& band : data.bands) {
     data.x_min = std::min(data.x_min, band.start_ms);
@@ -105,8 +117,8 @@ MemoryChartData build(const MemoryTimeline& timeline, size_t max_points, std::op
   int64_t from_ns = INT64_MIN, to_ns = INT64_MAX;
   auto first = all.begin(), last = all.end();
   if (window) {
-    from_ns = data.origin_ns + static_cast<int64_t>(window->first * 1e6);
-    to_ns = data.origin_ns + static_cast<int64_t>(window->second * 1e6);
+    from_ns = ns_at(data.origin_ns, window->first);
+    to_ns = ns_at(data.origin_ns, window->second);
     first = at_time(all.begin(), all.end(), from_ns).first;
     last = at_time(all.begin(), all.end(), to_ns).second;
     if (first != all.begin()) --first;
@@ -119,7 +131,7 @@ MemoryChartData build(const MemoryTimeline& timeline, size_t max_points, std::op
   keep_peak_points(timeline, from_ns, to_ns, data.points);
   fill_layers(data);
   for (const auto& band : timeline.bands) {
-    data.bands.push_back({ms(band.start_ns - data.origin_ns), ms(band.end_ns - data.origin_ns),
+    data.bands.push_back({ms(band.start_ns, data.origin_ns), ms(band.end_ns, data.origin_ns),
                           QString::fromStdString(band.phase), band.step, band.warmup});
   }
   fill_peaks(timeline, data);
@@ -183,7 +195,7 @@ QString band_caption(const MemoryBandSpan& band) {
 QString memory_point_tooltip(const MemoryChartData& data, size_t index) {
   if (index >= data.points.size()) return {};
   const MemoryPoint& p = data.points[index];
-  QString html = QStringLiteral("<b>%1</b>").arg(format_duration_ns(static_cast<double>(p.time_ns - data.origin_ns)));
+  QString html = QStringLiteral("<b>%1</b>").arg(format_duration_ns(ms(p.time_ns, data.origin_ns) * 1e6));
   if (p.band >= 0 && static_cast<size_t>(p.band) < data.bands.size()) {
     html += QStringLiteral(" &nbsp;%1").arg(band_caption(data.bands[static_cast<size_t>(p.band)]).toHtmlEscaped());
   }

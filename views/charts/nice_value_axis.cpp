@@ -2,22 +2,53 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 #include "charts/chart_style.h"
 
 namespace stepscope::views {
 
+namespace {
+
+// Below this share of a range's magnitude, steps and spans drown in the rounding of its values.
+constexpr double kLeastRelativeSpan = 1e-9;
+constexpr double kLeastRelativeStep = 1e-12;
+
+// [low, high] made drawable: finite, within the axis magnitude, high above low by a span the
+// values' rounding keeps (an empty range becomes at least 1 wide, as [0, 1] for nothing).
+std::pair<double, double> drawable(double low, double high) {
+  constexpr double kMost = NiceValueAxis::kMostAxisMagnitude;
+  if (std::isnan(low) || std::isnan(high)) return {0, 1};
+  low = std::clamp(low, -kMost, kMost);  // infinities too
+  high = std::clamp(high, -kMost, kMost);
+  const double magnitude = std::max(std::abs(low), std::abs(high));
+  const double least = std::max(high > low ? 1e-100 : 1.0, magnitude * kLeastRelativeSpan);
+  if (high - low < least) {
+    low = std::min(low, kMost - least);
+    high = low + least;
+  }
+  return {low, high};
+}
+
+}  // namespace
+
 NiceValueAxis::NiceValueAxis(const QString& title, int target_ticks, double min_interval)
     : target_ticks_(target_ticks), min_interval_(min_interval) {
   style_axis(*this, title);
   setTickType(QValueAxis::TicksDynamic);
-  applyTicks(min(), tickStepFor(max() - min()));
+  applyTicks(min(), tickStepFor(min(), max()));
   // Qt's own range changes (rubber-band zoom) only narrow the range: adapting afterwards is safe.
-  connect(this, &QValueAxis::rangeChanged, this, [this](qreal low, qreal high) { applyTicks(low, tickStepFor(high - low)); });
+  connect(this, &QValueAxis::rangeChanged, this, [this](qreal low, qreal high) { applyTicks(low, tickStepFor(low, high)); });
 }
 
-double NiceValueAxis::tickStepFor(double span) const {
-  return std::max(nice_tick_interval(span, target_ticks_), min_interval_);
+double NiceValueAxis::tickStepFor(double low, double high) const {
+  const double magnitude = std::max(std::abs(low), std::abs(high));
+  const double least = magnitude > 0 && std::isfinite(magnitude)
+                           ? std::pow(10.0, std::ceil(std::log10(magnitude * kLeastRelativeStep)))
+                           : 0.0;
+  const double step = std::max({nice_tick_interval(high - low, target_ticks_), min_interval_, least});
+  return step > 0 && std::isfinite(step) ? step : 1.0;
 }
 
 void NiceValueAxis::applyTicks(double low, double interval) {
@@ -27,8 +58,8 @@ void NiceValueAxis::applyTicks(double low, double interval) {
 }
 
 void NiceValueAxis::setNiceRange(double low, double high) {
-  if (!(high > low)) high = low + 1;
-  const double interval = tickStepFor(high - low);
+  std::tie(low, high) = drawable(low, high);
+  const double interval = tickStepFor(low, high);
   // Either order passes through one mixed state, (new range, old step) or (old range, new
   // step); their tick counts multiply to about target^2, so the smaller one is small.
   const double range_first_ticks = (high - low) / tickInterval();
@@ -43,7 +74,7 @@ void NiceValueAxis::setNiceRange(double low, double high) {
 }
 
 void NiceValueAxis::setZeroBasedRange(double highest) {
-  setNiceRange(0, highest > 0 ? nice_ceiling(highest, target_ticks_) : 1.0);
+  setNiceRange(0, highest > 0 ? nice_ceiling(std::min(highest, kMostAxisMagnitude), target_ticks_) : 1.0);
 }
 
 }  // namespace stepscope::views

@@ -4,6 +4,10 @@
 // step changes, and it sees a new range before any slot could adapt the step. Setting
 // 0..1e6 over a step of 0.001 would first lay out a billion ticks. setNiceRange changes range
 // and step in the order whose intermediate state has the fewer ticks.
+// Qt adds the step to a tick until it passes the maximum: a step lost in the rounding of the
+// values (0.01 at 1e17) never gets there. So every range is made finite, at most
+// kMostAxisMagnitude, and at least a billionth of its magnitude wide, and every step at least a
+// trillionth of it (charts/chart_limits.h keeps the data inside long before that).
 #pragma once
 
 #include <QValueAxis>
@@ -21,7 +25,11 @@ class NiceValueAxis : public QValueAxis {
   // [0, the nice step multiple at or above `highest`]; [0, 1] when highest is not positive.
   void setZeroBasedRange(double highest);
 
-  double tickStepFor(double span) const;
+  // The nice step for [low, high]: about target_ticks intervals, never below min_interval nor
+  // lost in the rounding of the range's values.
+  double tickStepFor(double low, double high) const;
+
+  static constexpr double kMostAxisMagnitude = 1e18;
 
  private:
   void applyTicks(double min, double interval);

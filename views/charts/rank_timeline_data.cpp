@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "charts/chart_limits.h"
 #include "charts/ddp_chart_data.h"
 #include "experiments/ddp/ddp_timeline_schema.h"
 #include "profiling/step_ranges.h"
@@ -87,6 +88,7 @@ RankTimelineData build_rank_timeline(const schema::Table& table, const TimelineR
     return data;
   }
   std::vector<TimelineRow> rows;
+  LeftOut left_out;  // spans the chart cannot draw (chart_limits.h)
   for (size_t i = 0; i < table.rows.size(); ++i) {
     if (table.rows[i].size() != table.columns.size()) {
       ++data.skipped_rows;  // a row cut short: its columns cannot be trusted
@@ -98,16 +100,19 @@ RankTimelineData build_rank_timeline(const schema::Table& table, const TimelineR
                         row.span.end_ms >= row.span.start_ms && row.rank >= 0;
       if (!sane) {
         ++data.skipped_rows;
-      } else if (same_row(row.config, key.config)) {
+      } else if (same_row(row.config, key.config) &&
+                 left_out.keep({{row.span.start_ms, QStringLiteral("start_ms")}, {row.span.end_ms, QStringLiteral("end_ms")}})) {
         rows.push_back(std::move(row));
       }
     } catch (const std::exception&) {
       ++data.skipped_rows;
     }
   }
+  data.note = left_out.note(QStringLiteral("span"), QStringLiteral("spans"));
   if (rows.empty()) {
-    data.message = key.label.isEmpty() ? QStringLiteral("No overlap picture: no spans recorded")
-                                       : QStringLiteral("No spans recorded for %1").arg(key.label);
+    data.message = !data.note.isEmpty() ? data.note
+                   : key.label.isEmpty() ? QStringLiteral("No overlap picture: no spans recorded")
+                                         : QStringLiteral("No spans recorded for %1").arg(key.label);
     return data;
   }
   // One step per picture: the first recorded.

@@ -49,6 +49,7 @@ struct RankTimelineData {
   double end_ms = 0;        // the latest end
   QString message;          // why there is nothing to draw; empty when spans exist
   int skipped_rows = 0;     // rows that could not be read (unknown lane, a newer build's)
+  QString note;             // spans left out because the chart cannot draw their times, and why
 };
 
 RankTimelineData build_rank_timeline(const schema::Table& table, const TimelineRowKey& key);

@@ -36,8 +36,10 @@ RankTimelineView::RankTimelineView(QWidget* parent) : QChartView(new QChart, par
   c.addAxis(time_axis_, Qt::AlignBottom);
   c.addAxis(lane_axis_, Qt::AlignLeft);
   overlay_ = new ChartOverlayItem(c, ChartOverlayItem::kAboveSeries, [this](QPainter& p, const QRectF& plot) {
-    paint_plot_note(p, plot, data_.message);
+    // What was left out (chart_limits.h) in the box every chart uses; else why nothing is drawn.
+    if (data_.note.isEmpty()) paint_plot_note(p, plot, data_.message);
     paint_span_starts(p, plot);
+    paint_corner_note(p, plot, data_.note);
   });
   setMinimumSize(480, 220);
   setData({});

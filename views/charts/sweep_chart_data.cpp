@@ -59,14 +59,21 @@ SweepChartData build_sweep_chart_data(const std::vector<BenchResult>& results, S
   for (const auto& [key, i] : index) data.lines[i].name = name_of(key, index);
 
   double x_min = std::numeric_limits<double>::infinity(), x_max = -x_min, y_min = x_min, y_max = 0;
+  LeftOut left_out;
   for (const auto& r : results) {
     const auto drawn = index.find(key_of(r.config, axis));
     if (drawn == index.end()) continue;
     const size_t line = drawn->second;
     const double x = x_of(r, axis);
+    const bool ran = r.status == RunStatus::ok && r.total.count > 0 && r.total.mean_ms > 0;
+    const ChartValue x_value{x, data.x_title};
+    if (!(ran ? left_out.keep({x_value, {r.total.mean_ms, QStringLiteral("mean step time (ms)")}})
+              : left_out.keep({x_value}))) {
+      continue;
+    }
     x_min = std::min(x_min, x);
     x_max = std::max(x_max, x);
-    if (r.status != RunStatus::ok || r.total.count == 0 || !(r.total.mean_ms > 0)) {
+    if (!ran) {
       const QString status = r.status == RunStatus::ok ? QStringLiteral("no steps")
                                                        : QString::fromStdString(to_string(r.status));
       data.failures.push_back({data.lines[line].name, x, status});
@@ -87,6 +94,7 @@ SweepChartData build_sweep_chart_data(const std::vector<BenchResult>& results, S
     data.y_min = y_min;
     data.y_max = y_max;
   }
+  data.note = left_out.note(QStringLiteral("configuration"), QStringLiteral("configurations"));
   return data;
 }
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <vector>
 
+#include "charts/chart_limits.h"
 #include "runners/bench_types.h"
 
 namespace stepscope::views {
@@ -39,6 +40,7 @@ struct SweepChartData {
   double x_min = 0, x_max = 0;  // over lines and failures
   double y_min = 0, y_max = 0;  // over lines (positive times only)
   size_t hidden_lines = 0;      // lines past kMostSweepLines, left out
+  QString note;                 // points left out because the chart cannot draw them, and why
 };
 
 // More lines than this read as noise (and a legend of thousands draws for minutes): the
@@ -56,6 +58,7 @@ struct KeyedPoint {
 
 // Lines in order of first appearance (at most kMostSweepLines), named by `name_of(key, lines)`,
 // their points sorted by x; results that did not run become failure marks; ranges over both.
+// Points with a value the chart cannot draw (chart_limits.h) are left out and counted in the note.
 template <class Key, class NameOf>
 void fill_sweep_lines(SweepChartData& data, const std::vector<KeyedPoint<Key>>& points, NameOf name_of) {
   std::map<Key, size_t> all;
@@ -69,12 +72,16 @@ void fill_sweep_lines(SweepChartData& data, const std::vector<KeyedPoint<Key>>& 
   for (const auto& [key, i] : index) data.lines[i].name = name_of(key, index);
   double x_min = std::numeric_limits<double>::max(), x_max = 0;
   double y_min = std::numeric_limits<double>::max(), y_max = 0;
+  LeftOut left_out;
   for (const auto& p : points) {
     const auto line = index.find(p.key);
     if (line == index.end()) continue;
+    const ChartValue x{p.x, data.x_title, data.log_x};
+    const bool drawn = p.status == RunStatus::ok && p.y > 0;
+    if (!(drawn ? left_out.keep({x, {p.y, data.y_title, false}}) : left_out.keep({x}))) continue;
     x_min = std::min(x_min, p.x);
     x_max = std::max(x_max, p.x);
-    if (p.status == RunStatus::ok && p.y > 0) {
+    if (drawn) {
       data.lines[line->second].points.append({p.x, p.y});
       y_min = std::min(y_min, p.y);
       y_max = std::max(y_max, p.y);
@@ -93,6 +100,7 @@ void fill_sweep_lines(SweepChartData& data, const std::vector<KeyedPoint<Key>>& 
     data.y_min = y_min;
     data.y_max = y_max;
   }
+  data.note = left_out.note(QStringLiteral("point"), QStringLiteral("points"));
 }
 
 // x: parameters in millions (the result's count, else the model's) or the context length.

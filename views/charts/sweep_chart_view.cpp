@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "charts/chart_colors.h"
+#include "charts/chart_limits.h"
 #include "charts/chart_overlay.h"
 #include "charts/chart_style.h"
 #include "charts/nice_value_axis.h"
@@ -39,6 +40,8 @@ SweepChartView::SweepChartView(const QString& title, QWidget* parent) : QChartVi
   log_time_axis_->setMinorTickCount(8);  // 2..9 between the decades
   log_time_axis_->setMinorGridLineColor(QColor(0xF0F0F0));
   c.addAxis(log_time_axis_, Qt::AlignLeft);
+  set_log_range(*log_x_axis_, 1, 2);  // not Qt's empty [1, 1] while there is nothing to show
+  set_log_range(*log_time_axis_, 1, 10);
   c.legend()->setAlignment(Qt::AlignRight);
   c.legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);  // a line per configuration
   overlay_ = new ChartOverlayItem(c, ChartOverlayItem::kAboveSeries,
@@ -89,7 +92,7 @@ void SweepChartView::setData(SweepChartData data) {
     const auto log_base = [base](double x) { return std::log(x) / std::log(base); };
     const double low = std::pow(base, std::floor(log_base(data_.x_min) + 1e-9));
     const double high = std::pow(base, std::ceil(log_base(data_.x_max) - 1e-9));
-    log_x_axis_->setRange(low, std::max(high, low * base));
+    set_log_range(*log_x_axis_, low, std::max(high, low * base));
   }
   // A little room either side, so end points and failure marks are not on the frame.
   const double span = data_.x_max > data_.x_min ? data_.x_max - data_.x_min : std::max(std::abs(data_.x_max), 1.0);
@@ -97,7 +100,7 @@ void SweepChartView::setData(SweepChartData data) {
   if (log_scale_) {
     const double low = data_.y_min > 0 ? std::pow(10.0, std::floor(std::log10(data_.y_min))) : 1.0;
     const double high = data_.y_max > 0 ? std::pow(10.0, std::ceil(std::log10(data_.y_max * 1.05))) : 10.0;
-    log_time_axis_->setRange(low, std::max(high, low * 10));
+    set_log_range(*log_time_axis_, low, std::max(high, low * 10));
   } else {
     linear_time_axis_->setZeroBasedRange(data_.y_max * 1.05);
   }
@@ -105,7 +108,10 @@ void SweepChartView::setData(SweepChartData data) {
 }
 
 void SweepChartView::paintFailures(QPainter& painter, const QRectF& plot) const {
-  if (data_.lines.empty()) return paint_plot_note(painter, plot, tr("No sweep results"));
+  const bool nothing = data_.failures.empty() && std::all_of(data_.lines.begin(), data_.lines.end(),
+                                                             [](const SweepLine& l) { return l.points.isEmpty(); });
+  paint_corner_note(painter, plot, data_.note);  // what was left out, over what is drawn
+  if (nothing && data_.note.isEmpty()) return paint_plot_note(painter, plot, tr("No sweep results"));
   const PlotMapping linear{plot, x_axis_->min(), x_axis_->max(), 0, 1};
   const PlotMapping logarithmic{plot, std::log(log_x_axis_->min()), std::log(log_x_axis_->max()), 0, 1};
   const auto x_at = [&](double x) { return data_.log_x ? logarithmic.x(std::log(x)) : linear.x(x); };

@@ -1,11 +1,11 @@
 #include "export/table_export.h"
 
+#include "export/file_output.h"
 #include "io/csv_writer.h"
 #include "models/format.h"
 #include "models/roles.h"
 
 #include <QAbstractItemModel>
-#include <QSaveFile>
 #include <QStringList>
 
 #include <map>
@@ -50,17 +50,8 @@ QString table_to_csv(const QAbstractItemModel& model) {
 }
 
 bool write_table_csv(const QAbstractItemModel& model, const QString& path, QString* error) {
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
-    if (error) *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
-    return false;
-  }
-  file.write(table_to_csv(model).toUtf8());
-  if (!file.commit()) {
-    if (error) *error = QStringLiteral("writing %1 failed: %2").arg(path, file.errorString());
-    return false;
-  }
-  return true;
+  // The command line's rules: a read-only file is refused, not replaced.
+  return check_output_file(path, error) && write_output_file(path, table_to_csv(model).toUtf8(), error);
 }
 
 QString selection_to_tsv(const QAbstractItemModel& model, const QModelIndexList& selected) {

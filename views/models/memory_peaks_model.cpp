@@ -49,8 +49,12 @@ TableModel::Cell MemoryPeaksModel::cell(int row, int column) const {
       return {text, peak.step};
     }
     case Time: {
-      const int64_t since_ns = peak.time_ns - origin_ns_;
-      return {format_duration_ns(static_cast<double>(since_ns)), static_cast<double>(since_ns) * 1e-6};
+      // A file's times may lie at int64's ends: their difference in double, not a wrapped int64.
+      int64_t since = 0;
+      const double since_ns = __builtin_sub_overflow(peak.time_ns, origin_ns_, &since)
+                                  ? static_cast<double>(peak.time_ns) - static_cast<double>(origin_ns_)
+                                  : static_cast<double>(since);
+      return {format_duration_ns(since_ns), since_ns * 1e-6};
     }
     case Allocated: return bytes_cell(peak.allocated_bytes);
     case Reserved: return bytes_cell(peak.reserved_bytes);
