@@ -249,6 +249,8 @@ void MainWindow::update_memory_status() {
 
 bool MainWindow::export_all(const QString& dir, QString* error) { return export_views(views_, dir, error); }
 
+QString MainWindow::history_path() const { return history_.path(); }
+
 bool MainWindow::check_export(const QString& dir, bool with_windows, QString* error) const {
   QStringList files = export_files(views_, dir);
   for (int i = 0; with_windows && i < tabs_->count(); ++i) files << window_file(dir, i);

@@ -28,6 +28,8 @@ class MainWindow : public QMainWindow {
  public:
   // `history_path`: the run-history database (empty: the user's data directory).
   explicit MainWindow(const QString& history_path = {}, QWidget* parent = nullptr);
+  // The run-history database this window keeps runs in.
+  QString history_path() const;
   ~MainWindow() override;
 
   views::RunPanel& run_panel() { return *panel_; }

@@ -65,7 +65,9 @@ int main(int argc, char** argv) {
   window.set_headless(options.quit);
   if (!configs.empty()) window.run_panel().set_config(configs.front());
   // Output files by the command line's rules, before anything runs: a read-only file is
-  // refused by name, never replaced after a long run.
+  // refused by name, never replaced after a long run, and so is a file the app reads.
+  views::protect_input(QStringLiteral("--open-file"), QString::fromStdString(options.open_file));
+  views::protect_input(QStringLiteral("the run history"), window.history_path());
   QString refused;
   if (!options.export_dir.empty() && !window.check_export(QString::fromStdString(options.export_dir), true, &refused)) {
     std::cerr << "stepscope: error: --export: " << refused.toStdString() << '\n';

@@ -1,6 +1,6 @@
 # The application's outputs follow the command line's rules (engine/io/output_file.h): a
-# read-only file among --export's targets or as --screenshot, a folder, a dangling link or a
-# path under a file is refused before anything runs, with exit status 2 and a message naming the
+# read-only file among --export's targets or as --screenshot, a folder, a dangling link, a path
+# under a file, or one of the app's own inputs is refused before anything runs, with exit status 2 and a message naming the
 # option and the file; the file, its mode and the rest of the folder stay as they were.
 set(ENV{QT_QPA_PLATFORM} offscreen)
 set(ENV{XDG_CONFIG_HOME} ${WORKDIR}/config)
@@ -63,6 +63,19 @@ expect_refusal("--export: cannot write into ${WORKDIR}/run.json/out: ${WORKDIR}/
                --export ${WORKDIR}/run.json/out)
 file(MAKE_DIRECTORY ${WORKDIR}/export2/benchmark.csv)
 expect_refusal("--export: ${WORKDIR}/export2/benchmark.csv is a folder, not a file" --export ${WORKDIR}/export2)
+
+# The app's own inputs are never its outputs: the run file it opens, in another spelling, and its
+# history database; both stay byte for byte.
+file(READ ${WORKDIR}/run.json run_before)
+file(CREATE_LINK ${WORKDIR}/run.json ${WORKDIR}/run-link.json SYMBOLIC)
+expect_refusal("--screenshot: ${WORKDIR}/export/../run-link.json is the file given as --open-file; it would be written over"
+               --screenshot ${WORKDIR}/export/../run-link.json)
+file(READ ${WORKDIR}/run.json run_after)
+if(NOT run_after STREQUAL run_before)
+  message(FATAL_ERROR "the screenshot wrote over the run file it opened")
+endif()
+expect_refusal("--screenshot: ${WORKDIR}/history.sqlite is the file given as the run history; it would be written over"
+               --screenshot ${WORKDIR}/history.sqlite)
 
 # Writable targets are replaced whole, as before.
 file(WRITE ${WORKDIR}/export3/benchmark.csv "old\n")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 34: no command writes over one of its own inputs. Every command that reads files (check,
+# No command writes over one of its own inputs. Every command that reads files (check,
 # attention check, plan --allreduce) refuses an output naming an input in each spelling (the
 # same path, ./x, a/../x, a symbolic link, a hard link) with exit status 2 and a message naming
 # both options, before anything runs: the input stays byte for byte, no other output appears.

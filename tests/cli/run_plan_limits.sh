@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 34: plan prints no saturated number as a result. 2^24 sequences of 2^24 tokens of the
+# Plan prints no saturated number as a result. 2^24 sequences of 2^24 tokens of the
 # small model hold ~4e24 bytes of activations; the engine's estimate saturates at 2^63 - 1, and
 # per token the plan said 32768 B (9.2e18 / 2^48). Usage: run_plan_limits.sh CLI WORKDIR
 set -u

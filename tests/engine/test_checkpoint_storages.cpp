@@ -1,4 +1,4 @@
-// Issue 34: a checkpoint is read right or refused. Storage classes and record sizes are checked
+// A checkpoint is read right or refused. Storage classes and record sizes are checked
 // against each other (element size x the pickle's element count) before a record is inflated;
 // fixtures and their values come from tests/reference/make_checkpoint_fixtures.py (PyTorch 1.13).
 #include "io/state_dict_file.h"

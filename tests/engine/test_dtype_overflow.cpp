@@ -1,4 +1,4 @@
-// Issue 34: values that become infinite when narrowed (float64 1e300 as float32, 70000 as fp16)
+// Values that become infinite when narrowed (float64 1e300 as float32, 70000 as fp16)
 // are found before the narrowing, so no NaN reaches a result unsaid.
 #include <gtest/gtest.h>
 

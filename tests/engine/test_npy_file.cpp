@@ -122,7 +122,7 @@ TEST(NpyFile, FuzzedFilesNeverCrash) {
   EXPECT_GT(rejected, 0);
 }
 
-// Issue 34: a header's shape is checked against the file's size before the array is allocated,
+// A header's shape is checked against the file's size before the array is allocated,
 // so a 128-byte file claiming 4 TiB of floats (or more elements than int64 counts) is refused.
 TEST(NpyFile, HugeShapeInASmallFileIsRefusedBeforeAllocating) {
   const auto npy_with_shape = [](const std::string& shape) {

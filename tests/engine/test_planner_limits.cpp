@@ -1,4 +1,4 @@
-// Issue 34: the planner never prints a saturated or wrapped number as a result. Activations come
+// The planner never prints a saturated or wrapped number as a result. Activations come
 // from the unsaturated estimate; every count computed in doubles becomes an int64 through
 // checked_count, and inputs too far apart for a double are refused naming their field.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Creates the checkpoint fixtures of issue 34 in tests/data/io/ and checkpoints.json.
+"""Creates the checkpoint fixtures (storages that must load right or be refused) in tests/data/io/ and checkpoints.json.
 
 Run with Debian's /usr/bin/python3 (python3-torch 1.13 + numpy). Deterministic (seeded).
 

@@ -6,6 +6,10 @@
 #include <QImage>
 #include <QImageWriter>
 
+#include <mutex>
+#include <string>
+#include <vector>
+
 #include "io/output_file.h"
 
 namespace stepscope::views {
@@ -14,9 +18,42 @@ namespace {
 void set_error(QString* error, const QString& text) {
   if (error) *error = text;
 }
+
+struct ProtectedInput {
+  QString what;
+  std::string path;
+};
+
+std::mutex& inputs_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::vector<ProtectedInput>& protected_inputs() {
+  static std::vector<ProtectedInput> inputs;
+  return inputs;
+}
+
+// False with `error` when `path` names a protected input.
+bool spares_inputs(const QString& path, QString* error) {
+  std::lock_guard<std::mutex> lock(inputs_mutex());
+  for (const auto& input : protected_inputs()) {
+    if (same_output(path.toStdString(), input.path)) {
+      set_error(error, QStringLiteral("%1 is the file given as %2; it would be written over").arg(path, input.what));
+      return false;
+    }
+  }
+  return true;
+}
 }  // namespace
 
+void protect_input(const QString& what, const QString& path) {
+  if (path.isEmpty()) return;
+  std::lock_guard<std::mutex> lock(inputs_mutex());
+  protected_inputs().push_back({what, path.toStdString()});
+}
+
 bool check_output_file(const QString& path, QString* error) {
+  if (!spares_inputs(path, error)) return false;
   try {
     check_output_path(path.toStdString());
     return true;
@@ -27,6 +64,7 @@ bool check_output_file(const QString& path, QString* error) {
 }
 
 bool write_output_file(const QString& path, const QByteArray& bytes, QString* error) {
+  if (!spares_inputs(path, error)) return false;
   try {
     replace_file(path.toStdString(), [&](std::ostream& out) { out.write(bytes.constData(), bytes.size()); });
     return true;

@@ -11,6 +11,10 @@ class QImage;
 
 namespace stepscope::views {
 
+// A file the application reads (`what`: "--open-file", "the run history"), never to be written
+// over: every output below is refused when it names it, in any spelling (./x, a link, a hard link).
+void protect_input(const QString& what, const QString& path);
+
 // Could `path` be written? False with `error` ("cannot write PATH: the file is read-only").
 bool check_output_file(const QString& path, QString* error);
 // Writes `bytes` to `path` as above; false with `error` set.
