@@ -86,14 +86,7 @@ AllreduceOptions parse_options(const std::vector<std::string>& args) {
 
 // How this rank joins its job; every rank must run the same collectives.
 RankJobSpec rank_job(const dist::TorchrunEnv& env, const AllreduceOptions& o) {
-  RankJobSpec job;
-  job.command = "allreduce";
-  job.env = env;
-  job.backend = o.spec.base.backend;
-  job.timeout = std::chrono::seconds(o.timeout_s);
-  job.worker_rows = o.outputs.worker_rows;
-  job.quiet = o.outputs.quiet;
-  if (o.spec.base.device == "cuda") job.cuda_device = env.local_rank;
+  RankJobSpec job = rank_job_of("allreduce", env, o.spec.base.backend, o.timeout_s, o.outputs, o.spec.base.device);
   const auto& s = o.spec;
   job.settings.entries = {
       {"--op", joined(s.ops, [](CollectiveOp op) { return to_string(op); })},

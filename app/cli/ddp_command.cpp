@@ -165,14 +165,7 @@ std::string number(double value) {
 
 // How this rank joins its job; every rank must train the same configurations.
 RankJobSpec rank_job(const dist::TorchrunEnv& env, const DdpOptions& o) {
-  RankJobSpec job;
-  job.command = "ddp";
-  job.env = env;
-  job.backend = o.spec.base.backend;
-  job.timeout = std::chrono::seconds(o.timeout_s);
-  job.worker_rows = o.outputs.worker_rows;
-  job.quiet = o.outputs.quiet;
-  if (o.spec.base.device == "cuda") job.cuda_device = env.local_rank;
+  RankJobSpec job = rank_job_of("ddp", env, o.spec.base.backend, o.timeout_s, o.outputs, o.spec.base.device);
   const auto& s = o.spec;
   const auto& b = s.base;
   job.settings.entries = {

@@ -99,6 +99,19 @@ int run_distributed_command(const DistributedCommand& c, const std::vector<std::
   }
 }
 
+RankJobSpec rank_job_of(const std::string& command, const dist::TorchrunEnv& env, CommBackend backend, int timeout_s,
+                        const TableOutputs& outputs, const std::string& device) {
+  RankJobSpec job;
+  job.command = command;
+  job.env = env;
+  job.backend = backend;
+  job.timeout = std::chrono::seconds(timeout_s);
+  job.worker_rows = outputs.worker_rows;
+  job.quiet = outputs.quiet;
+  if (device == "cuda") job.cuda_device = env.local_rank;
+  return job;
+}
+
 int status_of_rows(int status, const schema::Table& table,
                    const std::function<bool(const schema::Table&, const std::vector<schema::Value>&)>& failed) {
   if (status == kExitInterrupted) return status;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/rank_job.h"
+#include "cli/rank_tables.h"
 #include "dist/communicator.h"
 #include "dist/launch_env.h"
 #include "schema/table.h"
@@ -46,6 +47,11 @@ int run_distributed_command(const DistributedCommand& command, const std::vector
 // `failed` says so (status failed, wrong elements, a difference too large), else `status`.
 int status_of_rows(int status, const schema::Table& table,
                    const std::function<bool(const schema::Table&, const std::vector<schema::Value>&)>& failed);
+
+// What every distributed command's rank job holds: the backend, --timeout, --quiet,
+// --worker-rows, and with --device cuda the GPU of LOCAL_RANK; the command adds its settings.
+RankJobSpec rank_job_of(const std::string& command, const dist::TorchrunEnv& env, CommBackend backend, int timeout_s,
+                        const TableOutputs& outputs, const std::string& device);
 
 // "a,b,c" of `values` through `text`, for JobSettings.
 template <class T, class Text>
