@@ -20,101 +20,13 @@
 
 #include "dist/launch_env.h"
 #include "dist/worker_launcher.h"
+#include "engine/launcher_test_support.h"
 #include "model/model_config.h"
 
 namespace stepscope::dist {
 namespace {
 
-using namespace std::chrono_literals;
-using Clock = std::chrono::steady_clock;
-
-WorkerLaunchSpec shell_spec(int nproc, const std::string& script) {
-  WorkerLaunchSpec spec;
-  spec.program = "/bin/sh";
-  spec.args = {"-c", script};
-  spec.nproc = nproc;
-  spec.timeout = 20s;  // far above what any test takes: only the hang test relies on it
-  spec.start_grace = 0s;
-  return spec;
-}
-
-struct Collected {
-  std::map<int, std::vector<std::string>> out;
-  std::map<int, std::vector<std::string>> err;
-};
-
-WorkerCallbacks collect_into(Collected& collected) {
-  WorkerCallbacks callbacks;
-  callbacks.on_line = [&collected](int rank, const std::string& line) { collected.out[rank].push_back(line); };
-  callbacks.on_stderr_line = [&collected](int rank, const std::string& line) { collected.err[rank].push_back(line); };
-  return callbacks;
-}
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-// Field `index` (1-based, as proc(5) counts) of /proc/PID/stat and the state letter; nullopt
-// once the process is gone.
-struct ProcStat {
-  char state = '?';
-  long ppid = 0;
-  long pgrp = 0;
-};
-std::optional<ProcStat> proc_stat(long pid) {
-  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
-  std::string text;
-  if (!std::getline(file, text)) return std::nullopt;
-  const size_t close = text.rfind(')');  // the command name may hold spaces and parentheses
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream rest(text.substr(close + 1));
-  ProcStat stat;
-  rest >> stat.state >> stat.ppid >> stat.pgrp;
-  return stat;
-}
-
-// Every process for which `match` holds, zombies included.
-template <typename Match>
-std::vector<long> processes_where(Match match) {
-  std::vector<long> pids;
-  DIR* proc = opendir("/proc");
-  if (!proc) throw std::runtime_error("opendir(/proc) failed");
-  while (const dirent* entry = readdir(proc)) {
-    char* end = nullptr;
-    const long pid = std::strtol(entry->d_name, &end, 10);
-    if (pid <= 0 || *end != '\0') continue;
-    if (const auto stat = proc_stat(pid); stat && match(*stat)) pids.push_back(pid);
-  }
-  closedir(proc);
-  return pids;
-}
-
-std::vector<long> children_of_this_process() {
-  const long self = getpid();
-  return processes_where([self](const ProcStat& s) { return s.ppid == self; });
-}
-
-// Living members of process group `pgid` (a worker's group: the worker and what it started).
-std::vector<long> living_members_of_group(long pgid) {
-  return processes_where([pgid](const ProcStat& s) { return s.pgrp == pgid && s.state != 'Z'; });
-}
-
-// Whether process group `pgid` has no living member within `limit`: members killed with the
-// group (a worker's own children) leave asynchronously, and on a loaded machine (CI building
-// beside the tests) one was still there 350 ms after the launcher returned.
-bool group_gone_within(long pgid, Clock::duration limit) {
-  const auto until = Clock::now() + limit;
-  while (!living_members_of_group(pgid).empty()) {
-    if (Clock::now() > until) return false;
-    std::this_thread::sleep_for(10ms);
-  }
-  return true;
-}
-
-void expect_nothing_left(const LaunchOutcome& outcome) {
-  EXPECT_TRUE(children_of_this_process().empty()) << "a child of the test process is left";
-  for (const auto& worker : outcome.workers) {
-    EXPECT_TRUE(group_gone_within(worker.pid, 5s)) << "rank " << worker.rank << "'s group is alive";
-  }
-}
+using namespace launcher_testing;
 
 TEST(WorkerLauncher, DeliversLinesWithRankAndTorchrunEnvironment) {
   auto spec = shell_spec(3, "echo \"$RANK $WORLD_SIZE $LOCAL_RANK $LOCAL_WORLD_SIZE $MASTER_ADDR $MASTER_PORT "
@@ -173,52 +85,6 @@ TEST(WorkerLauncher, WorkerKilledBySignalIsNamed) {
   EXPECT_EQ(outcome.message, "rank 1 was killed by signal 9 (Killed)\nlast stderr of rank 1:\n  about to crash");
   EXPECT_EQ(outcome.workers[1].status.signal, SIGKILL);
   expect_nothing_left(outcome);
-}
-
-// A rank that ended because another rank did (exit status 3, kExitPeerEnded) is not named as
-// the cause when the rank at fault ends a moment later.
-TEST(WorkerLauncher, TheRankAtFaultIsNamedNotTheOnesItTookAlong) {
-  const auto spec = shell_spec(2,
-                               "if [ \"$RANK\" = 0 ]; then echo 'rank 0 stops: rank 1 received SIGINT' >&2; exit 3; fi; "
-                               "sleep 0.3; kill -INT $$; sleep 30");
-  const auto start = Clock::now();
-  const LaunchOutcome outcome = WorkerLauncher(spec).run({});
-  EXPECT_LT(seconds_since(start), 5.0);
-  EXPECT_EQ(outcome.status, LaunchStatus::failed);
-  EXPECT_EQ(outcome.failed_ranks, std::vector<int>{1});
-  EXPECT_EQ(outcome.message.rfind("rank 1 was killed by signal 2 (Interrupt)", 0), 0u) << outcome.message;
-  expect_nothing_left(outcome);
-}
-
-TEST(WorkerLauncher, RanksThatOnlyFollowedAreNamedAfterTheGrace) {
-  auto spec = shell_spec(2, "if [ \"$RANK\" = 1 ]; then exit 3; fi; exec sleep 30");
-  spec.term_grace = std::chrono::milliseconds(300);
-  const auto start = Clock::now();
-  const LaunchOutcome outcome = WorkerLauncher(spec).run({});
-  EXPECT_GE(seconds_since(start), 0.3);
-  EXPECT_LT(seconds_since(start), 5.0);
-  EXPECT_EQ(outcome.failed_ranks, std::vector<int>{1});
-  EXPECT_EQ(outcome.message.rfind("rank 1 exited with status 3", 0), 0u) << outcome.message;
-  expect_nothing_left(outcome);
-}
-
-// Loading LibTorch takes seconds before a worker can say anything: a worker that has not spoken
-// yet gets the start grace, then the timeout as usual.
-TEST(WorkerLauncher, AWorkerSlowToStartIsGivenTheStartGrace) {
-  auto spec = shell_spec(1, "sleep 1.5; echo started; sleep 0.5; echo done");
-  spec.timeout = 1s;
-  spec.start_grace = 3s;
-  const LaunchOutcome outcome = WorkerLauncher(spec).run({});
-  EXPECT_EQ(outcome.status, LaunchStatus::ok) << outcome.message;
-
-  spec = shell_spec(1, "exec sleep 30");
-  spec.timeout = 200ms;
-  spec.start_grace = 1s;
-  const auto start = Clock::now();
-  const LaunchOutcome silent = WorkerLauncher(spec).run({});
-  EXPECT_GE(seconds_since(start), 1.0);
-  EXPECT_EQ(silent.message, "rank 0 sent nothing for 1 s (hung?)");
-  expect_nothing_left(silent);
 }
 
 TEST(WorkerLauncher, SilentWorkerIsTakenAsHung) {
