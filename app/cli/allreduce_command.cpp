@@ -9,46 +9,19 @@
 #include "cli/rank_launch.h"
 #include "cli/commands.h"
 #include "cli/distributed_command.h"
-#include "cli/option_reader.h"
+#include "cli/experiment_command.h"
 #include "cli/rank_tables.h"
 #include "compat/torch_compat.h"
-#include "dist/launch_env.h"
+#include "distributed/launch_env.h"
 #include "experiments/collectives/collective_case.h"
+#include "experiments/collectives/collective_inputs.h"
 #include "experiments/collectives/collective_schema.h"
 #include "experiments/collectives/collective_sweep.h"
+#include "registry/experiment_registry.h"
 
 namespace stepscope::cli {
 
 namespace {
-
-std::string allreduce_usage() {
-  return "usage: stepscope-cli allreduce [options]\n"
-         "\n"
-         "Times collectives over LibTorch's c10d as nccl-tests does: per op, element type and size, the mean\n"
-         "time of the slowest rank, algbw = size / time, busbw = algbw x 2(n-1)/n (all-reduce), (n-1)/n\n"
-         "(reduce-scatter, all-gather) or 1 (broadcast), and #wrong: elements that differ from the expected\n"
-         "result. Started by torchrun or srun (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE, LOCAL_RANK,\n"
-         "LOCAL_WORLD_SIZE set), it is one rank of that job; otherwise it starts --nproc local workers.\n"
-         "\n"
-         "  --backend B            gloo (CPU tensors) or nccl (GPUs) (default gloo, nccl with --device cuda)\n"
-         "  --nproc N[,N...]       local workers, one run per value (default 2)\n"
-         "  --op O[,O...]          allreduce, reducescatter, allgather, broadcast (default allreduce)\n"
-         "  --sizes S[,S...]       bytes, or with KB, MB, GB (10^3) or KiB, MiB, GiB (2^10) (default 1MB,10MB,100MB,1GB)\n"
-         "  --dtype T[,T...]       fp32, bf16 or fp16 (default fp32)\n"
-         "  --warmup N             warm-up iterations (default 5)\n"
-         "  --iters N              measured collectives, timed together, the mean reported (default 20)\n"
-         "  --device D             cpu or cuda (each rank on GPU LOCAL_RANK) (default cpu)\n"
-         "  --timeout S            seconds the ranks may take to meet, and each collective (default 60)\n"
-         "  --csv F                write the table to F, rewritten after every row (default: stdout)\n"
-         "  --json F               also write the run record\n"
-         "  --quiet                no progress and no table on stderr\n"
-         "\n"
-         "A rank that gets SIGINT or SIGTERM tells the others and ends at once, by that signal; the rows\n"
-         "measured before it stay. Ranks started with different options end before their first collective.\n"
-         "\n"
-         "Exit status: 0 ok, 1 a row or a rank failed, 2 bad options (or ranks started with different ones),\n"
-         "3 this rank ended because another rank failed or was interrupted, 130 interrupted.\n";
-}
 
 struct AllreduceOptions {
   CollectiveSweepSpec spec;
@@ -57,51 +30,29 @@ struct AllreduceOptions {
   TableOutputs outputs;
 };
 
-const std::vector<std::string> kValued{"backend", "nproc", "op", "sizes", "dtype", "warmup", "iters", "device",
-                                       "timeout", "csv", "json"};
-
 AllreduceOptions parse_options(const std::vector<std::string>& args) {
-  const OptionReader options("allreduce", args, {kValued.begin(), kValued.end()},
-                             {"quiet", "help", "worker-rows"});
+  const ExperimentArguments parsed = parse_experiment_arguments(*find_experiment("collectives"), args, false);
   AllreduceOptions o;
-  CollectiveConfig& base = o.spec.base;
-  base.device = options.get("device", "cpu");
-  if (base.device != "cpu" && base.device != "cuda") throw CliError("--device: use cpu or cuda (got '" + base.device + "')");
-  base.backend = parse_with("backend", options.get("backend", base.device == "cuda" ? "nccl" : "gloo"), parse_comm_backend);
-  if (options.has("nproc")) o.nprocs = parse_integer_list("nproc", options.get("nproc"));
-  o.spec.ops.clear();
-  for (const auto& t : split_list("op", options.get("op", "allreduce"))) o.spec.ops.push_back(parse_with("op", t, parse_collective_op));
-  if (options.has("sizes")) {
-    o.spec.sizes_bytes.clear();
-    for (const auto& t : split_list("sizes", options.get("sizes"))) o.spec.sizes_bytes.push_back(parse_size_bytes("sizes", t));
+  try {
+    o.spec = collective_spec(parsed.inputs);
+  } catch (const ConfigError& e) {
+    throw CliError(option_message(e, collective_inputs()));
   }
-  o.spec.dtypes.clear();
-  for (const auto& t : split_list("dtype", options.get("dtype", "fp32"))) o.spec.dtypes.push_back(parse_with("dtype", t, parse_precision));
-  base.warmup_iters = static_cast<int>(parse_integer("warmup", options.get("warmup", "5"), 0));
-  base.iters = static_cast<int>(parse_integer("iters", options.get("iters", "20"), 1));
-  o.timeout_s = static_cast<int>(parse_integer("timeout", options.get("timeout", "60"), 1));
-  o.outputs = read_table_outputs(options);
+  o.nprocs = parsed.inputs.integers("nproc");
+  o.timeout_s = static_cast<int>(parsed.inputs.integer("timeout"));
+  o.outputs = parsed.outputs;
   return o;
 }
 
 // How this rank joins its job; every rank must run the same collectives.
-RankJobSpec rank_job(const dist::TorchrunEnv& env, const AllreduceOptions& o) {
+RankJobSpec rank_job(const distributed::TorchrunEnv& env, const AllreduceOptions& o) {
   RankJobSpec job = rank_job_of("allreduce", env, o.spec.base.backend, o.timeout_s, o.outputs, o.spec.base.device);
-  const auto& s = o.spec;
-  job.settings.entries = {
-      {"--op", joined(s.ops, [](CollectiveOp op) { return to_string(op); })},
-      {"--sizes", joined(s.sizes_bytes, [](int64_t b) { return std::to_string(b); })},
-      {"--dtype", joined(s.dtypes, [](Precision p) { return to_string(p); })},
-      {"--warmup", std::to_string(s.base.warmup_iters)},
-      {"--iters", std::to_string(s.base.iters)},
-      {"--device", s.base.device},
-      {"--backend", to_string(s.base.backend)},
-  };
+  job.settings = job_settings(collective_values(o.spec));
   return job;
 }
 
 // This process is one rank of a torchrun-style job, joined: run the sweep.
-int run_as_rank(const dist::TorchrunEnv& env, dist::Communicator& comm, std::timed_mutex& output_lock,
+int run_as_rank(const distributed::TorchrunEnv& env, distributed::Communicator& comm, std::timed_mutex& output_lock,
                 const AllreduceOptions& o, std::ostream& out, std::ostream& err) {
   AllreduceOptions local = o;
   if (o.spec.base.device == "cuda") local.spec.base.device = "cuda:" + std::to_string(env.local_rank);
@@ -135,7 +86,7 @@ int run_allreduce_command(const std::vector<std::string>& args, std::ostream& ou
   AllreduceOptions o;
   DistributedCommand command;
   command.name = "allreduce";
-  command.usage = allreduce_usage();
+  command.usage = experiment_usage(*find_experiment("collectives"));
   command.parse = [&](const std::vector<std::string>& a) { o = parse_options(a); };
   command.nprocs = [&] { return o.nprocs; };
   command.outputs = [&] { return output_files(o.outputs); };
@@ -143,8 +94,8 @@ int run_allreduce_command(const std::vector<std::string>& args, std::ostream& ou
   command.check = [&](int ranks) {
     for (const auto& c : expand(o.spec, ranks)) check_runnable(c);
   };
-  command.rank_job = [&](const dist::TorchrunEnv& env) { return rank_job(env, o); };
-  command.run_as_rank = [&](const dist::TorchrunEnv& env, dist::Communicator& comm, std::timed_mutex& lock) {
+  command.rank_job = [&](const distributed::TorchrunEnv& env) { return rank_job(env, o); };
+  command.run_as_rank = [&](const distributed::TorchrunEnv& env, distributed::Communicator& comm, std::timed_mutex& lock) {
     return run_as_rank(env, comm, lock, o, out, err);
   };
   command.run_local = [&] {

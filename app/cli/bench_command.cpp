@@ -18,8 +18,8 @@
 #include "io/output_file.h"
 #include "io/run_record_json.h"
 #include "io/table_csv.h"
-#include "runners/bench_sweep.h"
-#include "runners/step_benchmark.h"
+#include "experiments/bench/bench_sweep.h"
+#include "experiments/bench/step_benchmark.h"
 
 namespace stepscope::cli {
 
@@ -124,7 +124,9 @@ int run_bench_command(const std::vector<std::string>& args, std::ostream& out, s
   const auto& schema = bench_schema();
   const auto columns = schema.columns();
   std::vector<BenchResult> results;
-  RunRecord record{environment, {}, {}};
+  RunInputs inputs{"bench", {}};
+  if (options.inputs) inputs.values = options.inputs->given_values();
+  RunRecord record{environment, {}, {}, inputs};
   CsvWriter stdout_csv(out);
   if (options.csv_path.empty()) stdout_csv.write_row(csv_header(columns));
   std::string last_profile_message;

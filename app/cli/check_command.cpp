@@ -10,8 +10,8 @@
 #include "io/npy_file.h"
 #include "io/state_dict_file.h"
 #include "model/adamw.h"
-#include "model/checkpoint.h"
-#include "model/memory_estimate.h"
+#include "io/checkpoint.h"
+#include "runners/memory_estimate.h"
 #include "model/loss.h"
 #include "runners/device_backend.h"
 

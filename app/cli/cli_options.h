@@ -2,11 +2,13 @@
 // CliError whose message names the option and what is wrong with it.
 #pragma once
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "runners/bench_sweep.h"
+#include "experiments/bench/bench_sweep.h"
+#include "schema/input_values.h"
 
 namespace stepscope::cli {
 
@@ -23,6 +25,7 @@ struct BenchOptions {
   bool help = false;
   bool short_kernel_names = false;  // --short-names: templates and arguments folded in kernels.csv
   size_t memory_points = 2000;       // --memory-points: timeline CSV rows (peaks are kept)
+  std::shared_ptr<const schema::InputValues> inputs;  // as given: the run record keeps them
 };
 
 // Where the files of a profiled configuration go: beside --csv (or --json), named after it

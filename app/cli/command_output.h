@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/progress.h"
+#include "core/progress.h"
 #include "io/output_file.h"
 #include "io/run_environment.h"
 

@@ -3,11 +3,12 @@
 #include <charconv>
 
 #include "cli/command_output.h"
+#include "cli/cli_options.h"
 #include "cli/commands.h"
-#include "cli/option_reader.h"
 #include "compat/torch_compat.h"
-#include "dist/worker_launcher.h"
-#include "model/model_config.h"
+#include "distributed/worker_launcher.h"
+#include "core/config_error.h"
+#include "core/size_limits.h"
 
 namespace stepscope::cli {
 
@@ -30,7 +31,7 @@ std::chrono::seconds timeout_hint(const std::vector<std::string>& args) {
 
 // A configuration's error, named by the option, or by the launcher's variable for a rank of a
 // job (its world comes from WORLD_SIZE and LOCAL_WORLD_SIZE, not --nproc).
-CliError configuration_error(const ConfigError& e, const std::optional<dist::TorchrunEnv>& env) {
+CliError configuration_error(const ConfigError& e, const std::optional<distributed::TorchrunEnv>& env) {
   if (env && e.field() == "nproc") {
     return CliError("WORLD_SIZE is " + std::to_string(env->world_size) + " and LOCAL_WORLD_SIZE " +
                     std::to_string(env->local_world_size) + " (set by torchrun or the launcher that started this "
@@ -39,12 +40,12 @@ CliError configuration_error(const ConfigError& e, const std::optional<dist::Tor
   return CliError((e.field().empty() ? "" : "--" + e.field() + ": ") + e.what());
 }
 
-void check_configurations(const DistributedCommand& c, const std::optional<dist::TorchrunEnv>& env) {
+void check_configurations(const DistributedCommand& c, const std::optional<distributed::TorchrunEnv>& env) {
   const auto check = [&](int ranks, int local_ranks) {
     try {
       c.check(ranks);
       if (c.on_gpus && c.on_gpus() && compat::built_with_cuda()) {
-        dist::check_one_gpu_per_rank(local_ranks, compat::cuda_device_count());
+        distributed::check_one_gpu_per_rank(local_ranks, compat::cuda_device_count());
       }
     } catch (const ConfigError& e) {
       throw configuration_error(e, env);
@@ -52,8 +53,8 @@ void check_configurations(const DistributedCommand& c, const std::optional<dist:
   };
   if (env) return check(env->world_size, env->local_world_size);
   for (int64_t n : c.nprocs()) {
-    if (n < 1 || n > dist::kMaxLocalWorkers) {
-      throw CliError("--nproc: " + std::to_string(n) + " is not between 1 and " + std::to_string(dist::kMaxLocalWorkers));
+    if (n < 1 || n > distributed::kMaxLocalWorkers) {
+      throw CliError("--nproc: " + std::to_string(n) + " is not between 1 and " + std::to_string(distributed::kMaxLocalWorkers));
     }
     check(static_cast<int>(n), static_cast<int>(n));
   }
@@ -64,7 +65,7 @@ void check_configurations(const DistributedCommand& c, const std::optional<dist:
 int run_distributed_command(const DistributedCommand& c, const std::vector<std::string>& args, std::ostream& out,
                             std::ostream& err) {
   const std::string prefix = "stepscope-cli " + c.name + ": error: ";
-  std::optional<dist::TorchrunEnv> env;
+  std::optional<distributed::TorchrunEnv> env;
   try {
     for (const auto& a : args) {
       if (a == "--help" || a == "-h") {
@@ -72,7 +73,7 @@ int run_distributed_command(const DistributedCommand& c, const std::vector<std::
         return kExitOk;
       }
     }
-    env = dist::TorchrunEnv::from_environment();
+    env = distributed::TorchrunEnv::from_environment();
   } catch (const ConfigError& e) {
     err << prefix << e.what() << '\n';
     return kExitUsage;
@@ -89,9 +90,9 @@ int run_distributed_command(const DistributedCommand& c, const std::vector<std::
   }
   try {
     if (!env) return c.run_local();
-    const dist::TorchrunEnv rank = *env;
+    const distributed::TorchrunEnv rank = *env;
     return run_rank_job(c.rank_job(rank),
-                        [&](dist::Communicator& comm, std::timed_mutex& lock) { return c.run_as_rank(rank, comm, lock); },
+                        [&](distributed::Communicator& comm, std::timed_mutex& lock) { return c.run_as_rank(rank, comm, lock); },
                         out, err);
   } catch (const std::exception& e) {
     err << prefix << compat::error_message(e) << '\n';
@@ -99,7 +100,7 @@ int run_distributed_command(const DistributedCommand& c, const std::vector<std::
   }
 }
 
-RankJobSpec rank_job_of(const std::string& command, const dist::TorchrunEnv& env, CommBackend backend, int timeout_s,
+RankJobSpec rank_job_of(const std::string& command, const distributed::TorchrunEnv& env, CommBackend backend, int timeout_s,
                         const TableOutputs& outputs, const std::string& device) {
   RankJobSpec job;
   job.command = command;
@@ -119,6 +120,17 @@ int status_of_rows(int status, const schema::Table& table,
     if (failed(table, row)) return kExitFailure;
   }
   return status;
+}
+
+distributed::JobSettings job_settings(const schema::InputValues& canonical) {
+  distributed::JobSettings settings;
+  for (const auto& field : canonical.schema().fields) {
+    if (field.key == "nproc" || field.key == "timeout" || field.kind == schema::InputKind::path) continue;
+    const std::string text = field.kind == schema::InputKind::flag ? (canonical.flag(field.key) ? "on" : "off")
+                                                                   : canonical.text(field.key);
+    settings.entries.emplace_back("--" + field.key, text);
+  }
+  return settings;
 }
 
 }  // namespace stepscope::cli

@@ -14,8 +14,9 @@
 
 #include "cli/rank_job.h"
 #include "cli/rank_tables.h"
-#include "dist/communicator.h"
-#include "dist/launch_env.h"
+#include "distributed/communicator.h"
+#include "distributed/launch_env.h"
+#include "schema/input_values.h"
 #include "schema/table.h"
 
 namespace stepscope::cli {
@@ -34,9 +35,9 @@ struct DistributedCommand {
   std::function<bool()> on_gpus;
   // How this rank joins its job: backend, --timeout, --quiet, --worker-rows, and the settings
   // every rank must share (the options that decide its collectives, canonical).
-  std::function<RankJobSpec(const dist::TorchrunEnv& env)> rank_job;
+  std::function<RankJobSpec(const distributed::TorchrunEnv& env)> rank_job;
   // The rank's part once the job is up; writes while holding `output_lock`.
-  std::function<int(const dist::TorchrunEnv& env, dist::Communicator& comm, std::timed_mutex& output_lock)> run_as_rank;
+  std::function<int(const distributed::TorchrunEnv& env, distributed::Communicator& comm, std::timed_mutex& output_lock)> run_as_rank;
   std::function<int()> run_local;
 };
 
@@ -50,15 +51,12 @@ int status_of_rows(int status, const schema::Table& table,
 
 // What every distributed command's rank job holds: the backend, --timeout, --quiet,
 // --worker-rows, and with --device cuda the GPU of LOCAL_RANK; the command adds its settings.
-RankJobSpec rank_job_of(const std::string& command, const dist::TorchrunEnv& env, CommBackend backend, int timeout_s,
+RankJobSpec rank_job_of(const std::string& command, const distributed::TorchrunEnv& env, CommBackend backend, int timeout_s,
                         const TableOutputs& outputs, const std::string& device);
 
-// "a,b,c" of `values` through `text`, for JobSettings.
-template <class T, class Text>
-std::string joined(const std::vector<T>& values, Text text) {
-  std::string out;
-  for (const auto& v : values) out += (out.empty() ? "" : ",") + text(v);
-  return out;
-}
+// What every rank of a job must share: each input of the experiment but the job's own
+// (--nproc, --timeout), as canonical text (a flag "on" or "off"), from values made from the
+// parsed spec so that 1MB and 1000000 agree.
+distributed::JobSettings job_settings(const schema::InputValues& canonical);
 
 }  // namespace stepscope::cli

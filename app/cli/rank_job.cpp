@@ -11,8 +11,8 @@
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "compat/torch_compat.h"
-#include "dist/job_rendezvous.h"
-#include "dist/rank_supervisor.h"
+#include "distributed/job_rendezvous.h"
+#include "distributed/rank_supervisor.h"
 
 namespace stepscope::cli {
 
@@ -39,9 +39,9 @@ std::function<void(const std::string&)> say_on(std::ostream& err, const std::str
   return [&err, command](const std::string& line) { err << "stepscope-cli " << command << ": " << line << '\n' << std::flush; };
 }
 
-dist::SupervisorOptions supervisor_options(const RankJobSpec& spec, const std::string& endpoint, std::ostream& out,
+distributed::SupervisorOptions supervisor_options(const RankJobSpec& spec, const std::string& endpoint, std::ostream& out,
                                            std::ostream& err) {
-  dist::SupervisorOptions o;
+  distributed::SupervisorOptions o;
   o.rank = spec.env.rank;
   o.world_size = spec.env.world_size;
   o.endpoint = endpoint;
@@ -58,15 +58,15 @@ dist::SupervisorOptions supervisor_options(const RankJobSpec& spec, const std::s
   return o;
 }
 
-std::string endpoint_of(const dist::TorchrunEnv& env) { return env.master_addr + ":" + std::to_string(env.master_port); }
+std::string endpoint_of(const distributed::TorchrunEnv& env) { return env.master_addr + ":" + std::to_string(env.master_port); }
 
 // After the job ended before its start: rank 0 serves the store until the others read why.
-int leave_ended_job(dist::JobStore& store, const dist::TorchrunEnv& env, const dist::JobAbort& abort,
+int leave_ended_job(distributed::JobStore& store, const distributed::TorchrunEnv& env, const distributed::JobAbort& abort,
                     Clock::time_point deadline) {
   if (env.rank == 0) {
-    dist::wait_for_acknowledgements(store, env.world_size, deadline);
+    distributed::wait_for_acknowledgements(store, env.world_size, deadline);
   } else {
-    dist::acknowledge_abort(store);
+    distributed::acknowledge_abort(store);
   }
   return abort.status;
 }
@@ -77,20 +77,20 @@ int run_rank_job(const RankJobSpec& spec, const RankBody& body, std::ostream& ou
   const auto started = Clock::now();
   const std::string endpoint = endpoint_of(spec.env);
   const auto say = say_on(err, spec.command);
-  std::unique_ptr<dist::JobRendezvous> rendezvous;  // outlives the supervisor, which uses it
+  std::unique_ptr<distributed::JobRendezvous> rendezvous;  // outlives the supervisor, which uses it
   auto options = supervisor_options(spec, endpoint, out, err);
   options.connect_store = [&rendezvous] { return rendezvous->connect_client(); };
-  dist::RankSupervisor supervisor(options);
+  distributed::RankSupervisor supervisor(options);
   const std::string me = "rank " + std::to_string(spec.env.rank);
   supervisor.set_activity("connecting to the job's store");
   try {
-    rendezvous = std::make_unique<dist::JobRendezvous>(spec.env, spec.timeout);
+    rendezvous = std::make_unique<distributed::JobRendezvous>(spec.env, spec.timeout);
   } catch (const std::exception& e) {
     supervisor.stop();
     say(compat::error_message(e));
     return kExitFailure;
   }
-  dist::JobRendezvous* job = rendezvous.get();
+  distributed::JobRendezvous* job = rendezvous.get();
   // The supervisor's own client, for its thread; rank 0's connects to its own server.
   supervisor.attach_store();
   // Something other than the job's store can hold the port: it accepts, and never answers.
@@ -103,7 +103,7 @@ int run_rank_job(const RankJobSpec& spec, const RankBody& body, std::ostream& ou
     return kExitFailure;
   }
   supervisor.set_activity("waiting for the other ranks' settings");
-  dist::AgreementSpec agreement;
+  distributed::AgreementSpec agreement;
   agreement.rank = spec.env.rank;
   agreement.world_size = spec.env.world_size;
   agreement.endpoint = endpoint;
@@ -113,8 +113,8 @@ int run_rank_job(const RankJobSpec& spec, const RankBody& body, std::ostream& ou
   agreement.timeout = spec.timeout;
   if (!spec.quiet && !spec.worker_rows) agreement.say = [&](const std::string& line) { say(me + ": " + line); };
   try {
-    dist::agree_on_job(job->store(), agreement);
-  } catch (const dist::JobEnded& ended) {
+    distributed::agree_on_job(job->store(), agreement);
+  } catch (const distributed::JobEnded& ended) {
     supervisor.stop();
     say(me + ": " + ended.abort().message);
     return leave_ended_job(job->store(), spec.env, ended.abort(), started + spec.timeout);
@@ -132,9 +132,9 @@ int run_rank_job(const RankJobSpec& spec, const RankBody& body, std::ostream& ou
     // The supervisor may be ending this rank already for what broke the collective.
     if (!supervisor.claim_end()) supervisor.stop();
     // A peer that left says why before it goes: that, not the broken collective, is the cause.
-    std::optional<dist::JobAbort> posted;
+    std::optional<distributed::JobAbort> posted;
     try {
-      posted = dist::posted_abort(job->store());
+      posted = distributed::posted_abort(job->store());
     } catch (const std::exception&) {
     }
     if (posted && posted->origin_rank != spec.env.rank) {
@@ -150,7 +150,7 @@ int run_rank_job(const RankJobSpec& spec, const RankBody& body, std::ostream& ou
   return status;
 }
 
-int report_failure_to_job(const std::string& command, const dist::TorchrunEnv& env, std::chrono::milliseconds timeout,
+int report_failure_to_job(const std::string& command, const distributed::TorchrunEnv& env, std::chrono::milliseconds timeout,
                           int status, const std::string& message, std::ostream& err) {
   const auto started = Clock::now();
   const auto say = say_on(err, command);
@@ -159,11 +159,11 @@ int report_failure_to_job(const std::string& command, const dist::TorchrunEnv& e
   spec.command = command;
   spec.env = env;
   spec.timeout = timeout;
-  dist::RankSupervisor supervisor(supervisor_options(spec, endpoint_of(env), std::cout, err));
+  distributed::RankSupervisor supervisor(supervisor_options(spec, endpoint_of(env), std::cout, err));
   supervisor.set_activity("telling the other ranks why this one cannot run");
   try {
-    dist::JobRendezvous job(env, timeout);
-    const dist::JobAbort posted = dist::post_abort(
+    distributed::JobRendezvous job(env, timeout);
+    const distributed::JobAbort posted = distributed::post_abort(
         job.store(), {status, env.rank, "rank " + std::to_string(env.rank) + " cannot run: " + message});
     leave_ended_job(job.store(), env, posted, started + timeout);
   } catch (const std::exception& e) {

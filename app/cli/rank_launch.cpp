@@ -35,7 +35,7 @@ void emit_row_line(std::ostream& out, const std::string& table_id, const std::ve
 
 LocalRanksRun run_on_local_ranks(const LocalRanksSpec& ranks, const std::vector<schema::Table>& tables,
                                  const RowHandler& on_row, std::ostream* progress, const CancelFlag* cancel) {
-  dist::WorkerLaunchSpec spec;
+  distributed::WorkerLaunchSpec spec;
   spec.program = ranks.program;
   spec.args = {ranks.command};
   spec.args.insert(spec.args.end(), ranks.args.begin(), ranks.args.end());
@@ -43,7 +43,7 @@ LocalRanksRun run_on_local_ranks(const LocalRanksSpec& ranks, const std::vector<
   spec.nproc = ranks.nproc;
   spec.timeout = ranks.timeout;
   LocalRanksRun run;
-  dist::WorkerCallbacks callbacks;
+  distributed::WorkerCallbacks callbacks;
   std::string unreadable;  // the first row line that could not be read
   callbacks.on_line = [&](int rank, const std::string& line) {
     if (rank != 0 || line.rfind(kRowPrefix, 0) != 0) return;
@@ -57,9 +57,9 @@ LocalRanksRun run_on_local_ranks(const LocalRanksSpec& ranks, const std::vector<
   callbacks.on_stderr_line = [&](int rank, const std::string& line) {
     if (progress && rank == 0) *progress << line << '\n' << std::flush;
   };
-  run.outcome = dist::WorkerLauncher(spec).run(callbacks, cancel);
+  run.outcome = distributed::WorkerLauncher(spec).run(callbacks, cancel);
   if (!unreadable.empty() && run.outcome.ok()) {
-    run.outcome.status = dist::LaunchStatus::failed;
+    run.outcome.status = distributed::LaunchStatus::failed;
     run.outcome.message = "rank 0 printed a row that could not be read: " + unreadable;
   }
   return run;

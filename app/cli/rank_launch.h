@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "dist/worker_launcher.h"
-#include "experiments/progress.h"
+#include "distributed/worker_launcher.h"
+#include "core/progress.h"
 #include "schema/table.h"
 
 namespace stepscope::cli {
@@ -21,7 +21,7 @@ inline const char* const kWorkerRowsFlag = "--worker-rows";
 
 struct LocalRanksRun {
   int64_t rows = 0;  // rows rank 0 printed, of every table
-  dist::LaunchOutcome outcome;
+  distributed::LaunchOutcome outcome;
 };
 
 // A row of one of the command's tables, as rank 0 printed it.

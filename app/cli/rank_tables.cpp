@@ -5,23 +5,12 @@
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "cli/console_table.h"
-#include "cli/option_reader.h"
 #include "cli/rank_launch.h"
 #include "io/output_file.h"
 #include "io/run_record_json.h"
 #include "io/table_csv.h"
 
 namespace stepscope::cli {
-
-TableOutputs read_table_outputs(const OptionReader& options) {
-  TableOutputs o;
-  o.csv = options.get("csv");
-  if (o.csv == "-") o.csv.clear();
-  o.json = options.get("json");
-  o.quiet = options.has("quiet");
-  o.worker_rows = options.has("worker-rows");
-  return o;
-}
 
 std::vector<std::pair<std::string, std::string>> output_files(const TableOutputs& o) {
   if (o.worker_rows) return {};
@@ -72,7 +61,7 @@ void TableFiles::flush() {
     replace_file(path, [&](std::ostream& f) { write_table_csv(f, tables_[t]); });
   }
   if (!outputs_.json.empty()) {
-    replace_file(outputs_.json, [&](std::ostream& f) { f << write_run_record(RunRecord{environment_, {}, tables_}); });
+    replace_file(outputs_.json, [&](std::ostream& f) { f << write_run_record(RunRecord{environment_, {}, tables_, outputs_.inputs}); });
   }
 }
 
@@ -116,7 +105,7 @@ int run_local_rank_tables(const std::string& command, const std::vector<std::str
         {"", command, worker_args, static_cast<int>(n), std::chrono::seconds(timeout_s)}, tables, publish,
         o.quiet ? nullptr : &err, &interrupt_flag());
     files.flush();
-    if (run.outcome.status == dist::LaunchStatus::cancelled || interrupt_flag().is_cancelled()) {
+    if (run.outcome.status == distributed::LaunchStatus::cancelled || interrupt_flag().is_cancelled()) {
       err << "stepscope-cli " << command << ": interrupted; " << files.tables()[0].rows.size() << " row(s) written\n";
       tables = files.tables();
       return kExitInterrupted;

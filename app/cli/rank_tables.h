@@ -15,6 +15,7 @@
 
 #include "io/csv_writer.h"
 #include "io/run_environment.h"
+#include "io/run_record_json.h"
 #include "schema/table.h"
 
 namespace stepscope::cli {
@@ -28,12 +29,9 @@ struct TableOutputs {
   // to write them, they go beside "stepscope-<command>.csv" in the working folder, as bench's
   // profiles do, rather than nowhere.
   std::vector<std::string> required_sides;
+  RunInputs inputs = {};  // what the run was asked: the run record keeps it
 };
 
-class OptionReader;
-
-// --csv (empty or "-": stdout), --json, --quiet and --worker-rows as a command read them.
-TableOutputs read_table_outputs(const OptionReader& options);
 // The files to check before a run: none for a worker, else --csv (or stdout) and --json.
 std::vector<std::pair<std::string, std::string>> output_files(const TableOutputs& outputs);
 

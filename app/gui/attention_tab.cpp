@@ -1,6 +1,7 @@
 #include "gui/attention_tab.h"
 
 #include "compat/torch_compat.h"
+#include "experiments/attention/attention_inputs.h"
 #include "experiments/attention/attention_schema.h"
 #include "experiments/attention/attention_sweep.h"
 #include "widgets/attention_view.h"
@@ -11,10 +12,10 @@ namespace {
 
 // The sweep's outcome: failed when any configuration failed, cancelled when cut short; out of
 // memory is a result, not a failure.
-precision::LabOutcome run_sweep(const std::vector<AttentionConfig>& configs, int rounds, ProgressSink* sink,
+ExperimentOutcome run_sweep(const std::vector<AttentionConfig>& configs, int rounds, ProgressSink* sink,
                                 const CancelFlag* cancel, const LabRun::TablePublisher& publish) {
   std::vector<AttentionResult> results;
-  precision::LabOutcome outcome;
+  ExperimentOutcome outcome;
   run_attention_sweep(configs, rounds, sink, cancel, [&](const AttentionResult& r) {
     results.push_back(r);
     publish(attention_schema().table(results));
@@ -27,7 +28,7 @@ precision::LabOutcome run_sweep(const std::vector<AttentionConfig>& configs, int
     outcome.status = RunStatus::cancelled;
     outcome.message = std::to_string(results.size()) + " of " + std::to_string(configs.size()) + " configurations ran";
   }
-  outcome.table = attention_schema().table(results);
+  outcome.tables = {attention_schema().table(results)};
   return outcome;
 }
 
@@ -74,7 +75,7 @@ bool AttentionTab::start(const AttentionSweepSpec& spec) {
   lab_.start(label, [configs, rounds](ProgressSink* sink, const CancelFlag* cancel,
                                       const LabRun::TablePublisher& publish) {
     return run_sweep(configs, rounds, sink, cancel, publish);
-  });
+  }, {"attention", attention_values(spec).given_values()});
   return true;
 }
 

@@ -1,20 +1,17 @@
 #include "gui/communication_tab.h"
 
 #include "experiments/collectives/collective_case.h"
+#include "experiments/collectives/collective_inputs.h"
 #include "experiments/collectives/collective_schema.h"
 #include "gui/local_ranks_experiment.h"
+#include "schema/input_arguments.h"
 
 namespace stepscope::gui {
 
 std::vector<std::string> allreduce_arguments(const CollectiveSweepSpec& spec) {
-  return {"--backend", to_string(spec.base.backend),
-          "--op",      joined(spec.ops, [](CollectiveOp op) { return to_string(op); }),
-          "--sizes",   joined(spec.sizes_bytes, [](int64_t b) { return std::to_string(b); }),
-          "--dtype",   joined(spec.dtypes, [](Precision p) { return to_string(p); }),
-          "--warmup",  std::to_string(spec.base.warmup_iters),
-          "--iters",   std::to_string(spec.base.iters),
-          "--device",  spec.base.device,
-          "--quiet"};
+  std::vector<std::string> args = schema::to_arguments(collective_values(spec));
+  args.push_back("--quiet");
+  return args;
 }
 
 CommunicationTab::CommunicationTab(history::RunHistory& history, views::CommunicationView* view, QString cli_program,
@@ -62,7 +59,8 @@ bool CommunicationTab::start(const views::CommunicationRequest& request) {
       QString::fromStdString(to_string(request.spec.base.backend)), QString::fromStdString(request.spec.base.device));
   const auto& schema = collective_schema();
   lab_.start(label, local_ranks_experiment({cli_program_.toStdString(), "allreduce", allreduce_arguments(request.spec),
-                                            request.world_sizes, {schema.table({})}}));
+                                            request.world_sizes, {schema.table({})}}),
+             {"collectives", inputs_with_ranks(collective_values(request.spec), request.world_sizes)});
   return true;
 }
 

@@ -1,31 +1,18 @@
 #include "gui/distributed_tab.h"
 
+#include "experiments/ddp/ddp_inputs.h"
 #include "experiments/ddp/ddp_memory_schema.h"
 #include "experiments/ddp/ddp_schema.h"
 #include "experiments/ddp/ddp_timeline_schema.h"
+#include "schema/input_arguments.h"
 #include "schema/value_format.h"
 #include "gui/local_ranks_experiment.h"
 
 namespace stepscope::gui {
 
 std::vector<std::string> ddp_arguments(const DdpSweepSpec& spec) {
-  const DdpConfig& b = spec.base;
-  std::vector<std::string> args{"--variant",   joined(spec.variants, [](dist::DdpVariant v) { return dist::to_string(v); }),
-                                "--backend",   to_string(b.backend),
-                                "--model",     b.model.name,
-                                "--context",   std::to_string(b.context),
-                                "--batch",     std::to_string(b.batch),
-                                "--precision", to_string(b.precision),
-                                "--warmup",    std::to_string(b.warmup_steps),
-                                "--steps",     std::to_string(b.measured_steps),
-                                "--seed",      std::to_string(b.seed),
-                                "--device",    b.device,
-                                "--quiet"};
-  if (!spec.bucket_mbs.empty()) {
-    args.push_back("--bucket-mb");
-    args.push_back(joined(spec.bucket_mbs, [](double mb) { return schema::exact_number(mb); }));
-  }
-  if (b.check) args.push_back("--check");
+  std::vector<std::string> args = schema::to_arguments(ddp_values(spec));
+  args.push_back("--quiet");
   return args;
 }
 
@@ -83,7 +70,8 @@ bool DistributedTab::start(const views::DistributedRequest& request) {
                                             request.world_sizes,
                                             {ddp_schema().table({}), ranks, ddp_timeline_schema().table({}),
                                              ddp_memory_schema().table({})},
-                                            std::chrono::seconds(120)}));
+                                            std::chrono::seconds(120)}),
+             {"ddp", inputs_with_ranks(ddp_values(request.spec), request.world_sizes)});
   return true;
 }
 

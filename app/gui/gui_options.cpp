@@ -1,6 +1,8 @@
 #include "gui/gui_options.h"
 
-#include "cli/option_reader.h"
+#include "cli/cli_options.h"
+#include "core/config_error.h"
+#include "schema/input_values.h"
 
 namespace stepscope::gui {
 
@@ -64,7 +66,13 @@ GuiOptions parse_gui_options(const std::vector<std::string>& args) {
     if (o.open_run.find_first_not_of("0123456789") != std::string::npos) {
       throw cli::CliError("--open-run takes a run id or 'latest', not '" + o.open_run + "'");
     }
-    o.open_run_id = cli::parse_integer("open-run", o.open_run, 1);  // a number too large to be an id is refused
+    const schema::InputField id{"open-run", "Run", schema::InputKind::integer, "a run id"};
+    try {
+      schema::check_input_item(id, o.open_run);  // a number too large to be an id is refused
+    } catch (const ConfigError& e) {
+      throw cli::CliError(std::string("--open-run: ") + e.what());
+    }
+    o.open_run_id = std::stoll(o.open_run);
   }
   return o;
 }

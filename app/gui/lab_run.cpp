@@ -60,15 +60,15 @@ void LabRun::publish_latest() {
   if (const auto table = sink_->take_table()) emit table_changed(*table);
 }
 
-void LabRun::start(const QString& label, Experiment experiment) {
+void LabRun::start(const QString& label, Experiment experiment, RunInputs inputs) {
   if (is_running()) return;
   cancel_.reset();
   sink_ = std::make_unique<Sink>();
   throttle_.start();
   const RunEnvironment environment{STEPSCOPE_VERSION, runtime_versions(), "stepscope (desktop)",
                                    QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString()};
-  worker_ = std::thread([this, label, environment, experiment = std::move(experiment)] {
-    precision::LabOutcome outcome;
+  worker_ = std::thread([this, label, environment, inputs = std::move(inputs), experiment = std::move(experiment)] {
+    ExperimentOutcome outcome;
     QString error;
     try {
       outcome = experiment(sink_.get(), &cancel_, [this](const schema::Table& table) { sink_->set_table(table); });
@@ -77,26 +77,26 @@ void LabRun::start(const QString& label, Experiment experiment) {
     }
     QMetaObject::invokeMethod(
         this,
-        [this, label, environment, outcome, error] {
+        [this, label, environment, inputs, outcome, error] {
           if (worker_.joinable()) worker_.join();
           throttle_.stop();
           publish_latest();  // what was left; `finished` then brings the whole table
+          const schema::Table main = outcome.tables.empty() ? schema::Table{} : outcome.tables.front();
           if (!error.isEmpty()) {
-            emit finished(outcome.table, false, error);
+            emit finished(main, false, error);
             return;
           }
-          std::vector<schema::Table> tables{outcome.table};
-          tables.insert(tables.end(), outcome.side_tables.begin(), outcome.side_tables.end());
+          const std::vector<schema::Table>& tables = outcome.tables;
           emit tables_finished(tables);
           // The table is shown either way; one the history cannot keep is said to be unkept.
           QString problem = history_.why_closed();
-          if (problem.isEmpty() && history_.import_record(RunRecord{environment, {}, tables}, label, &problem) != 0) {
+          if (problem.isEmpty() && history_.import_record(RunRecord{environment, {}, tables, inputs}, label, &problem) != 0) {
             problem.clear();
           }
           if (!problem.isEmpty()) emit history_problem(tr("Not kept in the history: %1").arg(problem));
           emit history_changed();
           const bool ok = outcome.status == RunStatus::ok;
-          emit finished(outcome.table, ok,
+          emit finished(main, ok,
                         ok ? QString() : QString::fromStdString(to_string(outcome.status) + ": " + outcome.message));
         },
         Qt::QueuedConnection);

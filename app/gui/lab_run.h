@@ -11,8 +11,10 @@
 #include <memory>
 #include <thread>
 
-#include "experiments/precision/precision_lab.h"
+#include "core/progress.h"
+#include "experiments/experiment_outcome.h"
 #include "history/run_history.h"
+#include "io/run_record_json.h"
 
 namespace stepscope::gui {
 
@@ -22,14 +24,15 @@ class LabRun : public QObject {
  public:
   // Hands the table as measured so far to the GUI (from the worker thread).
   using TablePublisher = std::function<void(const schema::Table&)>;
-  using Experiment = std::function<precision::LabOutcome(ProgressSink*, const CancelFlag*, const TablePublisher&)>;
+  using Experiment = std::function<ExperimentOutcome(ProgressSink*, const CancelFlag*, const TablePublisher&)>;
 
   explicit LabRun(history::RunHistory& history, QObject* parent = nullptr);
   ~LabRun() override;  // cancels a run in progress and waits for it
 
   bool is_running() const { return worker_.joinable(); }
-  // `label` names the run in the history.
-  void start(const QString& label, Experiment experiment);
+  // `label` names the run in the history; `inputs` are what it was asked, kept in its record
+  // so that it reopens and runs again with them.
+  void start(const QString& label, Experiment experiment, RunInputs inputs = {});
   void cancel() { cancel_.cancel(); }
 
  signals:

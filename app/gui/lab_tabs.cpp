@@ -5,11 +5,11 @@
 #include "gui/attention_tab.h"
 #include "gui/communication_tab.h"
 #include "gui/distributed_tab.h"
-#include "gui/precision_tab.h"
+#include "gui/experiment_tab.h"
 #include "widgets/attention_view.h"
 #include "widgets/communication_view.h"
 #include "widgets/distributed_view.h"
-#include "widgets/precision_view.h"
+#include "widgets/experiment_view.h"
 
 namespace stepscope::gui {
 
@@ -29,10 +29,15 @@ void attach_lab_tabs(const std::vector<views::ResultView*>& views, const std::ve
   CommunicationTab* communication_tab = nullptr;
   DistributedTab* distributed_tab = nullptr;
   for (auto* view : views) {
-    if (auto* precision = dynamic_cast<views::PrecisionView*>(view)) {
-      precision->set_devices(devices);
-      report(new PrecisionTab(history, precision, parent), callbacks);
-    } else if (auto* attention = dynamic_cast<views::AttentionView*>(view)) {
+    // Experiments declared by descriptors: one driver each, whatever the experiment.
+    QList<views::ExperimentView*> experiments = view->findChildren<views::ExperimentView*>();
+    if (auto* own = dynamic_cast<views::ExperimentView*>(view)) experiments.push_back(own);
+    for (auto* experiment : experiments) {
+      experiment->set_devices(devices);
+      report(new ExperimentTab(history, experiment, QCoreApplication::applicationDirPath() + "/stepscope-cli", parent),
+             callbacks);
+    }
+    if (auto* attention = dynamic_cast<views::AttentionView*>(view)) {
       attention->form()->set_devices(devices);
       report(new AttentionTab(history, attention, parent), callbacks);
     } else if (auto* communication = dynamic_cast<views::CommunicationView*>(view)) {

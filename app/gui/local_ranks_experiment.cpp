@@ -15,7 +15,7 @@ std::optional<QString> missing_worker(const QString& cli_program) {
 LabRun::Experiment local_ranks_experiment(LocalRanksRequest r) {
   return [r = std::move(r)](ProgressSink*, const CancelFlag* cancel, const LabRun::TablePublisher& publish) {
     std::vector<schema::Table> tables = r.empty_tables;
-    precision::LabOutcome outcome;
+    ExperimentOutcome outcome;
     for (int64_t n : r.world_sizes) {
       const auto run = cli::run_on_local_ranks(
           {r.program, r.command, r.args, static_cast<int>(n), r.timeout}, tables,
@@ -24,7 +24,7 @@ LabRun::Experiment local_ranks_experiment(LocalRanksRequest r) {
             if (t == 0) publish(tables[0]);
           },
           nullptr, cancel);
-      if (run.outcome.status == dist::LaunchStatus::cancelled) {
+      if (run.outcome.status == distributed::LaunchStatus::cancelled) {
         outcome.status = RunStatus::cancelled;
         outcome.message = "cancelled; " + std::to_string(tables[0].rows.size()) + " row(s) kept";
         break;
@@ -35,10 +35,15 @@ LabRun::Experiment local_ranks_experiment(LocalRanksRequest r) {
         break;
       }
     }
-    outcome.table = tables[0];
-    outcome.side_tables.assign(tables.begin() + 1, tables.end());
+    outcome.tables = tables;
     return outcome;
   };
+}
+
+std::vector<std::pair<std::string, std::string>> inputs_with_ranks(schema::InputValues values,
+                                                                   const std::vector<int64_t>& world_sizes) {
+  values.set("nproc", schema::join_items(world_sizes, [](int64_t n) { return std::to_string(n); }));
+  return values.given_values();
 }
 
 }  // namespace stepscope::gui

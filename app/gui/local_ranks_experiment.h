@@ -13,19 +13,12 @@
 #include <vector>
 
 #include "gui/lab_run.h"
+#include "schema/input_values.h"
 
 namespace stepscope::gui {
 
 // Why the workers cannot start (the binary is missing), or nothing.
 std::optional<QString> missing_worker(const QString& cli_program);
-
-// "a,b,c" of `items` as `text` names them.
-template <class Item, class Text>
-std::string joined(const std::vector<Item>& items, Text text) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ",") + text(item);
-  return out;
-}
 
 struct LocalRanksRequest {
   std::string program, command;
@@ -36,5 +29,9 @@ struct LocalRanksRequest {
 };
 
 LabRun::Experiment local_ranks_experiment(LocalRanksRequest request);
+
+// `values` with --nproc set to `world_sizes`: what a run record keeps of a job of local ranks.
+std::vector<std::pair<std::string, std::string>> inputs_with_ranks(schema::InputValues values,
+                                                                   const std::vector<int64_t>& world_sizes);
 
 }  // namespace stepscope::gui

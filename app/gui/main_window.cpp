@@ -19,12 +19,15 @@
 
 #include <iostream>
 
+#include "cli/recorded_inputs.h"
 #include "export/file_output.h"
 #include "gui/compare_dialog.h"
 #include "gui/history_dock.h"
 #include "gui/lab_tabs.h"
 #include "gui/result_export.h"
+#include "registry/experiment_registry.h"
 #include "runners/device_backend.h"
+#include "widgets/experiment_group_view.h"
 #include "widgets/result_views.h"
 #include "widgets/run_panel.h"
 
@@ -99,7 +102,8 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
   tabs_ = new QTabWidget;
   tabs_->setObjectName("resultTabs");
   tabs_->setDocumentMode(true);
-  for (const auto& [title, view] : views::make_result_views()) {
+  const auto experiment = [](const std::string& id) -> const ExperimentDescriptor& { return *find_experiment(id); };
+  for (const auto& [title, view] : views::make_result_views(experiment)) {
     tabs_->addTab(view, title);
     views_.push_back(view);
   }
@@ -315,10 +319,26 @@ void MainWindow::show_record(const RunRecord& record, const QString& source) {
   for (auto* view : views_) view->add_outcomes(outcomes_);
   for (auto* view : views_) view->show_tables(record.tables);
   if (!record.entries.empty()) panel_->set_config(record.entries.front().result.config);
+  show_inputs(record);
   progress_label_->setText(tr("Showing %1 (%2 configuration(s), started %3)")
                                .arg(source)
                                .arg(record.entries.size())
                                .arg(QString::fromStdString(record.environment.started_at)));
+}
+
+void MainWindow::show_inputs(const RunRecord& record) {
+  // The inputs it ran with, in its experiment's form: to look at, or to run again.
+  const auto recorded = cli::recorded_inputs(record);
+  if (!recorded) return;
+  for (auto* view : findChildren<views::ExperimentView*>()) {
+    if (&view->descriptor() != recorded->experiment) continue;
+    view->set_values(recorded->values);
+    for (auto* tab : views_) {
+      if (tab != view && !tab->isAncestorOf(view)) continue;
+      tabs_->setCurrentWidget(tab);
+      if (auto* group = qobject_cast<views::ExperimentGroupView*>(tab)) group->show_view(view);
+    }
+  }
 }
 
 void MainWindow::save_run_file(int64_t run) {

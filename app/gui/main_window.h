@@ -68,6 +68,8 @@ class MainWindow : public QMainWindow {
   void on_finished(bool complete, bool cancelled, const QString& error);
   void update_memory_status();
   void show_record(const RunRecord& record, const QString& source);
+  // A run's inputs in its experiment's form, that tab brought forward.
+  void show_inputs(const RunRecord& record);
   // A result the history could not keep: said in the status bar, and on stderr when headless.
   void report_unkept(const QString& unkept);
   QString window_file(const QString& dir, int tab) const;  // DIR/window_<tab>.png

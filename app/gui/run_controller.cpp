@@ -6,7 +6,7 @@
 
 #include "charts/memory_chart_view.h"
 #include "compat/torch_compat.h"
-#include "runners/bench_sweep.h"
+#include "experiments/bench/bench_sweep.h"
 
 namespace stepscope::gui {
 

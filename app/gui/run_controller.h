@@ -16,7 +16,7 @@
 
 #include "runners/bench_types.h"
 #include "widgets/run_outcome.h"
-#include "experiments/progress.h"
+#include "core/progress.h"
 #include "history/run_writer.h"
 
 namespace stepscope::gui {

@@ -197,10 +197,10 @@ bool RunHistory::attach(const QString& path, QString* error) {
 }
 
 int64_t RunHistory::begin_run(const RunEnvironment& environment, const QString& label, const QString& device,
-                              QString* error) {
+                              QString* error, const RunInputs& inputs) {
   QSqlDatabase db = QSqlDatabase::database(connection_, false);
   QSqlQuery query;
-  const RunRecord empty{environment, {}, {}};
+  const RunRecord empty{environment, {}, {}, inputs};
   if (!exec(db, "INSERT INTO runs (started_at, label, device, state, environment) VALUES (?, ?, ?, ?, ?)",
             {QString::fromStdString(environment.started_at), label, device, to_text(RunState::incomplete),
              QString::fromStdString(write_run_record(empty))},
@@ -302,7 +302,7 @@ bool RunHistory::set_tables(int64_t run, const std::vector<schema::Table>& table
 int64_t RunHistory::import_record(const RunRecord& record, const QString& label, QString* error) {
   const QString device = record.entries.empty() ? QString()
                                                 : QString::fromStdString(record.entries.front().result.config.device);
-  const int64_t run = begin_run(record.environment, label, device, error);
+  const int64_t run = begin_run(record.environment, label, device, error, record.inputs);
   if (run == 0) return 0;
   // One transaction, positions counted here: a file of 50,000 configurations imports in seconds.
   QSqlDatabase db = QSqlDatabase::database(connection_, false);

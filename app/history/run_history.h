@@ -46,8 +46,10 @@ class RunHistory {
   // Why runs cannot be kept: what the last open said, or that none was opened; empty when open.
   QString why_closed() const;
 
-  // A new run, incomplete until finish_run; 0 with `error` on failure.
-  int64_t begin_run(const RunEnvironment& environment, const QString& label, const QString& device, QString* error);
+  // A new run, incomplete until finish_run; 0 with `error` on failure. `inputs`: what it was
+  // asked, so that it reopens and runs again with them.
+  int64_t begin_run(const RunEnvironment& environment, const QString& label, const QString& device, QString* error,
+                    const RunInputs& inputs = {});
   bool add_entry(int64_t run, const RunRecordEntry& entry, QString* error);
   bool finish_run(int64_t run, RunState state, QString* error);
   // Result tables of experiments other than the step benchmark, kept with the run.

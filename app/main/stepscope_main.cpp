@@ -11,8 +11,8 @@
 #include "export/file_output.h"
 #include "gui/gui_options.h"
 #include "gui/main_window.h"
-#include "runners/bench_sweep.h"
-#include "runners/step_benchmark.h"
+#include "experiments/bench/bench_sweep.h"
+#include "experiments/bench/step_benchmark.h"
 #include "widgets/run_panel.h"
 
 namespace {

@@ -4,7 +4,8 @@
 #include "attention/naive_attention.h"
 #include "compat/torch_compat.h"
 #include "kernels/flash_attention_args.h"
-#include "model/model_config.h"
+#include "core/config_error.h"
+#include "core/device.h"
 
 namespace stepscope {
 

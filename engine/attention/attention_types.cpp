@@ -1,6 +1,8 @@
 #include "attention/attention_types.h"
 
-#include "model/model_config.h"
+#include "core/config_error.h"
+#include "core/size_limits.h"
+#include "core/device.h"
 
 namespace stepscope {
 

@@ -6,7 +6,9 @@
 #include <string>
 
 #include "attention/attention_impl.h"
-#include "runners/bench_types.h"
+#include "core/phase_stats.h"
+#include "core/precision.h"
+#include "core/run_status.h"
 
 namespace stepscope {
 

@@ -3,7 +3,7 @@
 #include <torch/torch.h>
 
 #include "kernels/flash_attention_args.h"
-#include "model/model_config.h"
+#include "core/config_error.h"
 #ifdef STEPSCOPE_WITH_CUDA
 #include "attention/cuda/flash_attention_gpu.h"
 #endif

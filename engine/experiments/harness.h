@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "experiments/experiment_case.h"
-#include "experiments/progress.h"
+#include "core/progress.h"
 
 namespace stepscope {
 

@@ -2,7 +2,7 @@
 
 #include "compat/torch_compat.h"
 #include "experiments/observer.h"
-#include "experiments/progress.h"
+#include "core/progress.h"
 #include "profiling/allocation_recorder.h"
 #include "profiling/kernel_profiler.h"
 #include "runners/device_backend.h"

@@ -38,9 +38,28 @@ RunRecordEntry read_entry(const JsonAt& at) {
   return entry;
 }
 
-RunRecord read_run_v2(const JsonAt& root) {
+json write_inputs(const RunInputs& inputs) {
+  json values = json::object();
+  for (const auto& [key, text] : inputs.values) values[key] = text;
+  return {{"experiment", inputs.experiment}, {"values", values}};
+}
+
+RunInputs read_inputs(const JsonAt& at) {
+  RunInputs inputs;
+  inputs.experiment = read_string(at.member("experiment"));
+  const JsonAt values = at.member("values");
+  if (!values.value().is_object()) values.fail("expected an object of input texts");
+  for (const auto& [key, text] : values.value().items()) {
+    inputs.values.emplace_back(key, read_string(values.member(key)));
+  }
+  return inputs;
+}
+
+// Version 2 is version 3 without the inputs.
+RunRecord read_run_v2(const JsonAt& root, bool with_inputs) {
   RunRecord record;
   read(root.member("environment"), record.environment);
+  if (with_inputs) record.inputs = read_inputs(root.member("inputs"));
   const JsonAt entries = root.member("entries");
   for (size_t i = 0; i < entries.array_size(); ++i) record.entries.push_back(read_entry(entries.element(i)));
   const JsonAt tables = root.member("tables");
@@ -67,7 +86,8 @@ RunRecord read_by_format(const JsonAt& root) {
                  "); open it with a newer Stepscope");
   }
   if (number < 1) version.fail("no version " + std::to_string(number) + " exists");
-  return number == 1 ? run_record_legacy::read_run_v1(root) : read_run_v2(root);
+  if (number == 1) return run_record_legacy::read_run_v1(root);
+  return read_run_v2(root, number >= 3);
 }
 
 // Every configuration must be one this build could run: a shared file with batch -5 is refused.
@@ -97,6 +117,7 @@ json to_json(const RunRecord& record, size_t max_timeline_points) {
   return {{"format", kRunFormat},
           {"version", kRunRecordVersion},
           {"environment", writer.write(record.environment)},
+          {"inputs", write_inputs(record.inputs)},
           {"entries", entries},
           {"tables", tables}};
 }

@@ -46,15 +46,25 @@ struct RunRecordEntry {
   std::shared_ptr<const profiling::MemoryTimeline> timeline;  // null without memory profiling
 };
 
+// What a run was asked: its experiment's id and the inputs given, as typed (the descriptor's
+// InputSchema reads them back), so that it reopens and re-runs with exactly these. Empty in
+// records written before version 3.
+struct RunInputs {
+  std::string experiment;  // "attention", "precision.autocast", ...
+  std::vector<std::pair<std::string, std::string>> values;  // key, text; a flag's text is ""
+  bool operator==(const RunInputs& other) const { return experiment == other.experiment && values == other.values; }
+};
+
 // One run: the step benchmark's configurations in run order, and other experiments' tables.
 struct RunRecord {
   RunEnvironment environment;
   std::vector<RunRecordEntry> entries;
   std::vector<schema::Table> tables;
+  RunInputs inputs = {};
 };
 
 inline constexpr size_t kRunRecordTimelinePoints = 4000;
-inline constexpr int64_t kRunRecordVersion = 2;
+inline constexpr int64_t kRunRecordVersion = 3;  // 3: the run's inputs
 
 nlohmann::json to_json(const RunRecord& record, size_t max_timeline_points = kRunRecordTimelinePoints);
 // Throws RunRecordError; never returns a partly read record.

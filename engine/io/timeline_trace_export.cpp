@@ -23,7 +23,7 @@ std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_hand
 // What names a DDP row: its configuration as the table's identity columns.
 using RowKey = std::tuple<int, double, int, int>;
 RowKey row_key(const DdpConfig& c) {
-  return {static_cast<int>(c.variant), c.variant == dist::DdpVariant::bucketed ? c.bucket_mb : 0.0,
+  return {static_cast<int>(c.variant), c.variant == distributed::DdpVariant::bucketed ? c.bucket_mb : 0.0,
           static_cast<int>(c.optimizer), c.ranks};
 }
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "model/model_config.h"
+#include "core/config_error.h"
 
 namespace stepscope {
 

@@ -2,31 +2,14 @@
 #pragma once
 
 #include "attention/attention_impl.h"
+#include "core/config_error.h"
+#include "core/size_limits.h"
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace stepscope {
-
-// A configuration that cannot run. `field` is the key of the field at fault ("batch",
-// "d_model", the schema's column keys), so a form can frame it; empty when no one field is.
-class ConfigError : public std::invalid_argument {
- public:
-  explicit ConfigError(const std::string& message, std::string field = {})
-      : std::invalid_argument(message), field_(std::move(field)) {}
-  const std::string& field() const { return field_; }
-
- private:
-  std::string field_;
-};
-
-// Every size of a model or a run (width, layers, heads, vocabulary, tokens) is at most this,
-// so products of sizes stay far inside 64 bits; real models are well below it.
-inline constexpr int64_t kMaxDimension = int64_t{1} << 24;
-// And its parameters at most this many: 16 bytes each (weights, gradient, AdamW state) still fit.
-inline constexpr int64_t kMaxParameters = int64_t{1} << 58;
 
 struct ModelConfig {
   std::string name = "custom";

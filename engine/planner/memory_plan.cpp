@@ -6,7 +6,7 @@
 
 #include "attention/attention_memory.h"
 #include "model/checked_count.h"
-#include "model/memory_estimate.h"
+#include "runners/memory_estimate.h"
 #include "planner/plan_text.h"
 #include "planner/plan_validate.h"
 

@@ -8,6 +8,11 @@
 
 #include <memory>
 
+#include "core/device.h"
+#include "core/phase_stats.h"
+#include "core/precision.h"
+#include "core/run_status.h"
+#include "core/step_mode.h"
 #include "model/model_config.h"
 #include "profiling/kernel_profile.h"
 #include "profiling/memory_events.h"
@@ -15,18 +20,6 @@
 #include "profiling/trace_window.h"
 
 namespace stepscope {
-
-enum class Precision { fp32, bf16, fp16 };
-enum class StepMode { forward, forward_backward, train };
-enum class RunStatus { ok, out_of_memory, failed, cancelled };
-
-std::string to_string(Precision precision);
-std::string to_string(StepMode mode);
-std::string to_string(RunStatus status);
-// Throw ConfigError naming the accepted values.
-Precision parse_precision(const std::string& text);
-StepMode parse_step_mode(const std::string& text);
-RunStatus parse_run_status(const std::string& text);
 
 struct BenchConfig {
   ModelConfig model;
@@ -47,9 +40,6 @@ struct BenchConfig {
 // Throws ConfigError for a configuration that cannot run (the model's own checks,
 // non-positive batch/context/steps, negative warm-up, malformed device).
 void validate(const BenchConfig& config);
-// The device's ordinal as allocation events and timelines number it: -1 for the CPU, N for
-// "cuda:N", 0 for "cuda".
-int device_ordinal(const std::string& device);
 // "small ctx 256 b 4 fp32 forward": how people and progress lines name a configuration.
 std::string describe(const BenchConfig& config);
 
@@ -59,11 +49,6 @@ struct StepTiming {
   int64_t backward_ns = 0;
   int64_t optimizer_ns = 0;
   int64_t total_ns = 0;
-};
-
-struct PhaseStats {
-  double mean_ms = 0, std_ms = 0, min_ms = 0, median_ms = 0, max_ms = 0;
-  int count = 0;
 };
 
 struct BenchResult {

@@ -80,6 +80,17 @@ std::string duration_ns_text(double ns) {
   return number + " " + kUnits[unit].name;
 }
 
+std::string bytes_text(double bytes) {
+  if (!std::isfinite(bytes)) return missing_text();
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  size_t unit = 0;
+  while (std::fabs(bytes) >= 1024.0 && unit + 1 < sizeof units / sizeof *units) {
+    bytes /= 1024.0;
+    ++unit;
+  }
+  return (unit == 0 ? std::to_string(static_cast<int64_t>(bytes)) : significant(bytes)) + " " + units[unit];
+}
+
 std::string mib_text(int64_t bytes) { return significant(static_cast<double>(bytes) / (1024.0 * 1024.0)) + " MiB"; }
 
 std::string percent_text(double percent) {

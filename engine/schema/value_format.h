@@ -31,6 +31,9 @@ std::string display_cell(const Table& table, size_t row, size_t column);
 std::string significant(double value);
 // Adaptive units, three significant digits: "789 ns", "45.6 us", "1.23 ms", "2.50 s".
 std::string duration_ns_text(double ns);
+// Binary units, three significant digits: "512 B", "1.50 KiB", "24.0 MiB", "3.20 GiB": sizes
+// in messages and panels (a table column's are in MiB, mib_text, to compare down a column).
+std::string bytes_text(double bytes);
 // Mebibytes with three significant digits: "0.500 MiB", "24.0 MiB", "1536 MiB".
 std::string mib_text(int64_t bytes);
 // One decimal and a percent sign: 12.34 -> "12.3%".

@@ -55,8 +55,8 @@ class DistributedTabTest : public QObject {
     gui::DistributedTab tab(history, &view, QStringLiteral(STEPSCOPE_CLI_PATH));
     QSignalSpy finished(&tab, &gui::DistributedTab::finished);
     auto* form = view.form();
-    form->variant_box(dist::DdpVariant::flat)->setChecked(false);
-    form->variant_box(dist::DdpVariant::bucketed)->setChecked(true);
+    form->variant_box(distributed::DdpVariant::flat)->setChecked(false);
+    form->variant_box(distributed::DdpVariant::bucketed)->setChecked(true);
     form->bucket_field()->setText("0.01");
     form->context_field()->setValue(16);
     form->batch_field()->setValue(2);

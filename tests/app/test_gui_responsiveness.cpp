@@ -8,7 +8,7 @@
 
 #include "gui/main_window.h"
 #include "widgets/run_panel.h"
-#include "runners/bench_sweep.h"
+#include "experiments/bench/bench_sweep.h"
 
 using namespace stepscope;
 

@@ -1,5 +1,6 @@
 // The run-history database: runs kept as they go, read back whole, crash-safe, and foreign or
 // corrupt files refused with a message.
+#include <QFile>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QTemporaryDir>
@@ -7,6 +8,7 @@
 
 #include <thread>
 
+#include "cli/recorded_inputs.h"
 #include "history/run_writer.h"
 #include "history/run_history.h"
 
@@ -131,6 +133,32 @@ class RunHistoryTest : public QObject {
     QString error;
     QVERIFY(!writer.add(entry("tiny", 32, RunStatus::ok), &error));
     QVERIFY2(error.contains("no such folder"), qPrintable(error));
+  }
+
+  // A history today's version wrote before inputs were kept (one run of each experiment, opened
+  // from the CLI's --json files): every run reads back, with the inputs its command line gives.
+  void aHistoryOfTheVersionBeforeInputsOpensWithThem() {
+    QTemporaryDir dir;
+    const QString copy = dir.filePath("history_v2.sqlite");  // opening may upgrade: never the fixture
+    QVERIFY(QFile::copy(QStringLiteral(STEPSCOPE_TEST_DATA_DIR "/records_v2/history_v2.sqlite"), copy));
+    QFile::setPermissions(copy, QFile::ReadOwner | QFile::WriteOwner);
+    RunHistory history;
+    QString error;
+    QVERIFY2(history.open(copy, &error), qPrintable(error));
+    const auto runs = history.runs();
+    QCOMPARE(runs.size(), size_t{6});
+    QStringList experiments;
+    for (const auto& run : runs) {
+      const auto record = history.load(run.id, &error);
+      QVERIFY2(record.has_value(), qPrintable(error));
+      QVERIFY(!record->tables.empty() || !record->entries.empty());
+      const auto recorded = cli::recorded_inputs(*record);
+      QVERIFY2(recorded.has_value(), qPrintable(run.label));
+      experiments << QString::fromStdString(recorded->experiment->id);
+    }
+    experiments.sort();
+    QCOMPARE(experiments, QStringList({"attention", "bench", "collectives", "ddp", "precision.accumulate",
+                                       "precision.autocast"}));
   }
 
   void filterAndDelete() {

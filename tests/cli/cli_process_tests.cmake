@@ -20,7 +20,7 @@ stepscope_cli_error_test(heads_not_dividing "not divisible by the number of head
 stepscope_cli_error_test(model_and_custom "cannot be combined" bench --model tiny --d-model 64)
 stepscope_cli_error_test(empty_list_item "empty item in list" bench --context 128,,256)
 stepscope_cli_error_test(negative_warmup "--warmup: -1 is too small" bench --warmup -1)
-stepscope_cli_error_test(check_needs_checkpoint "check needs --checkpoint" check --tokens t.npy --heads 4)
+stepscope_cli_error_test(check_needs_checkpoint "--checkpoint is required" check --tokens t.npy --heads 4)
 stepscope_cli_error_test(check_missing_file "no-such.pt" check --checkpoint no-such.pt --tokens t.npy --heads 4)
 stepscope_cli_error_test(check_step_needs_targets "--adamw-step-out needs --targets"
   check --checkpoint a.pt --tokens t.npy --heads 4 --adamw-step-out b.pt)
@@ -56,7 +56,7 @@ add_test(NAME cli_e2e.precision_lab
 set_tests_properties(cli_e2e.precision_lab PROPERTIES LABELS "cli;e2e")
 
 # Numbers past their type's range are refused, not wrapped (4294967297 would be 1 as an int).
-stepscope_cli_error_test(steps_past_int "--warmup/--steps: at most 1000000 steps" bench --model tiny --steps 4294967297)
+stepscope_cli_error_test(steps_past_int "--steps: at most 1000000" bench --model tiny --steps 4294967297)
 stepscope_cli_error_test(integer_past_int64 "--batch: '99999999999999999999' is not an integer" bench --batch 99999999999999999999)
 stepscope_cli_error_test(huge_width "d_model 1000000000000 is too large" bench --d-model 1000000000000 --layers 2 --heads 4)
 

@@ -48,9 +48,9 @@ grep -q ',OOM,.*not started: needs about .* (2 ranks on this machine' ddp.out ||
 # The precision lab: the 2.7B model at 64 x 1024 tokens, and a batch beyond any machine.
 measured autocast precision autocast --model 2.7B --batch 64 --context 1024 --quiet
 [ "$(cat autocast.status)" = 1 ] || fail "autocast exited $(cat autocast.status): $(cat autocast.err)"
-grep -q "precision: OOM: not started: needs about" autocast.err || fail "autocast said: $(cat autocast.err)"
+grep -q "precision autocast: OOM: not started: needs about" autocast.err || fail "autocast said: $(cat autocast.err)"
 measured autocast_batch precision autocast --model small --batch 100000 --quiet
-grep -q "precision: OOM: not started" autocast_batch.err || fail "autocast --batch 100000 said: $(cat autocast_batch.err)"
+grep -q "precision autocast: OOM: not started" autocast_batch.err || fail "autocast --batch 100000 said: $(cat autocast_batch.err)"
 for option in batch context; do
   "$cli" precision autocast --model small "--$option" 16777217 2>limit.err
   [ $? = 2 ] && grep -q -- "--$option: .* 16777217 is too large (at most 16777216)" limit.err ||

@@ -12,21 +12,21 @@
 #include <thread>
 #include <vector>
 
-#include "dist/c10d_communicator.h"
-#include "dist/free_port.h"
+#include "distributed/c10d_communicator.h"
+#include "distributed/free_port.h"
 
 namespace stepscope::testing {
 
 // Runs body(comm) on `ranks` threads; a rank's exception fails the test with its message.
-inline void on_gloo_ranks(int ranks, const std::function<void(dist::Communicator&)>& body) {
-  const int port = dist::find_free_port();
+inline void on_gloo_ranks(int ranks, const std::function<void(distributed::Communicator&)>& body) {
+  const int port = distributed::find_free_port();
   std::vector<std::string> errors(static_cast<size_t>(ranks));
   std::vector<std::thread> threads;
   for (int r = 0; r < ranks; ++r) {
     threads.emplace_back([&, r] {
       try {
-        dist::TorchrunEnv env{"127.0.0.1", port, r, ranks, r, ranks};
-        auto comm = dist::connect_c10d(env, CommBackend::gloo, std::chrono::seconds(30));
+        distributed::TorchrunEnv env{"127.0.0.1", port, r, ranks, r, ranks};
+        auto comm = distributed::connect_c10d(env, CommBackend::gloo, std::chrono::seconds(30));
         body(*comm);
       } catch (const std::exception& e) {
         errors[static_cast<size_t>(r)] = e.what();
@@ -38,29 +38,29 @@ inline void on_gloo_ranks(int ranks, const std::function<void(dist::Communicator
 }
 
 // A group of one: every collective is already done.
-class SoloCommunicator final : public dist::Communicator {
+class SoloCommunicator final : public distributed::Communicator {
  public:
-  struct Done final : dist::PendingCollective {
+  struct Done final : distributed::PendingCollective {
     void wait() override {}
   };
   int rank() const override { return 0; }
   int size() const override { return 1; }
   CommBackend backend() const override { return CommBackend::gloo; }
   bool native_reduce_scatter() const override { return true; }
-  std::unique_ptr<dist::PendingCollective> all_reduce(at::Tensor&, dist::ReduceOp) override { return done(); }
-  std::unique_ptr<dist::PendingCollective> reduce_scatter(at::Tensor& out, const at::Tensor& in) override {
+  std::unique_ptr<distributed::PendingCollective> all_reduce(at::Tensor&, distributed::ReduceOp) override { return done(); }
+  std::unique_ptr<distributed::PendingCollective> reduce_scatter(at::Tensor& out, const at::Tensor& in) override {
     out.copy_(in);
     return done();
   }
-  std::unique_ptr<dist::PendingCollective> all_gather(at::Tensor& out, const at::Tensor& in) override {
+  std::unique_ptr<distributed::PendingCollective> all_gather(at::Tensor& out, const at::Tensor& in) override {
     out.copy_(in);
     return done();
   }
-  std::unique_ptr<dist::PendingCollective> broadcast(at::Tensor&, int) override { return done(); }
+  std::unique_ptr<distributed::PendingCollective> broadcast(at::Tensor&, int) override { return done(); }
   void barrier() override {}
 
  private:
-  static std::unique_ptr<dist::PendingCollective> done() { return std::make_unique<Done>(); }
+  static std::unique_ptr<distributed::PendingCollective> done() { return std::make_unique<Done>(); }
 };
 
 }  // namespace stepscope::testing

@@ -18,9 +18,9 @@
 #include <thread>
 #include <vector>
 
-#include "dist/worker_launcher.h"
+#include "distributed/worker_launcher.h"
 
-namespace stepscope::dist::launcher_testing {
+namespace stepscope::distributed::launcher_testing {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
@@ -113,4 +113,4 @@ inline void expect_nothing_left(const LaunchOutcome& outcome) {
   }
 }
 
-}  // namespace stepscope::dist::launcher_testing
+}  // namespace stepscope::distributed::launcher_testing

@@ -6,11 +6,11 @@
 #include <optional>
 #include <string>
 
-#include "dist/job_store.h"
+#include "distributed/job_store.h"
 
 namespace stepscope::testing {
 
-class MemoryJobStore final : public dist::JobStore {
+class MemoryJobStore final : public distributed::JobStore {
  public:
   void set(const std::string& key, const std::string& value) override {
     std::lock_guard<std::mutex> lock(mutex_);

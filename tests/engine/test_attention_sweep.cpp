@@ -11,7 +11,7 @@
 #include "io/table_csv.h"
 #include "kernels/flash_attention_args.h"
 #include "model/flops.h"
-#include "runners/phase_stats.h"
+#include "core/phase_stats.h"
 
 using namespace stepscope;
 

@@ -10,7 +10,7 @@
 #include "io/table_csv.h"
 #include "schema/value_format.h"
 #include "runners/gpu_peaks.h"
-#include "runners/step_benchmark.h"
+#include "experiments/bench/step_benchmark.h"
 
 namespace stepscope {
 namespace {

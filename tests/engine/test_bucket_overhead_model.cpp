@@ -48,7 +48,7 @@ CollectiveResult all_reduce(int64_t bytes, double time_us, int ranks = 2, RunSta
 
 DdpResult bucketed(double mb, double exposed_ms) {
   DdpResult r;
-  r.config.variant = dist::DdpVariant::bucketed;
+  r.config.variant = distributed::DdpVariant::bucketed;
   r.config.bucket_mb = mb;
   r.config.model = model_preset("tiny");
   r.step_ms = 10;

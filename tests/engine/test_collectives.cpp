@@ -13,7 +13,7 @@
 #include "experiments/collectives/collective_case.h"
 #include "experiments/collectives/collective_schema.h"
 #include "experiments/collectives/collective_sweep.h"
-#include "model/model_config.h"
+#include "core/config_error.h"
 #include "profiling/allocation_recorder.h"
 
 using namespace stepscope;
@@ -58,7 +58,7 @@ namespace {
 // The sweep on `ranks` Gloo ranks (threads of this process); every rank's rows.
 std::vector<std::vector<CollectiveResult>> on_gloo(int ranks, const std::vector<CollectiveConfig>& configs) {
   std::vector<std::vector<CollectiveResult>> rows(static_cast<size_t>(ranks));
-  stepscope::testing::on_gloo_ranks(ranks, [&](dist::Communicator& comm) {
+  stepscope::testing::on_gloo_ranks(ranks, [&](distributed::Communicator& comm) {
     run_collective_sweep(configs, comm, nullptr, nullptr,
                          [&](const CollectiveResult& row) { rows[static_cast<size_t>(comm.rank())].push_back(row); });
   });
@@ -124,19 +124,19 @@ TEST(CollectivesOnGloo, Bf16IsRefusedWhereGlooLacksIt) {
 namespace {
 
 // Two ranks in name; reduces nothing, so an all-reduce leaves each rank its own values.
-class NonReducingCommunicator final : public dist::Communicator {
+class NonReducingCommunicator final : public distributed::Communicator {
  public:
-  struct Done final : dist::PendingCollective {
+  struct Done final : distributed::PendingCollective {
     void wait() override {}
   };
   int rank() const override { return 0; }
   int size() const override { return 2; }
   CommBackend backend() const override { return CommBackend::gloo; }
   bool native_reduce_scatter() const override { return true; }
-  std::unique_ptr<dist::PendingCollective> all_reduce(at::Tensor&, dist::ReduceOp) override { return std::make_unique<Done>(); }
-  std::unique_ptr<dist::PendingCollective> reduce_scatter(at::Tensor&, const at::Tensor&) override { return std::make_unique<Done>(); }
-  std::unique_ptr<dist::PendingCollective> all_gather(at::Tensor&, const at::Tensor&) override { return std::make_unique<Done>(); }
-  std::unique_ptr<dist::PendingCollective> broadcast(at::Tensor&, int) override { return std::make_unique<Done>(); }
+  std::unique_ptr<distributed::PendingCollective> all_reduce(at::Tensor&, distributed::ReduceOp) override { return std::make_unique<Done>(); }
+  std::unique_ptr<distributed::PendingCollective> reduce_scatter(at::Tensor&, const at::Tensor&) override { return std::make_unique<Done>(); }
+  std::unique_ptr<distributed::PendingCollective> all_gather(at::Tensor&, const at::Tensor&) override { return std::make_unique<Done>(); }
+  std::unique_ptr<distributed::PendingCollective> broadcast(at::Tensor&, int) override { return std::make_unique<Done>(); }
   void barrier() override {}
 };
 
@@ -190,7 +190,7 @@ TEST(CollectiveCheck, AWrongReductionIsCountedInEveryChunk) {
 // where the allocation recorder hooks in: a free it misses leaves a temporary live for the rest
 // of a DDP memory table (ZeRO-1 rows were seen with a parameter's worth of "other" bytes).
 TEST(CollectivesOnGloo, TheCallerSeesEveryFreeOfACollectivesTemporaries) {
-  stepscope::testing::on_gloo_ranks(2, [](dist::Communicator& comm) {
+  stepscope::testing::on_gloo_ranks(2, [](distributed::Communicator& comm) {
     const at::Tensor input = at::ones({2, 65536});  // before the recorder
     at::Tensor output = at::empty({65536});
     at::Tensor gathered = at::empty({2, 65536});

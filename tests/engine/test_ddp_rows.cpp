@@ -9,7 +9,7 @@
 
 #include <torch/torch.h>
 
-#include "dist/rank_gather.h"
+#include "distributed/rank_gather.h"
 #include "dist_test_support.h"
 #include "experiments/ddp/ddp_sweep.h"
 #include "model/transformer_lm.h"
@@ -18,7 +18,7 @@ using namespace stepscope;
 
 namespace {
 
-DdpConfig tiny_row(dist::DdpVariant variant) {
+DdpConfig tiny_row(distributed::DdpVariant variant) {
   DdpConfig c;
   c.variant = variant;
   c.model = model_preset("tiny");
@@ -33,7 +33,7 @@ DdpConfig tiny_row(dist::DdpVariant variant) {
 DdpRowSet run_on_two_ranks(const DdpConfig& config) {
   std::mutex mutex;
   std::vector<DdpRowSet> seen(2);
-  stepscope::testing::on_gloo_ranks(2, [&](dist::Communicator& comm) {
+  stepscope::testing::on_gloo_ranks(2, [&](distributed::Communicator& comm) {
     run_ddp_sweep({config}, comm, nullptr, nullptr, [&](const DdpRowSet& rows) {
       std::lock_guard<std::mutex> lock(mutex);
       seen[static_cast<size_t>(comm.rank())] = rows;
@@ -68,7 +68,7 @@ std::vector<TimelineSpan> communication(const RankStepTimeline& t) {
 }  // namespace
 
 TEST(DdpRows, CombinedRowIsTheSlowestRankPerTime) {
-  const DdpRowSet rows = run_on_two_ranks(tiny_row(dist::DdpVariant::flat));
+  const DdpRowSet rows = run_on_two_ranks(tiny_row(distributed::DdpVariant::flat));
   ASSERT_EQ(rows.per_rank.size(), 2u);
   EXPECT_EQ(rows.combined.rank, -1);
   EXPECT_EQ(rows.combined.status, RunStatus::ok);
@@ -81,7 +81,7 @@ TEST(DdpRows, CombinedRowIsTheSlowestRankPerTime) {
 }
 
 TEST(DdpRows, NaiveCommunicatesOnlyAfterBackward) {
-  const DdpConfig config = tiny_row(dist::DdpVariant::naive);
+  const DdpConfig config = tiny_row(distributed::DdpVariant::naive);
   const DdpRowSet rows = run_on_two_ranks(config);
   ASSERT_EQ(rows.timelines.size(), 2u);
   for (const auto& t : rows.timelines) {
@@ -99,7 +99,7 @@ TEST(DdpRows, NaiveCommunicatesOnlyAfterBackward) {
 }
 
 TEST(DdpRows, OverlapStartsAllReducesDuringBackward) {
-  const DdpRowSet rows = run_on_two_ranks(tiny_row(dist::DdpVariant::overlap));
+  const DdpRowSet rows = run_on_two_ranks(tiny_row(distributed::DdpVariant::overlap));
   ASSERT_EQ(rows.timelines.size(), 2u);
   for (const auto& t : rows.timelines) {
     const TimelineSpan& backward = phase(t, "backward");
@@ -115,9 +115,9 @@ TEST(DdpRows, OverlapStartsAllReducesDuringBackward) {
 TEST(RankGather, TextOfDifferentLengthsReachesEveryRank) {
   std::mutex mutex;
   std::vector<std::vector<std::string>> seen(3);
-  stepscope::testing::on_gloo_ranks(3, [&](dist::Communicator& comm) {
+  stepscope::testing::on_gloo_ranks(3, [&](distributed::Communicator& comm) {
     const std::string mine = comm.rank() == 1 ? std::string() : std::string(static_cast<size_t>(5 + 100 * comm.rank()), char('a' + comm.rank()));
-    auto all = dist::gather_text(comm, mine, c10::Device(c10::kCPU));
+    auto all = distributed::gather_text(comm, mine, c10::Device(c10::kCPU));
     std::lock_guard<std::mutex> lock(mutex);
     seen[static_cast<size_t>(comm.rank())] = std::move(all);
   });

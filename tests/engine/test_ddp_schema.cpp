@@ -37,7 +37,7 @@ TEST(DdpTypes, RefusalsNameTheirField) {
   c.precision = Precision::fp16;
   EXPECT_EQ(refused_field(c), "precision");
   c = tiny();
-  c.variant = dist::DdpVariant::bucketed;
+  c.variant = distributed::DdpVariant::bucketed;
   c.bucket_mb = 0;
   EXPECT_EQ(refused_field(c), "bucket-mb");
   c = tiny();
@@ -73,7 +73,7 @@ TEST(DdpTypes, RefusalsNameTheirField) {
 
 TEST(DdpTypes, UnknownVariantNamesItsField) {
   try {
-    dist::parse_ddp_variant("fancy");
+    distributed::parse_ddp_variant("fancy");
     FAIL() << "no error";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.field(), "variant");
@@ -86,7 +86,7 @@ TEST(DdpTypes, BucketSizesExpandForBucketedOnly) {
   spec.bucket_mbs = {1, 10};
   const auto configs = expand(spec, 3);
   ASSERT_EQ(configs.size(), 5u);  // naive, flat, overlap, bucketed x2
-  EXPECT_EQ(configs[3].variant, dist::DdpVariant::bucketed);
+  EXPECT_EQ(configs[3].variant, distributed::DdpVariant::bucketed);
   EXPECT_EQ(configs[4].bucket_mb, 10);
   for (const auto& c : configs) EXPECT_EQ(c.ranks, 3);
   EXPECT_EQ(bucket_bytes(configs[3]), int64_t{1} << 20);
@@ -96,17 +96,17 @@ TEST(DdpTypes, BucketSizesExpandForBucketedOnly) {
 TEST(DdpTypes, OptimizersMultiplyTheRows) {
   DdpSweepSpec spec;
   spec.base = tiny();
-  spec.variants = {dist::DdpVariant::flat, dist::DdpVariant::bucketed};
+  spec.variants = {distributed::DdpVariant::flat, distributed::DdpVariant::bucketed};
   spec.bucket_mbs = {1, 10};
-  spec.optimizers = {dist::OptimizerSharding::none, dist::OptimizerSharding::zero1};
+  spec.optimizers = {distributed::OptimizerSharding::none, distributed::OptimizerSharding::zero1};
   const auto configs = expand(spec, 2);
   ASSERT_EQ(configs.size(), 6u);  // (flat, bucketed x2) per optimizer
-  EXPECT_EQ(configs[2].optimizer, dist::OptimizerSharding::none);
-  EXPECT_EQ(configs[3].optimizer, dist::OptimizerSharding::zero1);
+  EXPECT_EQ(configs[2].optimizer, distributed::OptimizerSharding::none);
+  EXPECT_EQ(configs[3].optimizer, distributed::OptimizerSharding::zero1);
   EXPECT_EQ(describe(configs[3]), "flat zero1 gloo x2 tiny ctx 16 b 2 fp32");
-  EXPECT_EQ(dist::parse_optimizer_sharding("sharded"), dist::OptimizerSharding::sharded);
+  EXPECT_EQ(distributed::parse_optimizer_sharding("sharded"), distributed::OptimizerSharding::sharded);
   try {
-    dist::parse_optimizer_sharding("zero3");
+    distributed::parse_optimizer_sharding("zero3");
     FAIL() << "no error";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.field(), "optimizer");
@@ -116,18 +116,18 @@ TEST(DdpTypes, OptimizersMultiplyTheRows) {
 TEST(DdpTypes, Zero1RowsMultiplyByGatherTiming) {
   DdpSweepSpec spec;
   spec.base = tiny();
-  spec.variants = {dist::DdpVariant::flat};
-  spec.optimizers = {dist::OptimizerSharding::sharded, dist::OptimizerSharding::zero1};
-  spec.zero1_gathers = {dist::Zero1Gathers::step_end, dist::Zero1Gathers::next_forward};
+  spec.variants = {distributed::DdpVariant::flat};
+  spec.optimizers = {distributed::OptimizerSharding::sharded, distributed::OptimizerSharding::zero1};
+  spec.zero1_gathers = {distributed::Zero1Gathers::step_end, distributed::Zero1Gathers::next_forward};
   const auto configs = expand(spec, 2);
   ASSERT_EQ(configs.size(), 3u);  // sharded once, zero1 per timing
-  EXPECT_EQ(configs[1].zero1_gathers, dist::Zero1Gathers::step_end);
-  EXPECT_EQ(configs[2].zero1_gathers, dist::Zero1Gathers::next_forward);
+  EXPECT_EQ(configs[1].zero1_gathers, distributed::Zero1Gathers::step_end);
+  EXPECT_EQ(configs[2].zero1_gathers, distributed::Zero1Gathers::next_forward);
   EXPECT_EQ(describe(configs[1]), "flat zero1 gloo x2 tiny ctx 16 b 2 fp32");
   EXPECT_EQ(describe(configs[2]), "flat zero1 (gathers in the next forward) gloo x2 tiny ctx 16 b 2 fp32");
-  EXPECT_EQ(dist::parse_zero1_gathers("next-forward"), dist::Zero1Gathers::next_forward);
+  EXPECT_EQ(distributed::parse_zero1_gathers("next-forward"), distributed::Zero1Gathers::next_forward);
   try {
-    dist::parse_zero1_gathers("later");
+    distributed::parse_zero1_gathers("later");
     FAIL() << "no error";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.field(), "zero1-gather");
@@ -137,14 +137,14 @@ TEST(DdpTypes, Zero1RowsMultiplyByGatherTiming) {
 TEST(DdpSchema, TheGatherTimingIsFilledForZero1RowsOnlyAndReadsBack) {
   DdpResult adamw, zero1;
   adamw.config = zero1.config = tiny();
-  zero1.config.optimizer = dist::OptimizerSharding::zero1;
-  zero1.config.zero1_gathers = dist::Zero1Gathers::next_forward;
+  zero1.config.optimizer = distributed::OptimizerSharding::zero1;
+  zero1.config.zero1_gathers = distributed::Zero1Gathers::next_forward;
   const auto table = ddp_schema().table({adamw, zero1});
   const auto column = static_cast<size_t>(table.column_index("zero1_gather"));
   EXPECT_TRUE(std::holds_alternative<std::monostate>(table.rows[0][column]));
   EXPECT_EQ(schema::text_of(table.rows[1][column]), "next-forward");
-  EXPECT_EQ(schema::read_row(ddp_schema(), table, 1).config.zero1_gathers, dist::Zero1Gathers::next_forward);
-  EXPECT_EQ(schema::read_row(ddp_schema(), table, 0).config.zero1_gathers, dist::Zero1Gathers::step_end);
+  EXPECT_EQ(schema::read_row(ddp_schema(), table, 1).config.zero1_gathers, distributed::Zero1Gathers::next_forward);
+  EXPECT_EQ(schema::read_row(ddp_schema(), table, 0).config.zero1_gathers, distributed::Zero1Gathers::step_end);
 }
 
 TEST(DdpSchema, HasTheIssueColumns) {
@@ -171,7 +171,7 @@ TEST(DdpSchema, UnmeasuredAndUncheckedValuesAreEmpty) {
   r.status = RunStatus::ok;
   r.step_ms = 2.5;
   r.max_param_diff = 0;
-  r.config.variant = dist::DdpVariant::bucketed;
+  r.config.variant = distributed::DdpVariant::bucketed;
   r.config.bucket_mb = 10;
   const auto ok = ddp_schema().table({r});
   EXPECT_EQ(schema::number_of(ok.rows[0][static_cast<size_t>(ok.column_index("step_ms"))]), 2.5);

@@ -8,18 +8,18 @@
 
 #include "dist_test_support.h"
 #include "test_support.h"
-#include "dist/ddp/bucket_plan.h"
-#include "dist/ddp/gradient_sync.h"
-#include "model/model_config.h"
+#include "distributed/ddp/bucket_plan.h"
+#include "distributed/ddp/gradient_sync.h"
+#include "core/config_error.h"
 
 using namespace stepscope;
-using dist::Bucket;
-using dist::DdpVariant;
+using distributed::Bucket;
+using distributed::DdpVariant;
 
 namespace {
 
-std::vector<dist::ParameterSize> fp32_sizes(const std::vector<int64_t>& numels) {
-  std::vector<dist::ParameterSize> sizes;
+std::vector<distributed::ParameterSize> fp32_sizes(const std::vector<int64_t>& numels) {
+  std::vector<distributed::ParameterSize> sizes;
   for (size_t i = 0; i < numels.size(); ++i) sizes.push_back({i, numels[i], 4});
   return sizes;
 }
@@ -28,7 +28,7 @@ std::vector<dist::ParameterSize> fp32_sizes(const std::vector<int64_t>& numels) 
 
 TEST(BucketPlan, ReverseOrderWithinTheLimit) {
   // 40, 80, 120, 160 bytes under 200: [3] (3+2 would be 280), [2, 1] exactly 200, [0].
-  const auto buckets = dist::plan_buckets(fp32_sizes({10, 20, 30, 40}), 200);
+  const auto buckets = distributed::plan_buckets(fp32_sizes({10, 20, 30, 40}), 200);
   ASSERT_EQ(buckets.size(), size_t{3});
   EXPECT_EQ(buckets[0].parameters, (std::vector<size_t>{3}));
   EXPECT_EQ(buckets[1].parameters, (std::vector<size_t>{2, 1}));
@@ -40,40 +40,40 @@ TEST(BucketPlan, ReverseOrderWithinTheLimit) {
 
 TEST(BucketPlan, OversizeParameterGetsItsOwnBucket) {
   // 20, 400, 20, 20 bytes under 64: [3, 2], [1] alone at 400, [0].
-  const auto buckets = dist::plan_buckets(fp32_sizes({5, 100, 5, 5}), 64);
+  const auto buckets = distributed::plan_buckets(fp32_sizes({5, 100, 5, 5}), 64);
   ASSERT_EQ(buckets.size(), size_t{3});
   EXPECT_EQ(buckets[0].parameters, (std::vector<size_t>{3, 2}));
   EXPECT_EQ(buckets[1].parameters, (std::vector<size_t>{1}));
   EXPECT_EQ(buckets[1].bytes, 400);
   EXPECT_EQ(buckets[2].parameters, (std::vector<size_t>{0}));
   // Element size counts: 2-byte elements fit twice as many.
-  std::vector<dist::ParameterSize> halves{{0, 16, 2}, {1, 16, 2}};
-  EXPECT_EQ(dist::plan_buckets(halves, 64).size(), size_t{1});
+  std::vector<distributed::ParameterSize> halves{{0, 16, 2}, {1, 16, 2}};
+  EXPECT_EQ(distributed::plan_buckets(halves, 64).size(), size_t{1});
 }
 
 TEST(BucketPlan, HugeLimitIsOneBucket) {
-  const auto buckets = dist::plan_buckets(fp32_sizes({7, 3, 11}), int64_t{1} << 40);
+  const auto buckets = distributed::plan_buckets(fp32_sizes({7, 3, 11}), int64_t{1} << 40);
   ASSERT_EQ(buckets.size(), size_t{1});
   EXPECT_EQ(buckets[0].parameters, (std::vector<size_t>{2, 1, 0}));
   EXPECT_EQ(buckets[0].offsets, (std::vector<int64_t>{0, 11, 14}));
   EXPECT_EQ(buckets[0].numel, 21);
-  EXPECT_TRUE(dist::plan_buckets({}, 100).empty());
+  EXPECT_TRUE(distributed::plan_buckets({}, 100).empty());
 }
 
 TEST(BucketPlan, Refusals) {
   try {
-    dist::plan_buckets(fp32_sizes({1}), 0);
+    distributed::plan_buckets(fp32_sizes({1}), 0);
     FAIL() << "a zero limit was accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.field(), "bucket_mb");
   }
-  EXPECT_THROW(dist::plan_buckets(fp32_sizes({4, -1}), 64), std::invalid_argument);
+  EXPECT_THROW(distributed::plan_buckets(fp32_sizes({4, -1}), 64), std::invalid_argument);
 }
 
 TEST(DdpVariantNames, RoundTripAndRefusal) {
-  for (DdpVariant v : dist::all_ddp_variants()) EXPECT_EQ(dist::parse_ddp_variant(dist::to_string(v)), v);
+  for (DdpVariant v : distributed::all_ddp_variants()) EXPECT_EQ(distributed::parse_ddp_variant(distributed::to_string(v)), v);
   try {
-    dist::parse_ddp_variant("ring");
+    distributed::parse_ddp_variant("ring");
     FAIL() << "an unknown variant was accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.field(), "variant");
@@ -118,22 +118,22 @@ std::vector<at::Tensor> mean_gradients(const std::vector<at::Tensor>& weights, i
 
 // Each rank starts from its own weights, takes rank 0's and runs two backward passes.
 void check_variant(DdpVariant variant, int ranks, int64_t bucket_bytes, int64_t collectives_per_step) {
-  SCOPED_TRACE(dist::to_string(variant) + " x" + std::to_string(ranks) + " buckets " + std::to_string(bucket_bytes));
+  SCOPED_TRACE(distributed::to_string(variant) + " x" + std::to_string(ranks) + " buckets " + std::to_string(bucket_bytes));
   const auto rank0 = toy_weights(1);
   std::vector<std::vector<at::Tensor>> expected{mean_gradients(rank0, ranks, 0), mean_gradients(rank0, ranks, 1)};
   std::vector<std::vector<at::Tensor>> weights;
   for (int r = 0; r < ranks; ++r) weights.push_back(toy_weights(1 + static_cast<uint64_t>(r)));
-  stepscope::testing::on_gloo_ranks(ranks, [&](dist::Communicator& comm) {
+  stepscope::testing::on_gloo_ranks(ranks, [&](distributed::Communicator& comm) {
     auto& w = weights[static_cast<size_t>(comm.rank())];
-    dist::GradientSyncOptions options;
+    distributed::GradientSyncOptions options;
     options.variant = variant;
     options.bucket_bytes = bucket_bytes;
-    auto sync = dist::make_gradient_sync(w, comm, options);
+    auto sync = distributed::make_gradient_sync(w, comm, options);
     sync->broadcast_parameters();
     for (int step = 0; step < 2; ++step) {
       sync->begin_step();
       toy_loss(w, toy_input(comm.rank(), step)).backward();
-      const dist::SyncTimings t = sync->finish();
+      const distributed::SyncTimings t = sync->finish();
       EXPECT_EQ(t.collectives, collectives_per_step);
       EXPECT_EQ(t.bytes, (192 + 16 + 256 + 80 + 5) * 4);
       EXPECT_GT(t.comm_ms, 0);
@@ -172,8 +172,8 @@ TEST(DdpSync, BroadcastGivesEveryRankRankZerosWeights) {
     std::vector<std::vector<at::Tensor>> weights;
     for (int r = 0; r < ranks; ++r) weights.push_back(toy_weights(50 + static_cast<uint64_t>(r)));
     const auto rank0 = toy_weights(50);
-    stepscope::testing::on_gloo_ranks(ranks, [&](dist::Communicator& comm) {
-      auto sync = dist::make_gradient_sync(weights[static_cast<size_t>(comm.rank())], comm, {});
+    stepscope::testing::on_gloo_ranks(ranks, [&](distributed::Communicator& comm) {
+      auto sync = distributed::make_gradient_sync(weights[static_cast<size_t>(comm.rank())], comm, {});
       sync->broadcast_parameters();
     });
     for (int r = 1; r < ranks; ++r) {
@@ -186,18 +186,18 @@ TEST(DdpSync, BroadcastGivesEveryRankRankZerosWeights) {
 
 TEST(DdpSync, UnusedParameterIsNamed) {
   stepscope::testing::SoloCommunicator solo;
-  for (DdpVariant variant : dist::all_ddp_variants()) {
+  for (DdpVariant variant : distributed::all_ddp_variants()) {
     auto w = toy_weights(3);
-    auto sync = dist::make_gradient_sync(w, solo, {variant, 64, {}});
+    auto sync = distributed::make_gradient_sync(w, solo, {variant, 64, {}});
     sync->begin_step();
     at::linear(toy_input(0, 0), w[0]).sum().backward();  // parameters 1..4 unused
     try {
       sync->finish();
-      FAIL() << dist::to_string(variant) << " accepted a missing gradient";
+      FAIL() << distributed::to_string(variant) << " accepted a missing gradient";
     } catch (const std::runtime_error& e) {
       EXPECT_NE(std::string(e.what()).find("parameter 1 received no gradient"), std::string::npos) << e.what();
     }
   }
   std::vector<at::Tensor> frozen{at::ones({2})};
-  EXPECT_THROW(dist::make_gradient_sync(frozen, solo, {}), std::invalid_argument);
+  EXPECT_THROW(distributed::make_gradient_sync(frozen, solo, {}), std::invalid_argument);
 }

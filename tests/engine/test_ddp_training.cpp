@@ -8,8 +8,8 @@
 #include <torch/torch.h>
 
 #include "dist_test_support.h"
-#include "dist/ddp/gradient_sync.h"
-#include "dist/sharding/distributed_optimizer.h"
+#include "distributed/ddp/gradient_sync.h"
+#include "distributed/sharding/distributed_optimizer.h"
 #include "model/adamw.h"
 #include "model/loss.h"
 #include "model/transformer_lm.h"
@@ -62,8 +62,8 @@ AdamWOptions lr(double value) {
 }
 
 struct ParityCase {
-  dist::GradientSyncOptions sync;
-  dist::OptimizerSharding sharding = dist::OptimizerSharding::none;
+  distributed::GradientSyncOptions sync;
+  distributed::OptimizerSharding sharding = distributed::OptimizerSharding::none;
   int ranks = 2;
   bool late_group = false;  // the second group joins after the first step
   bool defer_gathers = false;  // zero1's all-gathers in the next forward pass, per stage
@@ -71,7 +71,7 @@ struct ParityCase {
 };
 
 void check_parity(const ParityCase& c) {
-  SCOPED_TRACE(dist::to_string(c.sync.variant) + " " + dist::to_string(c.sharding) + " x" + std::to_string(c.ranks) +
+  SCOPED_TRACE(distributed::to_string(c.sync.variant) + " " + distributed::to_string(c.sharding) + " x" + std::to_string(c.ranks) +
                (c.late_group ? " late group" : "") + (c.defer_gathers ? " gathers deferred" : ""));
   const int64_t batch = 2 * c.ranks;  // 2 rows per rank
   TransformerLM reference = build(7);
@@ -92,12 +92,12 @@ void check_parity(const ParityCase& c) {
     }
   }
   std::vector<int64_t> state_bytes(static_cast<size_t>(c.ranks));
-  stepscope::testing::on_gloo_ranks(c.ranks, [&](dist::Communicator& comm) {
+  stepscope::testing::on_gloo_ranks(c.ranks, [&](distributed::Communicator& comm) {
     TransformerLM& model = models[static_cast<size_t>(comm.rank())];
-    dist::GradientSyncOptions options = c.sync;
-    options.reduction = c.sharding == dist::OptimizerSharding::zero1 ? dist::GradientReduction::reduce_scatter
-                                                                     : dist::GradientReduction::all_reduce;
-    auto sync = dist::make_gradient_sync(model->parameters(), comm, options);
+    distributed::GradientSyncOptions options = c.sync;
+    options.reduction = c.sharding == distributed::OptimizerSharding::zero1 ? distributed::GradientReduction::reduce_scatter
+                                                                     : distributed::GradientReduction::all_reduce;
+    auto sync = distributed::make_gradient_sync(model->parameters(), comm, options);
     sync->broadcast_parameters();
     const Groups g = split(model);
     const auto options_with_lr = [&](double value) {
@@ -105,9 +105,9 @@ void check_parity(const ParityCase& c) {
       if (c.chunk_elements > 0) o.chunk_elements = c.chunk_elements;
       return o;
     };
-    std::vector<dist::ParameterGroup> groups{{g.early, options_with_lr(1e-3)}};
+    std::vector<distributed::ParameterGroup> groups{{g.early, options_with_lr(1e-3)}};
     if (!c.late_group) groups.push_back({g.late, options_with_lr(3e-3)});
-    auto optimizer = dist::make_distributed_optimizer(c.sharding, *sync, groups, comm);
+    auto optimizer = distributed::make_distributed_optimizer(c.sharding, *sync, groups, comm);
     // Stages the forward pass entered, and whether each found its parameters gathered.
     std::vector<int> entered;
     if (c.defer_gathers) {
@@ -155,19 +155,19 @@ void check_parity(const ParityCase& c) {
   for (int64_t bytes : state_bytes) {
     const double share = static_cast<double>(whole) / c.ranks;
     switch (c.sharding) {
-      case dist::OptimizerSharding::none: EXPECT_EQ(bytes, whole); break;
-      case dist::OptimizerSharding::sharded: EXPECT_LE(std::abs(bytes - share), largest); break;
+      case distributed::OptimizerSharding::none: EXPECT_EQ(bytes, whole); break;
+      case distributed::OptimizerSharding::sharded: EXPECT_LE(std::abs(bytes - share), largest); break;
       // At most one padding element (two moments of 4 bytes) per unit, and units <= parameters.
-      case dist::OptimizerSharding::zero1:
+      case distributed::OptimizerSharding::zero1:
         EXPECT_LE(std::abs(bytes - share), 8.0 * static_cast<double>(reference->parameters().size()));
         break;
     }
   }
-  if (c.sharding != dist::OptimizerSharding::none) EXPECT_GE(sum, whole) << "every state held somewhere";
+  if (c.sharding != distributed::OptimizerSharding::none) EXPECT_GE(sum, whole) << "every state held somewhere";
 }
 
-dist::GradientSyncOptions sync_options(dist::DdpVariant variant) {
-  dist::GradientSyncOptions options;
+distributed::GradientSyncOptions sync_options(distributed::DdpVariant variant) {
+  distributed::GradientSyncOptions options;
   options.variant = variant;
   options.bucket_bytes = 16 << 10;  // several buckets; the embeddings' 64 KB alone
   return options;
@@ -176,24 +176,24 @@ dist::GradientSyncOptions sync_options(dist::DdpVariant variant) {
 }  // namespace
 
 TEST(DdpTraining, EveryVariantMatchesOneProcess) {
-  for (dist::DdpVariant variant : dist::all_ddp_variants()) check_parity({sync_options(variant)});
+  for (distributed::DdpVariant variant : distributed::all_ddp_variants()) check_parity({sync_options(variant)});
 }
 
 TEST(DdpTraining, ShardedOptimizersMatchWithEveryVariant) {
-  for (dist::OptimizerSharding sharding : {dist::OptimizerSharding::sharded, dist::OptimizerSharding::zero1}) {
-    for (dist::DdpVariant variant : dist::all_ddp_variants()) check_parity({sync_options(variant), sharding});
+  for (distributed::OptimizerSharding sharding : {distributed::OptimizerSharding::sharded, distributed::OptimizerSharding::zero1}) {
+    for (distributed::DdpVariant variant : distributed::all_ddp_variants()) check_parity({sync_options(variant), sharding});
   }
 }
 
 // The parameters each forward stage uses are gathered before it runs: training still ends where
 // one process ends, with every variant's units (per parameter, flat, buckets).
 TEST(DdpTraining, Zero1WithItsGathersInTheNextForwardPassMatches) {
-  for (dist::DdpVariant variant : dist::all_ddp_variants()) {
-    ParityCase c{sync_options(variant), dist::OptimizerSharding::zero1};
+  for (distributed::DdpVariant variant : distributed::all_ddp_variants()) {
+    ParityCase c{sync_options(variant), distributed::OptimizerSharding::zero1};
     c.defer_gathers = true;
     check_parity(c);
   }
-  ParityCase uneven{sync_options(dist::DdpVariant::bucketed), dist::OptimizerSharding::zero1, 3};
+  ParityCase uneven{sync_options(distributed::DdpVariant::bucketed), distributed::OptimizerSharding::zero1, 3};
   uneven.defer_gathers = true;
   check_parity(uneven);
 }
@@ -203,7 +203,7 @@ TEST(DdpTraining, Zero1WithItsGathersInTheNextForwardPassMatches) {
 // or in the next forward pass.
 TEST(DdpTraining, Zero1InManyUpdateBatchesMatches) {
   for (bool deferred : {false, true}) {
-    ParityCase c{sync_options(dist::DdpVariant::bucketed), dist::OptimizerSharding::zero1};
+    ParityCase c{sync_options(distributed::DdpVariant::bucketed), distributed::OptimizerSharding::zero1};
     c.defer_gathers = deferred;
     c.chunk_elements = 5000;  // two 16 KB buckets' shares (2048 elements each) a batch
     check_parity(c);
@@ -212,33 +212,33 @@ TEST(DdpTraining, Zero1InManyUpdateBatchesMatches) {
 
 TEST(DdpTraining, ThreeRanksShardUnevenSizes) {
   // 3 does not divide the sizes: zero1 pads its units, the seeds' design balances whole ones.
-  for (dist::OptimizerSharding sharding : dist::all_optimizer_shardings()) {
-    check_parity({sync_options(dist::DdpVariant::bucketed), sharding, 3});
+  for (distributed::OptimizerSharding sharding : distributed::all_optimizer_shardings()) {
+    check_parity({sync_options(distributed::DdpVariant::bucketed), sharding, 3});
   }
 }
 
 TEST(DdpTraining, AGroupAddedDuringTrainingJoinsOnEveryRank) {
-  for (dist::OptimizerSharding sharding : dist::all_optimizer_shardings()) {
-    check_parity({sync_options(dist::DdpVariant::flat), sharding, 2, true});
+  for (distributed::OptimizerSharding sharding : distributed::all_optimizer_shardings()) {
+    check_parity({sync_options(distributed::DdpVariant::flat), sharding, 2, true});
   }
 }
 
 TEST(DdpTraining, GroupsRefuseStrangers) {
-  stepscope::testing::on_gloo_ranks(1, [&](dist::Communicator& comm) {
+  stepscope::testing::on_gloo_ranks(1, [&](distributed::Communicator& comm) {
     TransformerLM model = build(7);
     const auto parameters = model->parameters();
-    const auto sync_for = [&](dist::OptimizerSharding sharding) {
-      dist::GradientSyncOptions options = sync_options(dist::DdpVariant::bucketed);
-      if (sharding == dist::OptimizerSharding::zero1) options.reduction = dist::GradientReduction::reduce_scatter;
-      return dist::make_gradient_sync(parameters, comm, options);
+    const auto sync_for = [&](distributed::OptimizerSharding sharding) {
+      distributed::GradientSyncOptions options = sync_options(distributed::DdpVariant::bucketed);
+      if (sharding == distributed::OptimizerSharding::zero1) options.reduction = distributed::GradientReduction::reduce_scatter;
+      return distributed::make_gradient_sync(parameters, comm, options);
     };
-    for (dist::OptimizerSharding sharding : dist::all_optimizer_shardings()) {
+    for (distributed::OptimizerSharding sharding : distributed::all_optimizer_shardings()) {
       auto sync = sync_for(sharding);
-      auto optimizer = dist::make_distributed_optimizer(sharding, *sync, {{{parameters[0]}, {}}}, comm);
-      EXPECT_THROW(optimizer->add_param_group({{parameters[0]}, {}}), std::invalid_argument) << dist::to_string(sharding);
+      auto optimizer = distributed::make_distributed_optimizer(sharding, *sync, {{{parameters[0]}, {}}}, comm);
+      EXPECT_THROW(optimizer->add_param_group({{parameters[0]}, {}}), std::invalid_argument) << distributed::to_string(sharding);
     }
-    auto sync = sync_for(dist::OptimizerSharding::zero1);
-    auto zero1 = dist::make_distributed_optimizer(dist::OptimizerSharding::zero1, *sync, {}, comm);
+    auto sync = sync_for(distributed::OptimizerSharding::zero1);
+    auto zero1 = distributed::make_distributed_optimizer(distributed::OptimizerSharding::zero1, *sync, {}, comm);
     EXPECT_THROW(zero1->add_param_group({{at::zeros({3}, at::TensorOptions().requires_grad(true))}, {}}),
                  std::invalid_argument);
   });
@@ -249,9 +249,9 @@ TEST(DdpTraining, GroupsRefuseStrangers) {
 // parameters keep their identity and values, and each unit's parameters share one storage at
 // the unit's offsets.
 TEST(DdpTraining, Zero1KeepsParametersInBuffersLaidOutAsTheUnits) {
-  for (dist::DdpVariant variant : dist::all_ddp_variants()) {
-    SCOPED_TRACE(dist::to_string(variant));
-    stepscope::testing::on_gloo_ranks(2, [&](dist::Communicator& comm) {
+  for (distributed::DdpVariant variant : distributed::all_ddp_variants()) {
+    SCOPED_TRACE(distributed::to_string(variant));
+    stepscope::testing::on_gloo_ranks(2, [&](distributed::Communicator& comm) {
       TransformerLM model = build(7);
       const auto parameters = model->parameters();
       std::vector<at::Tensor> before;
@@ -260,20 +260,20 @@ TEST(DdpTraining, Zero1KeepsParametersInBuffersLaidOutAsTheUnits) {
         before.push_back(p.detach().clone());
         identity.push_back(p.unsafeGetTensorImpl());
       }
-      dist::GradientSyncOptions options = sync_options(variant);
-      options.reduction = dist::GradientReduction::reduce_scatter;
-      auto sync = dist::make_gradient_sync(parameters, comm, options);
-      auto zero1 = dist::make_distributed_optimizer(dist::OptimizerSharding::zero1, *sync, {{parameters, {}}}, comm);
+      distributed::GradientSyncOptions options = sync_options(variant);
+      options.reduction = distributed::GradientReduction::reduce_scatter;
+      auto sync = distributed::make_gradient_sync(parameters, comm, options);
+      auto zero1 = distributed::make_distributed_optimizer(distributed::OptimizerSharding::zero1, *sync, {{parameters, {}}}, comm);
       const auto after = model->parameters();
       ASSERT_EQ(after.size(), parameters.size());
       const auto units = sync->units();
-      ASSERT_EQ(units.size() == 1, variant == dist::DdpVariant::flat);
+      ASSERT_EQ(units.size() == 1, variant == distributed::DdpVariant::flat);
       size_t covered = 0;
-      for (const dist::GradientUnit& unit : units) {
+      for (const distributed::GradientUnit& unit : units) {
         EXPECT_EQ(unit.numel % 2, 0) << "padded to the ranks";
         const at::Tensor& first = after[unit.pieces.front().parameter];
         const auto* base = static_cast<const float*>(first.data_ptr()) - unit.pieces.front().unit_offset;
-        for (const dist::UnitPiece& piece : unit.pieces) {
+        for (const distributed::UnitPiece& piece : unit.pieces) {
           const at::Tensor& p = after[piece.parameter];
           ++covered;
           EXPECT_EQ(p.unsafeGetTensorImpl(), identity[piece.parameter]);
@@ -290,9 +290,9 @@ TEST(DdpTraining, Zero1KeepsParametersInBuffersLaidOutAsTheUnits) {
 }
 
 TEST(DdpTraining, Zero1RefusesASyncThatAllReduces) {
-  stepscope::testing::on_gloo_ranks(1, [&](dist::Communicator& comm) {
+  stepscope::testing::on_gloo_ranks(1, [&](distributed::Communicator& comm) {
     TransformerLM model = build(7);
-    auto sync = dist::make_gradient_sync(model->parameters(), comm, sync_options(dist::DdpVariant::flat));
-    EXPECT_THROW(dist::make_distributed_optimizer(dist::OptimizerSharding::zero1, *sync, {}, comm), std::invalid_argument);
+    auto sync = distributed::make_gradient_sync(model->parameters(), comm, sync_options(distributed::DdpVariant::flat));
+    EXPECT_THROW(distributed::make_distributed_optimizer(distributed::OptimizerSharding::zero1, *sync, {}, comm), std::invalid_argument);
   });
 }

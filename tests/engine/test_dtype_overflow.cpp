@@ -7,7 +7,7 @@
 #include <torch/torch.h>
 
 #include "io/dtype_overflow.h"
-#include "model/checkpoint.h"
+#include "io/checkpoint.h"
 
 using stepscope::first_overflow;
 

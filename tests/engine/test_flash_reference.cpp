@@ -10,7 +10,7 @@
 #include "attention/flash_attention.h"
 #include "attention/flash_reference.h"
 #include "attention/naive_attention.h"
-#include "model/model_config.h"
+#include "core/config_error.h"
 
 using namespace stepscope;
 

@@ -6,10 +6,10 @@
 #include <thread>
 #include <vector>
 
-#include "dist/job_agreement.h"
+#include "distributed/job_agreement.h"
 #include "engine/memory_job_store.h"
 
-namespace stepscope::dist {
+namespace stepscope::distributed {
 namespace {
 
 using namespace std::chrono_literals;
@@ -166,4 +166,4 @@ TEST(JobSettings, EncodeAndDecodeKeepNewlinesAndEqualsInValues) {
 }
 
 }  // namespace
-}  // namespace stepscope::dist
+}  // namespace stepscope::distributed

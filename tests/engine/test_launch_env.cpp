@@ -8,10 +8,10 @@
 #include <optional>
 #include <string>
 
-#include "dist/launch_env.h"
-#include "model/model_config.h"
+#include "distributed/launch_env.h"
+#include "core/config_error.h"
 
-namespace stepscope::dist {
+namespace stepscope::distributed {
 namespace {
 // Sets the six torchrun variables in this process for one test and restores them after.
 class ScopedTorchrunEnv {
@@ -133,4 +133,4 @@ TEST(OneGpuPerRank, MoreRanksThanGpusNameTheCounts) {
 }
 
 }  // namespace
-}  // namespace stepscope::dist
+}  // namespace stepscope::distributed

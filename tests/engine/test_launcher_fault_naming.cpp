@@ -2,10 +2,10 @@
 // than the ranks it took along, and a worker slow to start rather than a hung one.
 #include <gtest/gtest.h>
 
-#include "dist/worker_launcher.h"
+#include "distributed/worker_launcher.h"
 #include "engine/launcher_test_support.h"
 
-namespace stepscope::dist {
+namespace stepscope::distributed {
 namespace {
 
 using namespace launcher_testing;
@@ -57,4 +57,4 @@ TEST(WorkerLauncher, AWorkerSlowToStartIsGivenTheStartGrace) {
 }
 
 }  // namespace
-}  // namespace stepscope::dist
+}  // namespace stepscope::distributed

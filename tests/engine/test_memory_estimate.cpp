@@ -2,7 +2,7 @@
 // docs/results/2026-11-21-h200-memory/ours.csv: torch.cuda's max_memory_allocated).
 #include <gtest/gtest.h>
 
-#include "model/memory_estimate.h"
+#include "runners/memory_estimate.h"
 
 namespace stepscope {
 namespace {

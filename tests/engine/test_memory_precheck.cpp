@@ -6,7 +6,7 @@
 #include <string>
 
 #include "experiments/memory_precheck.h"
-#include "runners/step_benchmark.h"
+#include "experiments/bench/step_benchmark.h"
 
 namespace stepscope {
 namespace {

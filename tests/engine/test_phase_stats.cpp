@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "runners/phase_stats.h"
+#include "core/phase_stats.h"
 
 namespace stepscope {
 namespace {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "model/memory_estimate.h"
+#include "runners/memory_estimate.h"
 #include "planner/plan.h"
 #include "planner/plan_json.h"
 #include "planner/plan_schema.h"

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "model/checked_count.h"
-#include "model/memory_estimate.h"
+#include "runners/memory_estimate.h"
 #include "planner/plan.h"
 
 using namespace stepscope;

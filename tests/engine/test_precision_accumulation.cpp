@@ -9,7 +9,7 @@
 #include <c10/util/Half.h>
 
 #include "experiments/precision/accumulation.h"
-#include "model/model_config.h"
+#include "core/config_error.h"
 
 namespace stepscope::precision {
 namespace {

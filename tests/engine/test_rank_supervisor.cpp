@@ -11,10 +11,10 @@
 #include <thread>
 #include <vector>
 
-#include "dist/rank_supervisor.h"
+#include "distributed/rank_supervisor.h"
 #include "engine/memory_job_store.h"
 
-namespace stepscope::dist {
+namespace stepscope::distributed {
 namespace {
 
 using namespace std::chrono_literals;
@@ -210,4 +210,4 @@ TEST(RankSupervisor, AFailureOfTheMainThreadIsPostedForTheOthers) {
 }
 
 }  // namespace
-}  // namespace stepscope::dist
+}  // namespace stepscope::distributed

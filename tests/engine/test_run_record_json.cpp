@@ -66,7 +66,9 @@ TEST(RunRecordJson, ComparisonNoticesAChangedField) {
 TEST(RunRecordJson, WritesTheEnvelopeAndEnumNames) {
   const auto document = to_json(sample_record());
   EXPECT_EQ(document["format"], "stepscope-run");
-  EXPECT_EQ(document["version"], 2);
+  EXPECT_EQ(document["version"], 3);
+  EXPECT_EQ(document["inputs"]["experiment"], "");  // the sample names none: an object all the same
+  EXPECT_TRUE(document["inputs"]["values"].is_object());
   const auto& oom = document["entries"][1];
   EXPECT_EQ(oom["row"]["status"], "OOM");
   EXPECT_EQ(oom["row"]["precision"], "fp16");
@@ -138,9 +140,9 @@ TEST(RunRecordErrors, WrongFormatName) {
 
 TEST(RunRecordErrors, NewerVersion) {
   auto document = to_json(sample_record());
-  document["version"] = 3;
+  document["version"] = 4;
   const auto message = error_of(document);
-  expect_contains(message, "version: 3 is newer");
+  expect_contains(message, "version: 4 is newer");
   expect_contains(message, "newer Stepscope");
 }
 

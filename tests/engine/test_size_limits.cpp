@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "model/memory_estimate.h"
+#include "runners/memory_estimate.h"
 #include "model/model_config.h"
 #include "runners/bench_types.h"
 

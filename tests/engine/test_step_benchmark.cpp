@@ -3,8 +3,8 @@
 #include <map>
 
 #include "model/flops.h"
-#include "runners/bench_sweep.h"
-#include "runners/step_benchmark.h"
+#include "experiments/bench/bench_sweep.h"
+#include "experiments/bench/step_benchmark.h"
 
 namespace stepscope {
 namespace {

@@ -112,7 +112,7 @@ TEST(StepTimeline, ASourceThatCannotStartLeavesPhasesAndSaysWhy) {
 
 TEST(TimelineTrace, AProcessPerRankAndRowsOneAfterAnother) {
   DdpConfig naive, flat;
-  flat.variant = dist::DdpVariant::flat;
+  flat.variant = distributed::DdpVariant::flat;
   std::vector<TimelineRow> rows{{naive, 0, 1, {TimelineLane::compute, "forward", 0, 2}},
                                 {naive, 1, 1, {TimelineLane::communication, "all_reduce 0", 1, 4}},
                                 {flat, 0, 1, {TimelineLane::compute, "forward", 0, 1}}};

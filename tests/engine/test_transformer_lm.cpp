@@ -9,7 +9,7 @@
 #include "io/npy_file.h"
 #include "io/state_dict_file.h"
 #include "model/adamw.h"
-#include "model/checkpoint.h"
+#include "io/checkpoint.h"
 #include "model/loss.h"
 #include "model/transformer_lm.h"
 #include "support/temp_path.h"

@@ -18,12 +18,13 @@
 #include <system_error>
 #include <thread>
 
-#include "dist/launch_env.h"
-#include "dist/worker_launcher.h"
+#include "distributed/launch_env.h"
+#include "distributed/worker_launcher.h"
 #include "engine/launcher_test_support.h"
-#include "model/model_config.h"
+#include "core/config_error.h"
+#include "core/size_limits.h"
 
-namespace stepscope::dist {
+namespace stepscope::distributed {
 namespace {
 
 using namespace launcher_testing;
@@ -278,4 +279,4 @@ TEST(WorkerLauncher, DefaultProgramIsTheRunningExecutable) {
 }
 
 }  // namespace
-}  // namespace stepscope::dist
+}  // namespace stepscope::distributed

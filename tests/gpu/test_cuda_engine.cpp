@@ -11,10 +11,10 @@
 #include "compat/torch_compat.h"
 #include "io/npy_file.h"
 #include "support/temp_path.h"
-#include "model/memory_estimate.h"
-#include "runners/bench_sweep.h"
+#include "runners/memory_estimate.h"
+#include "experiments/bench/bench_sweep.h"
 #include "runners/device_backend.h"
-#include "runners/step_benchmark.h"
+#include "experiments/bench/step_benchmark.h"
 
 namespace stepscope {
 namespace {

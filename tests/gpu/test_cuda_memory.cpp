@@ -9,7 +9,7 @@
 #include "compat/torch_compat.h"
 #include "gpu_test_config.h"
 #include "profiling/memory_timeline.h"
-#include "runners/step_benchmark.h"
+#include "experiments/bench/step_benchmark.h"
 
 namespace stepscope {
 namespace {

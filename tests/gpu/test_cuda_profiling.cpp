@@ -8,7 +8,7 @@
 #include "compat/torch_compat.h"
 #include "profiling/kernel_summary_builder.h"
 #include "gpu_test_config.h"
-#include "runners/step_benchmark.h"
+#include "experiments/bench/step_benchmark.h"
 
 namespace stepscope {
 namespace {

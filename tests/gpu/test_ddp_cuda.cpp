@@ -7,9 +7,9 @@
 
 #include "compat/c10d_compat.h"
 #include "compat/torch_compat.h"
-#include "dist/c10d_communicator.h"
-#include "dist/free_port.h"
-#include "dist/rank_gather.h"
+#include "distributed/c10d_communicator.h"
+#include "distributed/free_port.h"
+#include "distributed/rank_gather.h"
 #include "experiments/ddp/ddp_sweep.h"
 
 namespace stepscope {
@@ -19,13 +19,13 @@ namespace {
   if (compat::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible to this build"; \
   if (!compat::has_nccl()) GTEST_SKIP() << "this build has no NCCL"
 
-std::unique_ptr<dist::Communicator> one_rank_nccl() {
+std::unique_ptr<distributed::Communicator> one_rank_nccl() {
   compat::set_cuda_device(0);
-  const dist::TorchrunEnv env{"127.0.0.1", dist::find_free_port(), 0, 1, 0, 1};
-  return dist::connect_c10d(env, CommBackend::nccl, std::chrono::seconds(60));
+  const distributed::TorchrunEnv env{"127.0.0.1", distributed::find_free_port(), 0, 1, 0, 1};
+  return distributed::connect_c10d(env, CommBackend::nccl, std::chrono::seconds(60));
 }
 
-DdpConfig mini_row(dist::DdpVariant variant, Precision precision) {
+DdpConfig mini_row(distributed::DdpVariant variant, Precision precision) {
   DdpConfig c;
   c.variant = variant;
   c.bucket_mb = 1;
@@ -46,7 +46,7 @@ TEST(DdpCuda, RowsAndKernelPictureOnNccl) {
   REQUIRE_NCCL();
   auto comm = one_rank_nccl();
   std::vector<DdpRowSet> rows;
-  run_ddp_sweep({mini_row(dist::DdpVariant::bucketed, Precision::fp32), mini_row(dist::DdpVariant::overlap, Precision::bf16)},
+  run_ddp_sweep({mini_row(distributed::DdpVariant::bucketed, Precision::fp32), mini_row(distributed::DdpVariant::overlap, Precision::bf16)},
                 *comm, nullptr, nullptr, [&](const DdpRowSet& set) { rows.push_back(set); });
   ASSERT_EQ(rows.size(), 2u);
   for (const auto& set : rows) {
@@ -67,10 +67,10 @@ TEST(DdpCuda, RowsAndKernelPictureOnNccl) {
 TEST(DdpCuda, GatherThroughNccl) {
   REQUIRE_NCCL();
   auto comm = one_rank_nccl();
-  const auto numbers = dist::gather_numbers(*comm, {1.5, -2.0}, c10::Device("cuda:0"));
+  const auto numbers = distributed::gather_numbers(*comm, {1.5, -2.0}, c10::Device("cuda:0"));
   ASSERT_EQ(numbers.size(), 1u);
   EXPECT_EQ(numbers[0], (std::vector<double>{1.5, -2.0}));
-  EXPECT_EQ(dist::gather_text(*comm, "rank zero", c10::Device("cuda:0")), std::vector<std::string>{"rank zero"});
+  EXPECT_EQ(distributed::gather_text(*comm, "rank zero", c10::Device("cuda:0")), std::vector<std::string>{"rank zero"});
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include "attention/naive_attention.h"
 #include "compat/torch_compat.h"
 #include "experiments/attention/attention_sweep.h"
-#include "runners/step_benchmark.h"
+#include "experiments/bench/step_benchmark.h"
 
 using namespace stepscope;
 

@@ -28,7 +28,7 @@ using namespace stepscope::views;
 
 namespace {
 
-DdpResult ddp_row(dist::DdpVariant variant, double bucket_mb, double exposed_ms, RunStatus status = RunStatus::ok) {
+DdpResult ddp_row(distributed::DdpVariant variant, double bucket_mb, double exposed_ms, RunStatus status = RunStatus::ok) {
   DdpResult r;
   r.config.variant = variant;
   r.config.bucket_mb = bucket_mb;
@@ -46,21 +46,21 @@ DdpResult ddp_row(dist::DdpVariant variant, double bucket_mb, double exposed_ms,
 }
 
 schema::Table ddp_table() {
-  using V = dist::DdpVariant;
+  using V = distributed::DdpVariant;
   return ddp_schema().table({ddp_row(V::naive, 0, 3), ddp_row(V::overlap, 0, 1), ddp_row(V::bucketed, 1, 0.8),
                              ddp_row(V::bucketed, 10, 0.6, RunStatus::failed)});
 }
 
 schema::Table timeline_table() {
   std::vector<TimelineRow> rows;
-  for (dist::DdpVariant variant : {dist::DdpVariant::naive, dist::DdpVariant::overlap}) {
+  for (distributed::DdpVariant variant : {distributed::DdpVariant::naive, distributed::DdpVariant::overlap}) {
     for (int rank = 0; rank < 2; ++rank) {
       DdpConfig c;
       c.variant = variant;
       RankStepTimeline t{c, rank, 0,
                          {{TimelineLane::compute, "forward", 0, 2},
                           {TimelineLane::compute, "backward", 2, 7},
-                          {TimelineLane::communication, "all_reduce 0", variant == dist::DdpVariant::naive ? 7.0 : 4.0, 8},
+                          {TimelineLane::communication, "all_reduce 0", variant == distributed::DdpVariant::naive ? 7.0 : 4.0, 8},
                           {TimelineLane::compute, "optimizer", 8, 9}}};
       for (const auto& row : timeline_rows(t)) rows.push_back(row);
     }
@@ -89,7 +89,7 @@ class DistributedViewTest : public QObject {
     DistributedView view;
     QSignalSpy requested(&view, &DistributedView::run_requested);
     DistributedForm& form = *view.form();
-    form.variant_box(dist::DdpVariant::naive)->setChecked(false);
+    form.variant_box(distributed::DdpVariant::naive)->setChecked(false);
     form.bucket_field()->setText("1, 25,1");
     form.world_sizes_field()->setText("2,4");
     form.model_field()->setCurrentText("mini");
@@ -102,8 +102,8 @@ class DistributedViewTest : public QObject {
     QString error;
     const auto r = view.request(&error);
     QVERIFY2(r, qPrintable(error));
-    QCOMPARE(r->spec.variants, (std::vector<dist::DdpVariant>{dist::DdpVariant::flat, dist::DdpVariant::overlap,
-                                                              dist::DdpVariant::bucketed}));
+    QCOMPARE(r->spec.variants, (std::vector<distributed::DdpVariant>{distributed::DdpVariant::flat, distributed::DdpVariant::overlap,
+                                                              distributed::DdpVariant::bucketed}));
     QCOMPARE(r->spec.bucket_mbs, (std::vector<double>{1, 25}));
     QCOMPARE(r->world_sizes, (std::vector<int64_t>{2, 4}));
     QCOMPARE(r->spec.base.model.name, std::string("mini"));
@@ -153,10 +153,10 @@ class DistributedViewTest : public QObject {
     form.bucket_field()->setText("1,0");
     refused(form.bucket_field(), "bucket-mb", "'0' is not a positive number of MiB");
     // Buckets matter to bucketed only.
-    form.variant_box(dist::DdpVariant::bucketed)->setChecked(false);
+    form.variant_box(distributed::DdpVariant::bucketed)->setChecked(false);
     QVERIFY(form.request());
     QVERIFY(!form.bucket_field()->property("invalid").toBool());
-    form.variant_box(dist::DdpVariant::bucketed)->setChecked(true);
+    form.variant_box(distributed::DdpVariant::bucketed)->setChecked(true);
     form.bucket_field()->setText("1");
 
     form.world_sizes_field()->setText("2,x");
@@ -170,9 +170,9 @@ class DistributedViewTest : public QObject {
     refused(form.steps_field(), "steps", "measured steps must be at least 1");
     form.steps_field()->setValue(5);
 
-    for (dist::DdpVariant v : dist::all_ddp_variants()) form.variant_box(v)->setChecked(false);
-    refused(form.variant_box(dist::DdpVariant::naive), "variant", "at least one variant");
-    form.variant_box(dist::DdpVariant::flat)->setChecked(true);
+    for (distributed::DdpVariant v : distributed::all_ddp_variants()) form.variant_box(v)->setChecked(false);
+    refused(form.variant_box(distributed::DdpVariant::naive), "variant", "at least one variant");
+    form.variant_box(distributed::DdpVariant::flat)->setChecked(true);
 
     form.precision_field()->setCurrentText("fp16");
     refused(form.precision_field(), "precision", "fp32 or bf16");

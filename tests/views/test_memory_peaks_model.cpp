@@ -76,6 +76,9 @@ class MemoryPeaksModelTest : public QObject {
     const QStringList cli = fixtures::cli_header([](std::ostream& out) { write_memory_peaks_csv(out, {}); });
     QCOMPARE(fixtures::missing_from_cli(model, cli), QString());
     QCOMPARE(model.columnCount(), int(MemoryPeaksModel::ColumnCount));
+    // On screen the unit is in the cells ("24.0 MiB", "1.25 s"), never a header's other unit.
+    QCOMPARE(model.headerData(MemoryPeaksModel::Time, Qt::Horizontal).toString(), QString("Time"));
+    QCOMPARE(model.headerData(MemoryPeaksModel::Allocated, Qt::Horizontal).toString(), QString("Allocated"));
   }
 
   void peakRows() {

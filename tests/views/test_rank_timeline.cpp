@@ -17,7 +17,7 @@ using namespace stepscope::views;
 
 namespace {
 
-DdpConfig row_config(dist::DdpVariant variant, double bucket_mb = 25) {
+DdpConfig row_config(distributed::DdpVariant variant, double bucket_mb = 25) {
   DdpConfig c;
   c.variant = variant;
   c.bucket_mb = bucket_mb;
@@ -36,7 +36,7 @@ constexpr auto kComm = TimelineLane::communication;
 
 schema::Table two_rows_table() {
   std::vector<TimelineRow> rows;
-  const auto overlap = row_config(dist::DdpVariant::overlap), bucketed = row_config(dist::DdpVariant::bucketed, 10);
+  const auto overlap = row_config(distributed::DdpVariant::overlap), bucketed = row_config(distributed::DdpVariant::bucketed, 10);
   // Rank 1 first and spans out of order: the picture sorts.
   add(rows, overlap, 1, 0,
       {span(kComm, "all_reduce 1", 6, 9), span(kCompute, "backward", 3, 8), span(kCompute, "forward", 0, 3),
@@ -64,9 +64,9 @@ class RankTimelineTest : public QObject {
 
   void optimizersOfOneVariantAreTwoRows() {
     std::vector<TimelineRow> rows;
-    auto zero1 = row_config(dist::DdpVariant::overlap);
-    zero1.optimizer = dist::OptimizerSharding::zero1;
-    add(rows, row_config(dist::DdpVariant::overlap), 0, 0, {span(kCompute, "forward", 0, 1)});
+    auto zero1 = row_config(distributed::DdpVariant::overlap);
+    zero1.optimizer = distributed::OptimizerSharding::zero1;
+    add(rows, row_config(distributed::DdpVariant::overlap), 0, 0, {span(kCompute, "forward", 0, 1)});
     add(rows, zero1, 0, 0, {span(kCompute, "forward", 0, 2)});
     const auto table = ddp_timeline_schema().table(rows);
     const auto keys = timeline_row_keys(table);
@@ -113,7 +113,7 @@ class RankTimelineTest : public QObject {
   }
 
   void badTablesGiveANoteNotACrash() {
-    const TimelineRowKey key{row_config(dist::DdpVariant::overlap), QStringLiteral("overlap x2")};
+    const TimelineRowKey key{row_config(distributed::DdpVariant::overlap), QStringLiteral("overlap x2")};
     auto empty = build_rank_timeline(ddp_timeline_schema().table({}), key);
     QVERIFY(empty.spans.empty());
     QVERIFY2(empty.message.contains("No spans recorded for overlap x2"), qPrintable(empty.message));
@@ -171,7 +171,7 @@ class RankTimelineTest : public QObject {
 
   void manySpansStayFast() {
     std::vector<TimelineRow> rows;
-    const auto c = row_config(dist::DdpVariant::overlap);
+    const auto c = row_config(distributed::DdpVariant::overlap);
     for (int rank = 0; rank < 4; ++rank) {
       std::vector<TimelineSpan> spans;
       for (int i = 0; i < 250; ++i) {

@@ -5,7 +5,7 @@
 #include <QSignalSpy>
 #include <QTest>
 
-#include "model/memory_estimate.h"
+#include "runners/memory_estimate.h"
 #include "widgets/run_panel.h"
 
 using namespace stepscope;

@@ -23,14 +23,14 @@ double ms_at(const schema::Table& table, size_t row, const char* key) {
 }  // namespace
 
 QString ddp_row_label(const DdpConfig& config) {
-  QString label = QString::fromStdString(dist::to_string(config.variant));
-  if (config.variant == dist::DdpVariant::bucketed) {
+  QString label = QString::fromStdString(distributed::to_string(config.variant));
+  if (config.variant == distributed::DdpVariant::bucketed) {
     label += QStringLiteral(" %1 MiB").arg(QString::fromStdString(schema::exact_number(config.bucket_mb)));
   }
-  if (config.optimizer != dist::OptimizerSharding::none) {
-    label += QStringLiteral(" ") + QString::fromStdString(dist::to_string(config.optimizer));
+  if (config.optimizer != distributed::OptimizerSharding::none) {
+    label += QStringLiteral(" ") + QString::fromStdString(distributed::to_string(config.optimizer));
   }
-  if (config.optimizer == dist::OptimizerSharding::zero1 && config.zero1_gathers == dist::Zero1Gathers::next_forward) {
+  if (config.optimizer == distributed::OptimizerSharding::zero1 && config.zero1_gathers == distributed::Zero1Gathers::next_forward) {
     label += QStringLiteral(" (gathers in forward)");
   }
   return label + QStringLiteral(" x%1").arg(config.ranks);

@@ -15,7 +15,7 @@ namespace {
 
 bool same_row(const DdpConfig& a, const DdpConfig& b) {
   if (a.variant != b.variant || a.ranks != b.ranks || a.optimizer != b.optimizer) return false;
-  return a.variant != dist::DdpVariant::bucketed || a.bucket_mb == b.bucket_mb;
+  return a.variant != distributed::DdpVariant::bucketed || a.bucket_mb == b.bucket_mb;
 }
 
 // What a table must have to be drawn at all.

@@ -9,17 +9,19 @@ namespace stepscope::views {
 namespace {
 
 std::vector<TableModel::Column> peak_columns() {
+  // The cells carry their unit (24.0 MiB, 1.25 s); the CSV names carry the exported one.
   const QString bytes = QStringLiteral("Shown in MiB; exact and exported in bytes");
   std::vector<TableModel::Column> columns = {
       {"Peak", false},
       {"Step", true},
-      {"Time (ms)", true, "Since the timeline's first event"},
+      {"Time (ms)", true, "Since the timeline's first event; exported in ms", "Time"},
   };
   for (auto category : profiling::all_memory_categories()) {
-    columns.push_back({QString::fromStdString(profiling::to_string(category)) + " (bytes)", true, bytes});
+    const QString name = QString::fromStdString(profiling::to_string(category));
+    columns.push_back({name + " (bytes)", true, bytes, name});
   }
-  columns.push_back({"Allocated (bytes)", true, bytes});
-  columns.push_back({"Reserved (bytes)", true, "The caching allocator's reserved total; " + bytes});
+  columns.push_back({"Allocated (bytes)", true, bytes, "Allocated"});
+  columns.push_back({"Reserved (bytes)", true, "The caching allocator's reserved total; " + bytes, "Reserved"});
   return columns;
 }
 

@@ -14,7 +14,7 @@
 #include "charts/collective_chart_data.h"
 #include "charts/sweep_chart_view.h"
 #include "experiments/collectives/collective_schema.h"
-#include "model/model_config.h"
+#include "core/config_error.h"
 #include "models/schema_table_model.h"
 #include "widgets/form_fields.h"
 #include "widgets/result_table.h"

@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "dist/worker_launcher.h"
+#include "distributed/worker_launcher.h"
 #include "widgets/form_fields.h"
 
 namespace stepscope::views {
@@ -33,16 +33,16 @@ DistributedForm::DistributedForm(QWidget* parent) : QWidget(parent) {
   auto* variant_row = new QWidget;
   auto* variant_layout = new QHBoxLayout(variant_row);
   variant_layout->setContentsMargins(0, 0, 0, 0);
-  for (dist::DdpVariant variant : dist::all_ddp_variants()) {
-    auto* box = new QCheckBox(QString::fromStdString(dist::to_string(variant)));
+  for (distributed::DdpVariant variant : distributed::all_ddp_variants()) {
+    auto* box = new QCheckBox(QString::fromStdString(distributed::to_string(variant)));
     box->setChecked(true);
     variants_.push_back(box);
     variant_layout->addWidget(box);
   }
-  variant_box(dist::DdpVariant::naive)->setToolTip(tr("One all-reduce per gradient after backward"));
-  variant_box(dist::DdpVariant::flat)->setToolTip(tr("One all-reduce of all gradients flattened, after backward"));
-  variant_box(dist::DdpVariant::overlap)->setToolTip(tr("An asynchronous all-reduce per gradient as backward makes it"));
-  variant_box(dist::DdpVariant::bucketed)->setToolTip(tr("Asynchronous all-reduces of gradient buckets, each when full"));
+  variant_box(distributed::DdpVariant::naive)->setToolTip(tr("One all-reduce per gradient after backward"));
+  variant_box(distributed::DdpVariant::flat)->setToolTip(tr("One all-reduce of all gradients flattened, after backward"));
+  variant_box(distributed::DdpVariant::overlap)->setToolTip(tr("An asynchronous all-reduce per gradient as backward makes it"));
+  variant_box(distributed::DdpVariant::bucketed)->setToolTip(tr("Asynchronous all-reduces of gradient buckets, each when full"));
   buckets_ = list_field(QStringLiteral("1,10,100"), tr("Bucket sizes in MiB (bucketed only), a comma list"));
   world_sizes_ = list_field(QStringLiteral("2"), tr("Local worker processes (ranks), a comma list: one run each"));
   backend_ = new QComboBox;
@@ -117,19 +117,19 @@ std::optional<DistributedRequest> DistributedForm::request(QString* error, std::
   try {
     r.spec.variants.clear();
     for (size_t i = 0; i < variants_.size(); ++i) {
-      if (variants_[i]->isChecked()) r.spec.variants.push_back(dist::all_ddp_variants()[i]);
+      if (variants_[i]->isChecked()) r.spec.variants.push_back(distributed::all_ddp_variants()[i]);
     }
     if (r.spec.variants.empty()) throw ConfigError("choose at least one variant", "variant");
-    const bool bucketed = variant_box(dist::DdpVariant::bucketed)->isChecked();
+    const bool bucketed = variant_box(distributed::DdpVariant::bucketed)->isChecked();
     r.spec.bucket_mbs.clear();
     if (bucketed) {
       r.spec.bucket_mbs = parse_number_list(buckets_->text(), "bucket-mb", "bucket sizes",
                                             "a positive number of MiB (give a comma list, e.g. 1,10,100)",
                                             std::nextafter(0.0, 1.0), 1 << 20, false);
     }
-    const std::string ranks = "a whole number from 1 to " + std::to_string(dist::kMaxLocalWorkers);
+    const std::string ranks = "a whole number from 1 to " + std::to_string(distributed::kMaxLocalWorkers);
     r.world_sizes.clear();
-    for (double n : parse_number_list(world_sizes_->text(), "nproc", "ranks", ranks, 1, dist::kMaxLocalWorkers, true)) {
+    for (double n : parse_number_list(world_sizes_->text(), "nproc", "ranks", ranks, 1, distributed::kMaxLocalWorkers, true)) {
       r.world_sizes.push_back(static_cast<int64_t>(n));
     }
     DdpConfig& base = r.spec.base;
@@ -177,7 +177,7 @@ void DistributedForm::refresh() {
   const auto r = request(&error, &key);
   show_form_check(error_, run_, all_fields(), r ? std::vector<QWidget*>() : fields_for(key), error, r.has_value(),
                   running_);
-  buckets_->setEnabled(!running_ && variant_box(dist::DdpVariant::bucketed)->isChecked());
+  buckets_->setEnabled(!running_ && variant_box(distributed::DdpVariant::bucketed)->isChecked());
 }
 
 void DistributedForm::set_running(bool running) {

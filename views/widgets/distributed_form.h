@@ -42,7 +42,7 @@ class DistributedForm : public QWidget {
   QString error_text() const;
 
   // For tests and scripted use: fill the fields as a person would.
-  QCheckBox* variant_box(dist::DdpVariant variant) const { return variants_[static_cast<size_t>(variant)]; }
+  QCheckBox* variant_box(distributed::DdpVariant variant) const { return variants_[static_cast<size_t>(variant)]; }
   QLineEdit* bucket_field() const { return buckets_; }
   QLineEdit* world_sizes_field() const { return world_sizes_; }
   QComboBox* backend_field() const { return backend_; }
@@ -64,7 +64,7 @@ class DistributedForm : public QWidget {
   std::vector<QWidget*> fields_for(const std::string& key) const;
   std::vector<QWidget*> all_fields() const;
 
-  std::vector<QCheckBox*> variants_;  // in dist::all_ddp_variants() order
+  std::vector<QCheckBox*> variants_;  // in distributed::all_ddp_variants() order
   QLineEdit *buckets_, *world_sizes_;
   QComboBox *backend_, *device_, *model_, *precision_;
   QSpinBox *context_, *batch_, *warmup_, *steps_;

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/model_config.h"
+#include "core/config_error.h"
 
 namespace stepscope::views {
 

@@ -7,12 +7,12 @@
 #include "widgets/kernels_view.h"
 #include "widgets/memory_view.h"
 #include "widgets/planner_view.h"
-#include "widgets/precision_view.h"
+#include "widgets/experiment_group_view.h"
 #include "widgets/sweep_view.h"
 
 namespace stepscope::views {
 
-std::vector<std::pair<QString, ResultView*>> make_result_views() {
+std::vector<std::pair<QString, ResultView*>> make_result_views(const ExperimentLookup& experiment) {
   return {{QObject::tr("Benchmark"), new BenchmarkView},
           {QObject::tr("Kernels"), new KernelsView},
           {QObject::tr("Memory"), new MemoryView},
@@ -20,7 +20,8 @@ std::vector<std::pair<QString, ResultView*>> make_result_views() {
           {QObject::tr("Attention"), new AttentionView},
           {QObject::tr("Communication"), new CommunicationView},
           {QObject::tr("Distributed"), new DistributedView},
-          {QObject::tr("Precision"), new PrecisionView},
+          {QObject::tr("Precision"), new ExperimentGroupView({new ExperimentView(experiment("precision.accumulate")),
+                                                              new ExperimentView(experiment("precision.autocast"))})},
           {QObject::tr("Planner"), new PlannerView}};
 }
 

@@ -3,13 +3,18 @@
 
 #include <QString>
 
+#include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "experiments/experiment_descriptor.h"
 #include "widgets/result_view.h"
 
 namespace stepscope::views {
 
-std::vector<std::pair<QString, ResultView*>> make_result_views();
+// `experiment` finds a descriptor by id (the app's registry; views cannot link it).
+using ExperimentLookup = std::function<const ExperimentDescriptor&(const std::string& id)>;
+std::vector<std::pair<QString, ResultView*>> make_result_views(const ExperimentLookup& experiment);
 
 }  // namespace stepscope::views

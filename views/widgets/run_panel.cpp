@@ -1,5 +1,7 @@
 #include "widgets/run_panel.h"
 
+#include "schema/value_format.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
@@ -13,7 +15,7 @@
 #include <algorithm>
 
 #include "model/flops.h"
-#include "model/memory_estimate.h"
+#include "runners/memory_estimate.h"
 #include "widgets/form_fields.h"
 
 namespace stepscope::views {
@@ -22,11 +24,7 @@ namespace {
 
 constexpr const char* kCustom = "custom";
 
-// GiB for what a GPU holds, MiB for the tiny models.
-QString size_text(int64_t bytes) {
-  const double mib = static_cast<double>(bytes) / (1024.0 * 1024.0);
-  return mib >= 1024.0 ? QString::number(mib / 1024.0, 'f', 2) + " GiB" : QString::number(mib, 'f', 1) + " MiB";
-}
+QString size_text(int64_t bytes) { return QString::fromStdString(schema::bytes_text(static_cast<double>(bytes))); }
 
 QString count(double value) {
   const char* units[] = {"", "K", "M", "G", "T", "P"};

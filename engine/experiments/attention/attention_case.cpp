@@ -12,7 +12,7 @@
 #include "experiments/memory_precheck.h"
 #include "model/flops.h"
 #include "runners/device_backend.h"
-#include "runners/phase_stats.h"
+#include "core/phase_stats.h"
 #include "runners/precision_dtype.h"
 
 namespace stepscope {

@@ -6,7 +6,7 @@
 
 #include "attention/attention_types.h"
 #include "experiments/attention/attention_sweep_spec.h"
-#include "experiments/progress.h"
+#include "core/progress.h"
 
 namespace stepscope {
 

@@ -3,12 +3,12 @@
 #include <torch/torch.h>
 
 #include "experiments/memory_precheck.h"
-#include "model/memory_estimate.h"
+#include "runners/memory_estimate.h"
 #include "profiling/range_recorder.h"
 #include "profiling/step_ranges.h"
 #include "runners/device_backend.h"
 #include "runners/memory_phase_clock.h"
-#include "runners/step_benchmark.h"
+#include "experiments/bench/step_benchmark.h"
 #include "runners/training_step.h"
 
 namespace stepscope {

@@ -10,7 +10,7 @@
 #include "compat/c10d_compat.h"
 #include "compat/torch_compat.h"
 #include "experiments/memory_precheck.h"
-#include "model/model_config.h"
+#include "core/config_error.h"
 #include "runners/device_backend.h"
 #include "runners/precision_dtype.h"
 
@@ -50,7 +50,7 @@ int64_t count_differences(const at::Tensor& got, const std::function<at::Tensor(
 
 }  // namespace
 
-CollectiveCase::CollectiveCase(CollectiveConfig config, dist::Communicator& comm) : comm_(comm) {
+CollectiveCase::CollectiveCase(CollectiveConfig config, distributed::Communicator& comm) : comm_(comm) {
   result_.config = std::move(config);
   result_.count = element_count(result_.config);
   result_.native = result_.config.op != CollectiveOp::reduce_scatter || comm.native_reduce_scatter();
@@ -111,7 +111,7 @@ void CollectiveCase::prepare(DeviceBackend& backend, profiling::AllocationRecord
     input_ = output_ = at::Tensor();
   }
   at::Tensor flag = at::full({1}, out_of_memory ? 1.0f : 0.0f, at::TensorOptions().device(backend.device()));
-  comm_.all_reduce(flag, dist::ReduceOp::max)->wait();
+  comm_.all_reduce(flag, distributed::ReduceOp::max)->wait();
   if (flag.item<float>() > 0) {
     if (!refused.empty()) throw EstimatedOutOfMemory(refused);
     if (out_of_memory) throw std::bad_alloc();
@@ -122,7 +122,7 @@ void CollectiveCase::prepare(DeviceBackend& backend, profiling::AllocationRecord
 
 void CollectiveCase::fill_inputs() { fill_pattern(input_, comm_.rank(), 0); }
 
-std::unique_ptr<dist::PendingCollective> CollectiveCase::launch() {
+std::unique_ptr<distributed::PendingCollective> CollectiveCase::launch() {
   switch (result_.config.op) {
     case CollectiveOp::all_reduce: return comm_.all_reduce(input_);
     case CollectiveOp::reduce_scatter: return comm_.reduce_scatter(output_, input_);
@@ -135,7 +135,7 @@ std::unique_ptr<dist::PendingCollective> CollectiveCase::launch() {
 void CollectiveCase::run_step(const StepContext& step) {
   const int count = step.warmup ? result_.config.warmup_iters : result_.config.iters;
   const bool back_to_back = comm_.backend() == CommBackend::nccl;
-  std::vector<std::unique_ptr<dist::PendingCollective>> pending;
+  std::vector<std::unique_ptr<distributed::PendingCollective>> pending;
   clock_->start();
   for (int i = 0; i < count; ++i) {
     pending.push_back(launch());
@@ -201,14 +201,14 @@ void CollectiveCase::finish(CaseEnd end) {
   }
 }
 
-CollectiveResult combine_ranks(const CollectiveResult& local, dist::Communicator& comm, const std::string& device) {
+CollectiveResult combine_ranks(const CollectiveResult& local, distributed::Communicator& comm, const std::string& device) {
   CollectiveResult row = local;
   const auto on = at::TensorOptions().dtype(at::kDouble).device(device == "cpu" ? at::Device(at::kCPU) : at::Device(device));
   // [failed?, time], max over ranks; [wrong], summed.
   at::Tensor worst = at::tensor({local.status == RunStatus::ok ? 0.0 : 1.0, local.time_us}, on.device(at::kCPU)).to(on);
-  comm.all_reduce(worst, dist::ReduceOp::max)->wait();
+  comm.all_reduce(worst, distributed::ReduceOp::max)->wait();
   at::Tensor wrong = at::tensor({static_cast<double>(std::max<int64_t>(local.wrong, 0))}, on.device(at::kCPU)).to(on);
-  comm.all_reduce(wrong, dist::ReduceOp::sum)->wait();
+  comm.all_reduce(wrong, distributed::ReduceOp::sum)->wait();
   const at::Tensor w = worst.to(at::kCPU);
   if (w[0].item<double>() > 0 && row.status == RunStatus::ok) {
     row.status = RunStatus::failed;

@@ -14,7 +14,7 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "dist/communicator.h"
+#include "distributed/communicator.h"
 #include "experiments/collectives/collective_types.h"
 #include "experiments/experiment_case.h"
 
@@ -24,7 +24,7 @@ class StepClock;
 
 class CollectiveCase final : public ExperimentCase {
  public:
-  CollectiveCase(CollectiveConfig config, dist::Communicator& comm);
+  CollectiveCase(CollectiveConfig config, distributed::Communicator& comm);
   ~CollectiveCase() override;
 
   std::string label() const override { return describe(result_.config); }
@@ -44,11 +44,11 @@ class CollectiveCase final : public ExperimentCase {
 
  private:
   void fill_inputs();
-  std::unique_ptr<dist::PendingCollective> launch();
+  std::unique_ptr<distributed::PendingCollective> launch();
   int64_t count_wrong() const;
 
   CollectiveResult result_;
-  dist::Communicator& comm_;
+  distributed::Communicator& comm_;
   std::unique_ptr<StepClock> clock_;
   at::Tensor input_, output_;
   std::vector<int64_t> step_ns_;
@@ -57,7 +57,7 @@ class CollectiveCase final : public ExperimentCase {
 // Every rank calls it after the case, with the same case order: all-reduces status, the mean
 // time (max) and #wrong (sum), so each rank holds the whole row. `device` is where the
 // communicator's tensors live.
-CollectiveResult combine_ranks(const CollectiveResult& local, dist::Communicator& comm, const std::string& device);
+CollectiveResult combine_ranks(const CollectiveResult& local, distributed::Communicator& comm, const std::string& device);
 
 // Throws ConfigError for what this build's backends cannot do (Gloo's bf16 in LibTorch 1.13,
 // NCCL without CUDA), before any worker starts.

@@ -5,7 +5,7 @@
 
 namespace stepscope {
 
-void run_collective_sweep(const std::vector<CollectiveConfig>& configs, dist::Communicator& comm,
+void run_collective_sweep(const std::vector<CollectiveConfig>& configs, distributed::Communicator& comm,
                           ProgressSink* progress, const CancelFlag* cancel,
                           const std::function<void(const CollectiveResult&)>& on_row) {
   const int count = static_cast<int>(configs.size());

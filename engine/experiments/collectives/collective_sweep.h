@@ -5,15 +5,15 @@
 #include <functional>
 #include <vector>
 
-#include "dist/communicator.h"
+#include "distributed/communicator.h"
 #include "experiments/collectives/collective_sweep_spec.h"
 #include "experiments/collectives/collective_types.h"
-#include "experiments/progress.h"
+#include "core/progress.h"
 
 namespace stepscope {
 
 // `on_row` sees each combined row on every rank; rank 0 usually writes it.
-void run_collective_sweep(const std::vector<CollectiveConfig>& configs, dist::Communicator& comm,
+void run_collective_sweep(const std::vector<CollectiveConfig>& configs, distributed::Communicator& comm,
                           ProgressSink* progress, const CancelFlag* cancel,
                           const std::function<void(const CollectiveResult&)>& on_row);
 

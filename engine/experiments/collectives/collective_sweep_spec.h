@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "experiments/collectives/collective_types.h"
+#include "schema/size_text.h"
 
 namespace stepscope {
 
@@ -21,9 +22,5 @@ struct CollectiveSweepSpec {
 // Ops outermost, then element types, then sizes (nccl-tests' order within an op). `ranks` is the
 // group's size.
 std::vector<CollectiveConfig> expand(const CollectiveSweepSpec& spec, int ranks);
-
-// "4096", "512KB", "1MB", "1GB" (powers of 10), "1KiB", "1MiB", "1GiB" (powers of 2); none for
-// anything else, zero, or more than 2^50 bytes.
-std::optional<int64_t> parse_size_bytes(const std::string& text);
 
 }  // namespace stepscope

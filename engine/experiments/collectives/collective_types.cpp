@@ -1,17 +1,10 @@
 #include "experiments/collectives/collective_types.h"
 
-#include "dist/launch_env.h"
-#include "model/model_config.h"
+#include "distributed/launch_env.h"
+#include "core/config_error.h"
+#include "core/size_limits.h"
 
 namespace stepscope {
-
-std::string to_string(CommBackend backend) { return backend == CommBackend::nccl ? "nccl" : "gloo"; }
-
-CommBackend parse_comm_backend(const std::string& text) {
-  if (text == "gloo") return CommBackend::gloo;
-  if (text == "nccl") return CommBackend::nccl;
-  throw ConfigError("unknown backend '" + text + "' (use gloo for CPUs or nccl for GPUs)", "backend");
-}
 
 std::string to_string(CollectiveOp op) {
   switch (op) {
@@ -62,8 +55,8 @@ int64_t collective_memory_bytes(const CollectiveConfig& c) {
 }
 
 void validate(const CollectiveConfig& c) {
-  if (c.ranks < 1 || c.ranks > dist::kMaxRanks) {
-    throw ConfigError("ranks must be between 1 and " + std::to_string(dist::kMaxRanks), "nproc");
+  if (c.ranks < 1 || c.ranks > distributed::kMaxRanks) {
+    throw ConfigError("ranks must be between 1 and " + std::to_string(distributed::kMaxRanks), "nproc");
   }
   if (c.ranks_on_host < 1 || c.ranks_on_host > c.ranks) {
     throw ConfigError("ranks on this machine must be between 1 and the job's " + std::to_string(c.ranks), "nproc");

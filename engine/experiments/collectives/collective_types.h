@@ -6,13 +6,11 @@
 #include <cstdint>
 #include <string>
 
-#include "runners/bench_types.h"
+#include "core/comm_backend.h"
+#include "core/precision.h"
+#include "core/run_status.h"
 
 namespace stepscope {
-
-enum class CommBackend { gloo, nccl };
-std::string to_string(CommBackend backend);
-CommBackend parse_comm_backend(const std::string& text);  // throws ConfigError("backend")
 
 enum class CollectiveOp { all_reduce, reduce_scatter, all_gather, broadcast };
 // "allreduce", "reducescatter", "allgather", "broadcast" (nccl-tests' names)

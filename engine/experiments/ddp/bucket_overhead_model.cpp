@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "model/checked_count.h"
-#include "model/model_config.h"
+#include "core/config_error.h"
 #include "schema/value_format.h"
 
 namespace stepscope {

@@ -37,7 +37,7 @@ std::vector<DdpRow> bucketed_rows(const schema::Table& table) {
   for (size_t i = 0; i < table.rows.size(); ++i) {
     try {
       DdpRow row{schema::read_row(ddp_schema(), table, i), text_at(table, i, "model")};
-      if (row.result.config.variant != dist::DdpVariant::bucketed) continue;
+      if (row.result.config.variant != distributed::DdpVariant::bucketed) continue;
       row.result.exposed_comm_ms = number_at(table, i, "exposed_comm_ms");
       rows.push_back(row);
     } catch (const std::exception&) {

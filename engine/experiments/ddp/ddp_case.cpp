@@ -1,5 +1,7 @@
 #include "experiments/ddp/ddp_case.h"
 
+#include "schema/value_format.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
@@ -9,9 +11,9 @@
 
 #include "compat/c10d_compat.h"
 #include "compat/torch_compat.h"
-#include "dist/ddp/gradient_sync.h"
-#include "dist/rank_gather.h"
-#include "dist/sharding/distributed_optimizer.h"
+#include "distributed/ddp/gradient_sync.h"
+#include "distributed/rank_gather.h"
+#include "distributed/sharding/distributed_optimizer.h"
 #include "experiments/memory_precheck.h"
 #include "experiments/ddp/step_timeline_recorder.h"
 #include "model/adamw.h"
@@ -32,13 +34,6 @@ struct DdpCase::Model {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string format_size(int64_t bytes) {
-  char text[32];
-  if (bytes < (1 << 20)) std::snprintf(text, sizeof text, "%.1f KiB", static_cast<double>(bytes) / 1024.0);
-  else std::snprintf(text, sizeof text, "%.2f MiB", static_cast<double>(bytes) / double(1 << 20));
-  return text;
-}
 
 double ms_since(Clock::time_point& mark) {
   const auto now = Clock::now();
@@ -72,7 +67,7 @@ TransformerLM build_model(const DdpConfig& c, const c10::Device& device) {
 
 }  // namespace
 
-DdpCase::DdpCase(DdpConfig config, dist::Communicator& comm) : comm_(comm) { result_.config = std::move(config); }
+DdpCase::DdpCase(DdpConfig config, distributed::Communicator& comm) : comm_(comm) { result_.config = std::move(config); }
 
 DdpCase::~DdpCase() = default;
 
@@ -111,7 +106,7 @@ void DdpCase::build_or_refuse(DeviceBackend& backend) {
     }
   }
   at::Tensor flag = at::full({1}, out_of_memory ? 1.0f : 0.0f, at::TensorOptions().device(backend.device()));
-  comm_.all_reduce(flag, dist::ReduceOp::max)->wait();
+  comm_.all_reduce(flag, distributed::ReduceOp::max)->wait();
   if (flag.item<float>() == 0) return;
   model_.reset();
   if (!refused.empty()) throw EstimatedOutOfMemory(refused);
@@ -123,22 +118,22 @@ void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* mem
   backend_ = &backend;
   result_.device_name = backend.name();
   build_or_refuse(backend);
-  dist::GradientSyncOptions options;
+  distributed::GradientSyncOptions options;
   options.variant = result_.config.variant;
   options.bucket_bytes = bucket_bytes(result_.config);
   options.synchronize = [&backend] { backend.synchronize(); };
-  options.reduction = result_.config.optimizer == dist::OptimizerSharding::zero1 ? dist::GradientReduction::reduce_scatter
-                                                                                 : dist::GradientReduction::all_reduce;
-  sync_ = dist::make_gradient_sync(model_->module->parameters(), comm_, options);
+  options.reduction = result_.config.optimizer == distributed::OptimizerSharding::zero1 ? distributed::GradientReduction::reduce_scatter
+                                                                                 : distributed::GradientReduction::all_reduce;
+  sync_ = distributed::make_gradient_sync(model_->module->parameters(), comm_, options);
   sync_->broadcast_parameters();
   if (result_.config.check) {
     torch::NoGradGuard no_grad;
     for (const auto& p : model_->module->parameters()) initial_.push_back(p.detach().clone());
   }
-  optimizer_ = dist::make_distributed_optimizer(result_.config.optimizer, *sync_,
+  optimizer_ = distributed::make_distributed_optimizer(result_.config.optimizer, *sync_,
                                                 {{model_->module->parameters(), AdamWOptions()}}, comm_);
-  if (result_.config.optimizer == dist::OptimizerSharding::zero1 &&
-      result_.config.zero1_gathers == dist::Zero1Gathers::next_forward) {
+  if (result_.config.optimizer == distributed::OptimizerSharding::zero1 &&
+      result_.config.zero1_gathers == distributed::Zero1Gathers::next_forward) {
     // ZeRO-1's all-gathers run under the next forward pass, each waited for before the first
     // stage that uses its parameters.
     optimizer_->defer_gathers_to_forward(model_->module->parameter_stages());
@@ -193,7 +188,7 @@ DdpCase::StepTimes DdpCase::train_step(StepTimelineRecorder* picture, profiling:
   t.forward = phase_done(profiling::step_ranges::kForward, profiling::step_ranges::kBackward);
   loss.backward();
   t.backward = phase_done(profiling::step_ranges::kBackward, profiling::step_ranges::kGradientSync);
-  const dist::SyncTimings sync = sync_->finish();
+  const distributed::SyncTimings sync = sync_->finish();
   phase_done(profiling::step_ranges::kGradientSync, profiling::step_ranges::kOptimizerStep);
   t.comm = sync.comm_ms;
   t.exposed = sync.exposed_ms;
@@ -219,7 +214,7 @@ void DdpCase::picture_step() {
   train_step(&recorder, nullptr);
   sync_->record_collectives(false);
   for (const auto& span : sync_->take_collective_spans()) {
-    recorder.add_collective("all_reduce " + std::to_string(span.index) + " (" + format_size(span.bytes) + ")",
+    recorder.add_collective("all_reduce " + std::to_string(span.index) + " (" + schema::bytes_text(static_cast<double>(span.bytes)) + ")",
                             span.start, span.done);
   }
   timeline_ = {result_.config, comm_.rank(), result_.config.measured_steps, recorder.finish()};
@@ -262,7 +257,7 @@ void DdpCase::after_measuring(DeviceBackend& backend) {
   if (!result_.config.check) return;
   // Every rank's difference, through the rank's device (NCCL reduces GPU memory only).
   double largest = 0;
-  for (const auto& rank : dist::gather_numbers(comm_, {reference_difference()}, backend.device())) {
+  for (const auto& rank : distributed::gather_numbers(comm_, {reference_difference()}, backend.device())) {
     largest = std::max(largest, rank[0]);
   }
   result_.max_param_diff = largest;

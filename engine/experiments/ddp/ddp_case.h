@@ -17,22 +17,22 @@
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 
-#include "dist/communicator.h"
+#include "distributed/communicator.h"
 #include "experiments/ddp/ddp_timeline.h"
 #include "experiments/ddp/ddp_types.h"
 #include "experiments/experiment_case.h"
 
 namespace stepscope {
 
-namespace dist {
+namespace distributed {
 class GradientSync;
 class DistributedOptimizer;
-}  // namespace dist
+}  // namespace distributed
 class StepTimelineRecorder;
 
 class DdpCase final : public ExperimentCase {
  public:
-  DdpCase(DdpConfig config, dist::Communicator& comm);
+  DdpCase(DdpConfig config, distributed::Communicator& comm);
   ~DdpCase() override;
 
   std::string label() const override { return describe(result_.config); }
@@ -71,12 +71,12 @@ class DdpCase final : public ExperimentCase {
   double reference_difference();
 
   DdpResult result_;
-  dist::Communicator& comm_;
+  distributed::Communicator& comm_;
   DeviceBackend* backend_ = nullptr;
   std::unique_ptr<Model> model_;
   std::vector<at::Tensor> initial_;  // with check: the weights after the broadcast
-  std::unique_ptr<dist::GradientSync> sync_;
-  std::unique_ptr<dist::DistributedOptimizer> optimizer_;
+  std::unique_ptr<distributed::GradientSync> sync_;
+  std::unique_ptr<distributed::DistributedOptimizer> optimizer_;
   std::vector<StepTimes> steps_;
   int steps_run_ = 0;
   RankStepTimeline timeline_;
@@ -92,6 +92,6 @@ struct DdpRowSet {
 
 // Every rank calls it after the case, with the same case order (it is collective); tensors go
 // through `device` (the rank's GPU for NCCL).
-DdpRowSet combine_ranks(const DdpCase& done, dist::Communicator& comm, const c10::Device& device);
+DdpRowSet combine_ranks(const DdpCase& done, distributed::Communicator& comm, const c10::Device& device);
 
 }  // namespace stepscope

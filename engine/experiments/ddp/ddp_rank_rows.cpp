@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <iterator>
 
-#include "dist/rank_gather.h"
+#include "distributed/rank_gather.h"
 #include "experiments/ddp/ddp_case.h"
 #include "experiments/ddp/ddp_memory_schema.h"
 
@@ -36,7 +36,7 @@ RankStepTimeline timeline_from_json(const std::string& text, const DdpConfig& co
 
 }  // namespace
 
-DdpRowSet combine_ranks(const DdpCase& done, dist::Communicator& comm, const c10::Device& device) {
+DdpRowSet combine_ranks(const DdpCase& done, distributed::Communicator& comm, const c10::Device& device) {
   const DdpResult& local = done.result();
   std::vector<double> mine{local.status == RunStatus::ok ? 0.0 : 1.0, static_cast<double>(local.optimizer_state_bytes)};
   for (Time time : kTimes) mine.push_back(local.*time);
@@ -47,7 +47,7 @@ DdpRowSet combine_ranks(const DdpCase& done, dist::Communicator& comm, const c10
       mine.push_back(p < local.memory.size() ? static_cast<double>(local.memory[p][k]) : -1.0);
     }
   }
-  const auto all = dist::gather_numbers(comm, mine, device);
+  const auto all = distributed::gather_numbers(comm, mine, device);
   DdpRowSet set;
   set.combined = local;
   set.combined.rank = -1;
@@ -87,7 +87,7 @@ DdpRowSet combine_ranks(const DdpCase& done, dist::Communicator& comm, const c10
     set.combined.message = "another rank failed this row";
   }
   const std::string text = done.timeline().spans.empty() ? std::string() : timeline_json(done.timeline());
-  for (const auto& rank_text : dist::gather_text(comm, text, device)) {
+  for (const auto& rank_text : distributed::gather_text(comm, text, device)) {
     if (!rank_text.empty()) set.timelines.push_back(timeline_from_json(rank_text, local.config));
   }
   return set;

@@ -18,26 +18,26 @@ void add_ddp_row_fields(schema::Schema<Row>& s) {
   auto& f = s.fields;
   f.push_back({Column{"variant", "Variant", ColumnKind::text, ColumnRole::identity,
                       "naive, flat, overlap or bucketed gradient synchronisation"},
-               [](const Row& r) { return Value(dist::to_string(r.config.variant)); },
-               [](Row& r, const Value& v) { r.config.variant = dist::parse_ddp_variant(schema::text_of(v)); }});
+               [](const Row& r) { return Value(distributed::to_string(r.config.variant)); },
+               [](Row& r, const Value& v) { r.config.variant = distributed::parse_ddp_variant(schema::text_of(v)); }});
   f.push_back({Column{"bucket_mb", "Bucket (MiB)", ColumnKind::real, ColumnRole::identity, "Bucketed only"},
                [](const Row& r) {
-                 return schema::value_if(r.config.variant == dist::DdpVariant::bucketed, r.config.bucket_mb);
+                 return schema::value_if(r.config.variant == distributed::DdpVariant::bucketed, r.config.bucket_mb);
                },
                [](Row& r, const Value& v) { r.config.bucket_mb = schema::number_of(v).value_or(0); }});
   f.push_back({Column{"optimizer", "Optimizer", ColumnKind::text, ColumnRole::identity,
                       "adamw (state on every rank), sharded (whole parameters per rank) or zero1"},
-               [](const Row& r) { return Value(dist::to_string(r.config.optimizer)); },
-               [](Row& r, const Value& v) { r.config.optimizer = dist::parse_optimizer_sharding(schema::text_of(v)); }});
+               [](const Row& r) { return Value(distributed::to_string(r.config.optimizer)); },
+               [](Row& r, const Value& v) { r.config.optimizer = distributed::parse_optimizer_sharding(schema::text_of(v)); }});
   f.push_back({Column{"zero1_gather", "ZeRO-1 gathers", ColumnKind::text, ColumnRole::identity,
                       "zero1 only: step-end (after each batch of updates) or next-forward (before each layer)"},
                [](const Row& r) {
-                 return r.config.optimizer == dist::OptimizerSharding::zero1 ? Value(dist::to_string(r.config.zero1_gathers))
+                 return r.config.optimizer == distributed::OptimizerSharding::zero1 ? Value(distributed::to_string(r.config.zero1_gathers))
                                                                               : Value();
                },
                [](Row& r, const Value& v) {
                  if (const auto* text = std::get_if<std::string>(&v); text && !text->empty()) {
-                   r.config.zero1_gathers = dist::parse_zero1_gathers(*text);
+                   r.config.zero1_gathers = distributed::parse_zero1_gathers(*text);
                  }
                }});
   f.push_back({Column{"nproc", "Ranks", ColumnKind::integer, ColumnRole::identity},

@@ -4,7 +4,7 @@
 
 namespace stepscope {
 
-void run_ddp_sweep(const std::vector<DdpConfig>& configs, dist::Communicator& comm, ProgressSink* progress,
+void run_ddp_sweep(const std::vector<DdpConfig>& configs, distributed::Communicator& comm, ProgressSink* progress,
                    const CancelFlag* cancel, const std::function<void(const DdpRowSet&)>& on_row) {
   const int count = static_cast<int>(configs.size());
   for (int i = 0; i < count; ++i) {

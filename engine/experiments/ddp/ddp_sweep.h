@@ -6,14 +6,14 @@
 #include <functional>
 #include <vector>
 
-#include "dist/communicator.h"
+#include "distributed/communicator.h"
 #include "experiments/ddp/ddp_case.h"
-#include "experiments/progress.h"
+#include "core/progress.h"
 
 namespace stepscope {
 
 // `on_row` sees each row set on every rank; rank 0 usually writes it.
-void run_ddp_sweep(const std::vector<DdpConfig>& configs, dist::Communicator& comm, ProgressSink* progress,
+void run_ddp_sweep(const std::vector<DdpConfig>& configs, distributed::Communicator& comm, ProgressSink* progress,
                    const CancelFlag* cancel, const std::function<void(const DdpRowSet&)>& on_row);
 
 }  // namespace stepscope

@@ -1,7 +1,7 @@
 #include "experiments/ddp/ddp_timeline_schema.h"
 
 #include "experiments/ddp/ddp_row_fields.h"
-#include "model/model_config.h"
+#include "core/config_error.h"
 
 namespace stepscope {
 

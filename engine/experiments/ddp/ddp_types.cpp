@@ -5,8 +5,8 @@
 #include <limits>
 #include <sstream>
 
-#include "dist/launch_env.h"
-#include "model/memory_estimate.h"
+#include "distributed/launch_env.h"
+#include "runners/memory_estimate.h"
 
 namespace stepscope {
 
@@ -20,7 +20,7 @@ int64_t ddp_memory_bytes(const DdpConfig& c) {
   step.device = c.device;
   const MemoryEstimate e = estimate_memory(step);
   double bytes = static_cast<double>(e.peak_bytes);
-  if (c.variant == dist::DdpVariant::flat || c.variant == dist::DdpVariant::bucketed) {
+  if (c.variant == distributed::DdpVariant::flat || c.variant == distributed::DdpVariant::bucketed) {
     bytes += static_cast<double>(e.gradient_bytes);
   }
   if (c.check) {
@@ -31,11 +31,11 @@ int64_t ddp_memory_bytes(const DdpConfig& c) {
 }
 
 void validate(const DdpConfig& c) {
-  if (c.variant == dist::DdpVariant::bucketed && !(c.bucket_mb > 0 && c.bucket_mb <= 1 << 20)) {
+  if (c.variant == distributed::DdpVariant::bucketed && !(c.bucket_mb > 0 && c.bucket_mb <= 1 << 20)) {
     throw ConfigError("bucket size must be above 0 and at most 1048576 MiB", "bucket-mb");
   }
-  if (c.ranks < 1 || c.ranks > dist::kMaxRanks) {
-    throw ConfigError("ranks must be between 1 and " + std::to_string(dist::kMaxRanks), "nproc");
+  if (c.ranks < 1 || c.ranks > distributed::kMaxRanks) {
+    throw ConfigError("ranks must be between 1 and " + std::to_string(distributed::kMaxRanks), "nproc");
   }
   if (c.ranks_on_host < 1 || c.ranks_on_host > c.ranks) {
     throw ConfigError("ranks on this machine must be between 1 and the job's " + std::to_string(c.ranks), "nproc");
@@ -95,10 +95,10 @@ int64_t bucket_bytes(const DdpConfig& c) {
 
 std::string describe(const DdpConfig& c) {
   std::ostringstream s;
-  s << dist::to_string(c.variant);
-  if (c.variant == dist::DdpVariant::bucketed) s << ' ' << c.bucket_mb << " MiB";
-  if (c.optimizer != dist::OptimizerSharding::none) s << ' ' << dist::to_string(c.optimizer);
-  if (c.optimizer == dist::OptimizerSharding::zero1 && c.zero1_gathers == dist::Zero1Gathers::next_forward) {
+  s << distributed::to_string(c.variant);
+  if (c.variant == distributed::DdpVariant::bucketed) s << ' ' << c.bucket_mb << " MiB";
+  if (c.optimizer != distributed::OptimizerSharding::none) s << ' ' << distributed::to_string(c.optimizer);
+  if (c.optimizer == distributed::OptimizerSharding::zero1 && c.zero1_gathers == distributed::Zero1Gathers::next_forward) {
     s << " (gathers in the next forward)";
   }
   s << ' ' << to_string(c.backend) << " x" << c.ranks << ' ' << c.model.name << " ctx " << c.context << " b "
@@ -109,10 +109,10 @@ std::string describe(const DdpConfig& c) {
 std::vector<DdpConfig> expand(const DdpSweepSpec& spec, int ranks) {
   std::vector<DdpConfig> out;
   const auto add_variants = [&](DdpConfig c) {
-    for (dist::DdpVariant variant : spec.variants) {
+    for (distributed::DdpVariant variant : spec.variants) {
       c.variant = variant;
       c.ranks = ranks;
-      if (variant != dist::DdpVariant::bucketed) {
+      if (variant != distributed::DdpVariant::bucketed) {
         out.push_back(c);
         continue;
       }
@@ -122,14 +122,14 @@ std::vector<DdpConfig> expand(const DdpSweepSpec& spec, int ranks) {
       }
     }
   };
-  for (dist::OptimizerSharding optimizer : spec.optimizers) {
+  for (distributed::OptimizerSharding optimizer : spec.optimizers) {
     DdpConfig c = spec.base;
     c.optimizer = optimizer;
-    if (optimizer != dist::OptimizerSharding::zero1) {
+    if (optimizer != distributed::OptimizerSharding::zero1) {
       add_variants(c);
       continue;
     }
-    for (dist::Zero1Gathers gathers : spec.zero1_gathers) {
+    for (distributed::Zero1Gathers gathers : spec.zero1_gathers) {
       c.zero1_gathers = gathers;
       add_variants(c);
     }

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "dist/ddp/ddp_variant.h"
-#include "dist/sharding/optimizer_sharding.h"
+#include "distributed/ddp/ddp_variant.h"
+#include "distributed/sharding/optimizer_sharding.h"
 #include "experiments/collectives/collective_types.h"
 #include "model/model_config.h"
 #include "profiling/memory_timeline.h"
@@ -19,10 +19,10 @@
 namespace stepscope {
 
 struct DdpConfig {
-  dist::DdpVariant variant = dist::DdpVariant::naive;
+  distributed::DdpVariant variant = distributed::DdpVariant::naive;
   double bucket_mb = 25;  // bucketed only; MiB, as PyTorch DDP's bucket_cap_mb
-  dist::OptimizerSharding optimizer = dist::OptimizerSharding::none;
-  dist::Zero1Gathers zero1_gathers = dist::Zero1Gathers::step_end;  // zero1 only
+  distributed::OptimizerSharding optimizer = distributed::OptimizerSharding::none;
+  distributed::Zero1Gathers zero1_gathers = distributed::Zero1Gathers::step_end;  // zero1 only
   int ranks = 2;
   CommBackend backend = CommBackend::gloo;
   ModelConfig model;
@@ -82,10 +82,10 @@ struct DdpResult {
 // (bucketed only) around one base configuration.
 struct DdpSweepSpec {
   DdpConfig base;
-  std::vector<dist::DdpVariant> variants = dist::all_ddp_variants();
+  std::vector<distributed::DdpVariant> variants = distributed::all_ddp_variants();
   std::vector<double> bucket_mbs{1, 10, 100};
-  std::vector<dist::OptimizerSharding> optimizers{dist::OptimizerSharding::none};
-  std::vector<dist::Zero1Gathers> zero1_gathers{dist::Zero1Gathers::step_end};
+  std::vector<distributed::OptimizerSharding> optimizers{distributed::OptimizerSharding::none};
+  std::vector<distributed::Zero1Gathers> zero1_gathers{distributed::Zero1Gathers::step_end};
 };
 
 // For each optimizer, the variants in the given order; bucketed once per bucket size, the

@@ -5,7 +5,7 @@
 
 #include <torch/torch.h>
 
-#include "model/model_config.h"
+#include "core/config_error.h"
 
 namespace stepscope::precision {
 

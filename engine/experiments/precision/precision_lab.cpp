@@ -5,7 +5,7 @@
 #include "compat/torch_compat.h"
 #include "experiments/harness.h"
 #include "experiments/memory_precheck.h"
-#include "model/memory_estimate.h"
+#include "runners/memory_estimate.h"
 #include "experiments/precision/accumulation.h"
 #include "experiments/precision/autocast_dtypes.h"
 #include "experiments/precision/precision_schema.h"
@@ -27,9 +27,9 @@ class TableCase : public ExperimentCase {
   void finish(CaseEnd end) override {
     outcome_.status = end.status;
     outcome_.message = end.message;
-    outcome_.table = schema_.table(rows_);
+    outcome_.tables = {schema_.table(rows_)};
   }
-  LabOutcome take() { return std::move(outcome_); }
+  ExperimentOutcome take() { return std::move(outcome_); }
 
  protected:
   std::vector<Row> rows_;
@@ -37,7 +37,7 @@ class TableCase : public ExperimentCase {
  private:
   std::string label_, device_;
   const schema::Schema<Row>& schema_;
-  LabOutcome outcome_;
+  ExperimentOutcome outcome_;
 };
 
 class AccumulationExperiment final : public TableCase<AccumulationCase> {
@@ -87,7 +87,7 @@ class AutocastExperiment final : public TableCase<TensorDtype> {
 };
 
 template <class Case>
-LabOutcome run(Case& c, ProgressSink* progress, const CancelFlag* cancel) {
+ExperimentOutcome run(Case& c, ProgressSink* progress, const CancelFlag* cancel) {
   run_case(c, {}, progress, cancel);
   return c.take();
 }
@@ -126,12 +126,12 @@ std::string describe(const AutocastRequest& r) {
   return "autocast " + to_string(r.precision) + ", " + r.model + " on " + r.device;
 }
 
-LabOutcome run_accumulation(ProgressSink* progress, const CancelFlag* cancel) {
+ExperimentOutcome run_accumulation(ProgressSink* progress, const CancelFlag* cancel) {
   AccumulationExperiment c;
   return run(c, progress, cancel);
 }
 
-LabOutcome run_autocast(const AutocastRequest& request, ProgressSink* progress, const CancelFlag* cancel) {
+ExperimentOutcome run_autocast(const AutocastRequest& request, ProgressSink* progress, const CancelFlag* cancel) {
   validate(request);
   AutocastExperiment c(request);
   return run(c, progress, cancel);

@@ -4,19 +4,12 @@
 
 #include <string>
 
-#include "experiments/progress.h"
+#include "core/progress.h"
+#include "experiments/experiment_outcome.h"
 #include "runners/bench_types.h"
 #include "schema/table.h"
 
 namespace stepscope::precision {
-
-struct LabOutcome {
-  RunStatus status = RunStatus::ok;
-  std::string message;  // why it failed or ran out of memory
-  schema::Table table;  // accumulation_schema() or autocast_schema() rows
-  // Kept in the run beside `table` (a DDP run's per-rank rows and overlap picture).
-  std::vector<schema::Table> side_tables;
-};
 
 struct AutocastRequest {
   std::string model = "toy";  // "toy" or a Transformer preset
@@ -31,8 +24,8 @@ void validate(const AutocastRequest& request);
 std::string describe(const AutocastRequest& request);
 
 // Throw ConfigError for what cannot run here (checked before anything runs).
-LabOutcome run_accumulation(ProgressSink* progress = nullptr, const CancelFlag* cancel = nullptr);
-LabOutcome run_autocast(const AutocastRequest& request, ProgressSink* progress = nullptr,
+ExperimentOutcome run_accumulation(ProgressSink* progress = nullptr, const CancelFlag* cancel = nullptr);
+ExperimentOutcome run_autocast(const AutocastRequest& request, ProgressSink* progress = nullptr,
                         const CancelFlag* cancel = nullptr);
 
 }  // namespace stepscope::precision

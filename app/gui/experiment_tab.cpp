@@ -1,0 +1,99 @@
+#include "gui/experiment_tab.h"
+
+#include <chrono>
+
+#include "core/config_error.h"
+#include "gui/local_ranks_experiment.h"
+#include "schema/input_arguments.h"
+#include "widgets/experiment_view.h"
+
+namespace stepscope::gui {
+
+namespace {
+
+// A job of local ranks: every input but --nproc goes to the workers, one job per --nproc value.
+LabRun::Experiment ranks_experiment(const ExperimentDescriptor& d, const schema::InputValues& values,
+                                    const std::string& cli_program) {
+  schema::InputValues worker = values;
+  worker.clear("nproc");
+  std::vector<std::string> args = schema::to_arguments(worker);
+  args.push_back("--quiet");
+  const auto timeout_s = d.inputs->find("timeout") != nullptr ? values.integer("timeout") : 60;
+  // The launcher's own wait: the rendezvous and the run's slowest collective, with room to end.
+  return local_ranks_experiment({cli_program, d.command.front(), args, values.integers("nproc"), d.tables,
+                                 std::chrono::seconds(2 * timeout_s)});
+}
+
+LabRun::Experiment in_process(const ExperimentDescriptor& d, const schema::InputValues& values) {
+  return [&d, values](ProgressSink* sink, const CancelFlag* cancel, const LabRun::TablePublisher& publish) {
+    return d.run(values, sink, cancel, [&](const std::vector<schema::Table>& tables) {
+      if (!tables.empty()) publish(tables.front());
+    });
+  };
+}
+
+}  // namespace
+
+ExperimentTab::ExperimentTab(history::RunHistory& history, views::ExperimentView* view, QString cli_program,
+                             QObject* parent)
+    : QObject(parent), view_(view), cli_program_(std::move(cli_program)), lab_(history) {
+  connect(view, &views::ExperimentView::run_requested, this, [this](const schema::InputValues& v) { start(v); });
+  connect(view, &views::ExperimentView::cancel_requested, this, &ExperimentTab::cancel);
+  connect(&lab_, &LabRun::progress, this, [this](const QString& text) {
+    view_->show_status(text);
+    emit status(text);
+  });
+  connect(&lab_, &LabRun::table_changed, this, [this](const schema::Table& table) { view_->show_tables({table}); });
+  connect(&lab_, &LabRun::tables_finished, this, [this](const std::vector<schema::Table>& tables) {
+    view_->show_tables(tables);
+    emit tables_finished(tables);
+  });
+  connect(&lab_, &LabRun::finished, this, [this](const schema::Table& table, bool ok, const QString& message) {
+    view_->set_running(false);
+    const QString name = QString::fromStdString(view_->descriptor().name);
+    const QString text = ok ? tr("%1 done: %2 row(s)").arg(name).arg(table.rows.size()) : tr("%1: %2").arg(name, message);
+    view_->show_status(text);
+    emit status(text);
+    emit finished(ok);
+  });
+  connect(&lab_, &LabRun::history_changed, this, &ExperimentTab::history_changed);
+  connect(&lab_, &LabRun::history_problem, this, &ExperimentTab::history_problem);
+}
+
+bool ExperimentTab::start(const schema::InputValues& values) {
+  if (lab_.is_running()) return false;
+  const ExperimentDescriptor& d = view_->descriptor();
+  try {
+    if (d.check) d.check(values);
+  } catch (const ConfigError& e) {
+    const QString text = tr("Cannot run: %1").arg(QString::fromStdString(e.what()));
+    view_->show_status(text);
+    emit status(text);
+    return false;
+  }
+  if (d.runs_as_ranks) {
+    if (const auto missing = missing_worker(cli_program_)) {
+      view_->show_status(*missing);
+      emit status(*missing);
+      return false;
+    }
+  }
+  view_->clear();
+  view_->set_running(true);
+  const QString label = QString::fromStdString(d.describe ? d.describe(values) : d.name);
+  view_->show_status(tr("Running %1").arg(label));
+  emit status(tr("Running %1").arg(label));
+  lab_.start(label, d.runs_as_ranks ? ranks_experiment(d, values, cli_program_.toStdString()) : in_process(d, values),
+             {d.id, values.given_values()});
+  return true;
+}
+
+void ExperimentTab::cancel() {
+  lab_.cancel();
+  const QString text = view_->descriptor().runs_as_ranks ? tr("Cancelling: ending every worker")
+                                                         : tr("Cancelling after the step in progress");
+  view_->show_status(text);
+  emit status(text);
+}
+
+}  // namespace stepscope::gui

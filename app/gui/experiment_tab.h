@@ -1,0 +1,48 @@
+// Drives the tab of one experiment (views/widgets/experiment_view.h) from its descriptor: runs
+// it on the lab's worker thread, in process or as a job of local ranks of stepscope-cli, shows
+// the tables as rows arrive, and keeps the run in the history with its inputs, so that it
+// reopens and runs again with them. One driver for every experiment's tab.
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include <vector>
+
+#include "gui/lab_run.h"
+#include "schema/input_values.h"
+
+namespace stepscope::views {
+class ExperimentView;
+}
+
+namespace stepscope::gui {
+
+class ExperimentTab : public QObject {
+  Q_OBJECT
+
+ public:
+  // `cli_program`: the stepscope-cli whose workers run a job of ranks.
+  ExperimentTab(history::RunHistory& history, views::ExperimentView* view, QString cli_program,
+                QObject* parent = nullptr);
+
+  bool is_running() const { return lab_.is_running(); }
+  // As the Run button does; false (with `status` saying why) when it cannot run here.
+  bool start(const schema::InputValues& values);
+  void cancel();
+
+ signals:
+  void status(const QString& text);
+  void history_changed();
+  void history_problem(const QString& message);
+  // The run's tables once it ended (what was measured, also when cancelled or failed).
+  void tables_finished(const std::vector<stepscope::schema::Table>& tables);
+  void finished(bool ok);
+
+ private:
+  views::ExperimentView* view_;
+  QString cli_program_;
+  LabRun lab_;
+};
+
+}  // namespace stepscope::gui

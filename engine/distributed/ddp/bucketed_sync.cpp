@@ -1,0 +1,152 @@
+// bucketed: gradients copied into their bucket's flat buffer as backward produces them; a
+// bucket's all-reduce starts once all its gradients arrived; finish() waits and copies back.
+#include <ATen/ATen.h>
+
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "distributed/ddp/bucket_plan.h"
+#include "distributed/ddp/gradient_hooks.h"
+#include "distributed/ddp/sync_variants.h"
+
+namespace stepscope::distributed::detail {
+
+namespace {
+
+struct Place {
+  size_t bucket = 0;
+  int64_t offset = 0;  // elements into the bucket's buffer
+};
+
+class BucketedSync final : public GradientSync {
+ public:
+  BucketedSync(std::vector<at::Tensor> parameters, Communicator& comm, const GradientSyncOptions& options)
+      : GradientSync(std::move(parameters), comm, options),
+        buckets_(make_buckets(parameters_, options.bucket_bytes, scatters() ? comm.size() : 1)),
+        places_(parameters_.size()),
+        arrived_(parameters_.size(), false),
+        hooks_(parameters_, [this](size_t i, const at::Tensor& grad) { arrive(i, grad); }) {
+    for (size_t b = 0; b < buckets_.size(); ++b) {
+      const Bucket& plan = buckets_[b].plan;
+      for (size_t k = 0; k < plan.parameters.size(); ++k) places_[plan.parameters[k]] = Place{b, plan.offsets[k]};
+    }
+  }
+  DdpVariant variant() const override { return DdpVariant::bucketed; }
+  std::vector<at::Tensor> buffers() const override {
+    std::vector<at::Tensor> out;
+    for (const auto& b : buckets_) out.push_back(b.buffer);
+    return out;
+  }
+  std::vector<GradientUnit> units() const override {
+    std::vector<GradientUnit> out;
+    for (const auto& b : buckets_) out.push_back({pieces(b.plan), b.buffer.numel()});
+    return out;
+  }
+
+ protected:
+  void complete() override {
+    for (auto& b : buckets_) {
+      if (b.work) timed([&] { b.work->wait(); });
+    }
+    for (size_t i = 0; i < arrived_.size(); ++i) {
+      if (!arrived_[i]) {
+        reset();
+        throw std::runtime_error("bucketed DDP: parameter " + std::to_string(i) +
+                                 " received no gradient in this backward");
+      }
+    }
+    // The buckets hold the means (each gradient was divided on its way in): the gradients become
+    // views of them, as PyTorch's gradient_as_bucket_view, with no pass over the memory after
+    // the last wait. The optimizer only reads them; the next step's gradients are new tensors.
+    for (auto& b : buckets_) {
+      for (size_t k = 0; k < b.plan.parameters.size() && !scatters(); ++k) {
+        at::Tensor& p = parameters_[b.plan.parameters[k]];
+        p.mutable_grad() = b.buffer.narrow(0, b.plan.offsets[k], p.numel()).view(p.sizes());
+      }
+    }
+    reset();
+  }
+
+  void reset() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& b : buckets_) {
+      b.arrived = 0;
+      b.work.reset();
+    }
+    arrived_.assign(arrived_.size(), false);
+    next_launch_ = 0;
+  }
+
+ private:
+  struct BucketState {
+    Bucket plan;
+    at::Tensor buffer;  // kept across steps
+    size_t arrived = 0;
+    std::unique_ptr<PendingCollective> work;
+  };
+
+  // Buffers padded to a multiple of `ranks` (ZeRO-1's reduce-scatter); the tail stays zero.
+  static std::vector<BucketState> make_buckets(const std::vector<at::Tensor>& parameters, int64_t bucket_bytes,
+                                               int ranks) {
+    std::vector<ParameterSize> sizes;
+    for (size_t i = 0; i < parameters.size(); ++i) {
+      sizes.push_back({i, parameters[i].numel(), static_cast<int64_t>(parameters[i].element_size())});
+    }
+    std::vector<BucketState> buckets;
+    for (Bucket& plan : plan_buckets(sizes, bucket_bytes)) {
+      BucketState state;
+      state.buffer = at::zeros({padded_numel(plan.numel, ranks)}, parameters[0].options().requires_grad(false));
+      state.plan = std::move(plan);
+      buckets.push_back(std::move(state));
+    }
+    return buckets;
+  }
+
+  std::vector<UnitPiece> pieces(const Bucket& plan) const {
+    std::vector<UnitPiece> out;
+    for (size_t k = 0; k < plan.parameters.size(); ++k) {
+      out.push_back({plan.parameters[k], plan.offsets[k], parameters_[plan.parameters[k]].numel()});
+    }
+    return out;
+  }
+
+  static bool full(const BucketState& b) { return b.arrived == b.plan.parameters.size(); }
+
+  void arrive(size_t i, const at::Tensor& grad) {
+    if (!grad.defined()) return;  // no gradient: complete() names the parameter
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (arrived_[i]) {
+      throw std::runtime_error("bucketed DDP: parameter " + std::to_string(i) +
+                               " got a second gradient before finish() (call begin_step() and finish() each step)");
+    }
+    arrived_[i] = true;
+    BucketState& b = buckets_[places_[i].bucket];
+    at::Tensor slot = b.buffer.narrow(0, places_[i].offset, grad.numel()).view(grad.sizes());
+    at::mul_out(slot, grad, mean_factor_);  // copied and divided in one pass, during backward
+    ++b.arrived;
+    // In bucket order, as PyTorch's reducer: every rank then starts the same collectives in
+    // the same order even where backward finishes buckets in another.
+    while (next_launch_ < buckets_.size() && full(buckets_[next_launch_])) {
+      BucketState& ready = buckets_[next_launch_++];
+      ready.work = start_reduction(ready.buffer, pieces(ready.plan), ShardStorage::in_buffer);
+    }
+  }
+
+  std::mutex mutex_;  // hooks of parameters on different devices run on different threads
+  at::Scalar mean_factor_{1.0 / comm_.size()};
+  std::vector<BucketState> buckets_;
+  std::vector<Place> places_;
+  std::vector<bool> arrived_;
+  size_t next_launch_ = 0;
+  GradientHooks hooks_;  // last: removed before the state its callback uses
+};
+
+}  // namespace
+
+std::unique_ptr<GradientSync> make_bucketed_sync(std::vector<at::Tensor> parameters, Communicator& comm,
+                                                 const GradientSyncOptions& options) {
+  return std::make_unique<BucketedSync>(std::move(parameters), comm, options);
+}
+
+}  // namespace stepscope::distributed::detail

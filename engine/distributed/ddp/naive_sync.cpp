@@ -1,0 +1,53 @@
+// naive: after backward, one blocking all-reduce per gradient, in registration order.
+#include <ATen/ATen.h>
+
+#include "distributed/ddp/sync_variants.h"
+
+namespace stepscope::distributed::detail {
+
+namespace {
+
+class NaiveSync final : public GradientSync {
+ public:
+  NaiveSync(std::vector<at::Tensor> parameters, Communicator& comm, const GradientSyncOptions& options)
+      : GradientSync(std::move(parameters), comm, options) {}
+  DdpVariant variant() const override { return DdpVariant::naive; }
+
+ protected:
+  void complete() override {
+    if (scatters()) return scatter_each();
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      at::Tensor grad = gradient(i);
+      // Collectives need dense memory; autograd's layout contract usually gives it already.
+      if (!grad.is_contiguous()) {
+        grad = grad.contiguous();
+        parameters_[i].mutable_grad() = grad;
+      }
+      auto work = start_all_reduce(grad);
+      timed([&] { work->wait(); });
+      grad.div_(comm_.size());
+    }
+  }
+
+ private:
+  // ZeRO-1: each gradient, divided and padded, reduce-scattered on its own.
+  void scatter_each() {
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      const at::Tensor& grad = gradient(i);
+      at::Tensor unit = at::zeros({padded_numel(grad.numel(), comm_.size())}, grad.options());
+      at::Tensor head = unit.narrow(0, 0, grad.numel());
+      at::mul_out(head, grad.reshape({-1}), at::Scalar(1.0 / comm_.size()));
+      auto work = start_reduction(unit, {{i, 0, grad.numel()}});
+      timed([&] { work->wait(); });
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<GradientSync> make_naive_sync(std::vector<at::Tensor> parameters, Communicator& comm,
+                                              const GradientSyncOptions& options) {
+  return std::make_unique<NaiveSync>(std::move(parameters), comm, options);
+}
+
+}  // namespace stepscope::distributed::detail

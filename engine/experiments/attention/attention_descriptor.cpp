@@ -1,0 +1,79 @@
+#include "experiments/attention/attention_descriptor.h"
+
+#include "compat/torch_compat.h"
+#include "experiments/attention/attention_inputs.h"
+#include "experiments/attention/attention_schema.h"
+#include "experiments/attention/attention_sweep.h"
+
+namespace stepscope {
+
+namespace {
+
+AttentionSweepSpec spec_of(const schema::InputValues& values) {
+  return attention_spec(values, compat::has_scaled_dot_product_attention());
+}
+
+void check(const schema::InputValues& values) {
+  const AttentionSweepSpec spec = spec_of(values);
+  validate_rounds(spec);
+  for (const auto& config : expand(spec)) check_runnable(config);
+}
+
+// Failed when any configuration failed, cancelled when cut short; out of memory is a result.
+ExperimentOutcome run(const schema::InputValues& values, ProgressSink* progress, const CancelFlag* cancel,
+                      const TablePublisher& publish) {
+  const AttentionSweepSpec spec = spec_of(values);
+  const std::vector<AttentionConfig> configs = expand(spec);
+  std::vector<AttentionResult> results;
+  ExperimentOutcome outcome;
+  run_attention_sweep(configs, sweep_rounds(spec), progress, cancel, [&](const AttentionResult& r) {
+    results.push_back(r);
+    if (publish) publish({attention_schema().table(results)});
+    if (r.status == RunStatus::failed && outcome.status == RunStatus::ok) {
+      outcome.status = RunStatus::failed;
+      outcome.message = describe(r.config) + ": " + r.message;
+    }
+  });
+  if (cancel != nullptr && cancel->is_cancelled() && outcome.status == RunStatus::ok) {
+    outcome.status = RunStatus::cancelled;
+    outcome.message = std::to_string(results.size()) + " of " + std::to_string(configs.size()) +
+                      " configuration(s) written";
+  }
+  outcome.tables = {attention_schema().table(results)};
+  return outcome;
+}
+
+}  // namespace
+
+ExperimentDescriptor attention_descriptor() {
+  ExperimentDescriptor d;
+  d.id = "attention";
+  d.command = {"attention"};
+  d.name = "Attention";
+  d.summary = "time naive, sdpa and flash attention forward and backward, checked against naive fp32";
+  d.inputs = &attention_inputs();
+  d.usage.synopsis =
+      "stepscope-cli attention [options]\n"
+      "       stepscope-cli attention check --q Q.npy --k K.npy --v V.npy [--do DO.npy] [--causal]\n"
+      "                                     [--impl I] [--precision P] [--device D] --out DIR";
+  d.usage.description =
+      "Times attention's forward and backward passes for every combination of the comma lists, and\n"
+      "checks each implementation's O, dQ, dK and dV against naive attention in fp32 on the same inputs.\n";
+  d.usage.epilogue =
+      "check: runs one implementation on your float32/float64 .npy inputs of shape (batch, seq, d) or\n"
+      "(batch, heads, seq, d) and writes o.npy and lse.npy (and dq.npy, dk.npy, dv.npy with --do), float32,\n"
+      "into DIR. --impl picks what computes O and the gradients (default flash); lse.npy always comes from\n"
+      "the flash forward pass (naive and sdpa do not return it). --precision rounds the inputs first.\n"
+      "\n"
+      "Exit status: 0 ok, 1 a configuration failed, 2 bad options, 130 interrupted.\n";
+  d.tables = {attention_schema().table({})};
+  d.check = check;
+  d.run = run;
+  d.describe = [](const schema::InputValues& values) {
+    const AttentionSweepSpec spec = spec_of(values);
+    return "attention: " + std::to_string(expand(spec).size()) + " configurations on " + spec.base.device;
+  };
+  return d;
+}
+
+}  // namespace stepscope

@@ -1,0 +1,173 @@
+#include "widgets/experiment_view.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include "core/config_error.h"
+#include "models/schema_table_model.h"
+#include "widgets/input_form.h"
+#include "widgets/result_table.h"
+
+namespace stepscope::views {
+
+namespace {
+
+// "d_model" names the input "d-model": engine checks name fields as the structs do.
+std::string input_key(const schema::InputSchema& inputs, std::string field) {
+  if (inputs.find(field) != nullptr) return field;
+  for (char& c : field) c = c == '_' ? '-' : c;
+  return inputs.find(field) != nullptr ? field : std::string();
+}
+
+}  // namespace
+
+ExperimentView::ExperimentView(const ExperimentDescriptor& descriptor, ResultView* charts, QWidget* parent)
+    : ResultView(parent), descriptor_(descriptor), charts_(charts) {
+  qRegisterMetaType<schema::InputValues>();
+  form_ = new InputForm(*descriptor.inputs);
+  run_ = new QPushButton(tr("Run"));
+  run_->setObjectName("run");
+  status_ = new QLabel;
+  status_->setWordWrap(true);
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  reading_ = new QLabel;
+  reading_->setWordWrap(true);
+  reading_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  reading_->hide();
+
+  table_tabs_ = new QTabWidget;
+  table_tabs_->setDocumentMode(true);
+  for (const auto& table : descriptor.tables) {
+    auto* model = new SchemaTableModel(table.columns, this);
+    models_.push_back(model);
+    QString name = QString::fromStdString(table.schema);
+    name.replace('.', '_');
+    table_tabs_->addTab(new ResultTable(model, name), QString::fromStdString(table.schema));
+  }
+  table_tabs_->tabBar()->setVisible(models_.size() > 1);
+
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(run_);
+  controls->addWidget(status_, 1);
+  auto* left = new QWidget;
+  auto* left_layout = new QVBoxLayout(left);
+  left_layout->setContentsMargins(0, 0, 0, 0);
+  left_layout->addWidget(form_);
+  left_layout->addLayout(controls);
+  left_layout->addWidget(reading_);
+  left_layout->addStretch(1);
+
+  auto* results = new QSplitter(Qt::Vertical);
+  if (charts_ != nullptr) results->addWidget(charts_);
+  results->addWidget(table_tabs_);
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(left);
+  split->addWidget(results);
+  split->setStretchFactor(1, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(split);
+
+  connect(form_, &InputForm::changed, this, [this] {
+    if (!running_) run_->setEnabled(checked_values().has_value());
+  });
+  connect(run_, &QPushButton::clicked, this, [this] {
+    if (running_) {
+      emit cancel_requested();
+    } else {
+      request_run();
+    }
+  });
+  run_->setEnabled(checked_values().has_value());
+}
+
+std::optional<schema::InputValues> ExperimentView::checked_values() {
+  try {
+    schema::InputValues values = form_->values();
+    try {
+      if (descriptor_.check) descriptor_.check(values);
+    } catch (const ConfigError& e) {
+      form_->show_error(input_key(*descriptor_.inputs, e.field()), QString::fromStdString(e.what()));
+      return std::nullopt;
+    }
+    form_->show_error("", {});
+    return values;
+  } catch (const ConfigError&) {
+    return std::nullopt;  // the form frames the field it read
+  }
+}
+
+bool ExperimentView::request_run() {
+  if (running_) return false;
+  const auto values = checked_values();
+  if (!values) {
+    show_status(tr("Cannot run: %1").arg(form_->error_text()));
+    return false;
+  }
+  emit run_requested(*values);
+  return true;
+}
+
+void ExperimentView::set_devices(const std::vector<DeviceChoice>& devices) {
+  QStringList ids;
+  for (const auto& d : devices) ids << QString::fromStdString(d.id);
+  form_->set_device_choices(ids);
+}
+
+void ExperimentView::set_running(bool running) {
+  running_ = running;
+  form_->set_running(running);
+  run_->setText(running ? tr("Cancel") : tr("Run"));
+  run_->setEnabled(running || checked_values().has_value());
+}
+
+void ExperimentView::show_status(const QString& text) { status_->setText(text); }
+
+void ExperimentView::set_values(const schema::InputValues& values) { form_->set_values(values); }
+
+void ExperimentView::clear() {
+  for (auto* model : models_) model->clear();
+  reading_->clear();
+  reading_->hide();
+  if (charts_ != nullptr) charts_->clear();
+}
+
+void ExperimentView::show_tables(const std::vector<schema::Table>& tables) {
+  std::vector<schema::Table> own;
+  for (const auto& table : tables) {
+    for (size_t i = 0; i < descriptor_.tables.size(); ++i) {
+      if (table.schema != descriptor_.tables[i].schema) continue;
+      models_[i]->set_table(table);
+      own.push_back(table);
+    }
+  }
+  if (own.empty()) return;
+  const std::string reading = descriptor_.reading ? descriptor_.reading(own) : "";
+  reading_->setText(QString::fromStdString(reading));
+  reading_->setVisible(!reading.empty());
+  if (charts_ != nullptr) charts_->show_tables(own);
+}
+
+std::vector<NamedTable> ExperimentView::tables() const {
+  std::vector<NamedTable> out;
+  for (size_t i = 0; i < models_.size(); ++i) {
+    QString name = QString::fromStdString(descriptor_.tables[i].schema);
+    name.replace('.', '_');
+    out.push_back({name, models_[i]});
+  }
+  if (charts_ != nullptr) {
+    for (const auto& t : charts_->tables()) out.push_back(t);
+  }
+  return out;
+}
+
+std::vector<NamedChart> ExperimentView::charts() const {
+  return charts_ != nullptr ? charts_->charts() : std::vector<NamedChart>{};
+}
+
+QString ExperimentView::reading() const { return reading_->text(); }
+
+}  // namespace stepscope::views

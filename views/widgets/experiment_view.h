@@ -1,0 +1,78 @@
+// The tab of an experiment declared by a descriptor: its form (built from the input schema,
+// checked as typed, together by the descriptor's check), Run/Cancel, the progress line, its
+// tables and reading, and the experiment's charts where a view of them is given. One class
+// for every table experiment (hotspot's way: the generic widget owns the Qt plumbing).
+#pragma once
+
+#include <QString>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "experiments/experiment_descriptor.h"
+#include "widgets/result_view.h"
+#include "widgets/run_panel.h"
+
+class QLabel;
+class QPushButton;
+class QTabWidget;
+
+namespace stepscope::views {
+
+class InputForm;
+class SchemaTableModel;
+
+class ExperimentView : public ResultView {
+  Q_OBJECT
+
+ public:
+  // `descriptor` outlives the view. `charts` (optional, owned) shows the experiment's charts;
+  // it receives the tables too.
+  explicit ExperimentView(const ExperimentDescriptor& descriptor, ResultView* charts = nullptr,
+                          QWidget* parent = nullptr);
+
+  const ExperimentDescriptor& descriptor() const { return descriptor_; }
+  InputForm* form() const { return form_; }
+  void set_devices(const std::vector<DeviceChoice>& devices);
+  // While it runs the form is disabled and Run reads Cancel.
+  void set_running(bool running);
+  bool is_running() const { return running_; }
+  // Progress and outcomes, under the form.
+  void show_status(const QString& text);
+  // A run reopened from the history: its inputs, to look at or run again.
+  void set_values(const schema::InputValues& values);
+  // Presses Run as a user would: false (the form saying why) when the inputs cannot run.
+  bool request_run();
+
+  void clear() override;
+  void add_outcome(const RunOutcome&) override {}
+  // The tables of this experiment's schemas among `tables`; others are not its own.
+  void show_tables(const std::vector<schema::Table>& tables) override;
+  std::vector<NamedTable> tables() const override;
+  std::vector<NamedChart> charts() const override;
+  QString reading() const;
+  const SchemaTableModel& table_model(size_t index) const { return *models_.at(index); }
+
+ signals:
+  void run_requested(const stepscope::schema::InputValues& values);
+  void cancel_requested();
+
+ private:
+  // The form's values checked together; frames the field at fault. Nothing when they cannot run.
+  std::optional<schema::InputValues> checked_values();
+
+  const ExperimentDescriptor& descriptor_;
+  ResultView* charts_;
+  InputForm* form_;
+  QPushButton* run_;
+  QLabel* status_;
+  QLabel* reading_;
+  QTabWidget* table_tabs_;
+  std::vector<SchemaTableModel*> models_;
+  bool running_ = false;
+};
+
+}  // namespace stepscope::views
+
+Q_DECLARE_METATYPE(stepscope::schema::InputValues)

@@ -1,0 +1,92 @@
+// A form built from an experiment's InputSchema: one field per visible input (hidden ones are
+// skipped), a box per group in the schema's order, the fields flowed over as many columns as
+// the width holds. Each field is checked as it is typed by the schema's own rules: a bad one
+// is framed in red with the reason as its tooltip, and the error line names it. The form owns
+// the Qt plumbing; an experiment only declares its inputs.
+//
+// Kinds to widgets: flag: a check box; choice: a combo box at the default, or, for a list,
+// one check box per choice (the default's items ticked); integer, number, size, text, path:
+// a line edit whose placeholder is the default (an empty one means "not given"); the "device"
+// text input: an editable combo box of the machine's devices.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include <string>
+#include <vector>
+
+#include "schema/input_values.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+
+namespace stepscope::views {
+
+class InputForm : public QWidget {
+  Q_OBJECT
+
+ public:
+  // `schema` must outlive the form.
+  explicit InputForm(const schema::InputSchema& schema, QWidget* parent = nullptr);
+
+  // The values the fields hold. An empty text field, a combo box or check boxes at the default
+  // and an unticked flag are "not given" (the default applies). Throws ConfigError (field = the
+  // input's key) for the first field, in the schema's order, that does not hold a value.
+  schema::InputValues values() const;
+  // Shows `values` (of the same schema): given ones in their fields, the rest empty or at their
+  // default; hidden inputs are not shown. Emits changed() once.
+  void set_values(const schema::InputValues& values);
+  // An error a check of the inputs together found: frames the field of `key` in red with
+  // `message` as its tooltip and shows the message on the error line, until the next call. An
+  // empty message clears it; an empty key shows the message and frames no field. A field's own
+  // error (as typed) goes first.
+  void show_error(const std::string& key, const QString& message);
+  // The devices this machine has ("cpu", "cuda:0", ...), offered by the "device" input (a text
+  // input; a "device" of choice kind keeps its schema's choices). What is typed stays.
+  void set_device_choices(const QStringList& devices);
+  // Every field disabled while an experiment runs.
+  void set_running(bool running);
+
+  // The field of `key` (its objectName is the key); null for a hidden or unknown key. A choice
+  // list's field holds its check boxes.
+  QWidget* field(const std::string& key) const;
+  // What the error line says ("" when nothing is wrong).
+  QString error_text() const;
+
+ signals:
+  // A field was edited (after its own check), or set_values filled the form.
+  void changed();
+
+ private:
+  struct Field {
+    const schema::InputField* input = nullptr;
+    QWidget* cell = nullptr;    // label and editor
+    QWidget* editor = nullptr;  // what field() returns
+    QLineEdit* line = nullptr;
+    QComboBox* combo = nullptr;
+    QCheckBox* flag = nullptr;
+    std::vector<QCheckBox*> boxes;  // a choice list's, in the order of its choices
+    QString error;                  // its own check's, as typed
+  };
+
+  void add_field(const schema::InputField& input, int column_width);
+  void connect_field(size_t index);
+  // The field's value into `values` (nothing when not given); throws ConfigError(key).
+  void read(const Field& field, schema::InputValues& values) const;
+  void show(Field& field, const schema::InputValues& values);
+  void check(Field& field);
+  void edited(size_t index);
+  void show_errors();
+
+  const schema::InputSchema* schema_;
+  std::vector<Field> fields_;
+  QLabel* error_line_;
+  std::string error_key_;
+  QString error_message_;
+};
+
+}  // namespace stepscope::views
