@@ -7,7 +7,7 @@
 #           step, fp32 and bf16) from ours against torch.cuda.max_memory_allocated() of PyTorch
 #           running the engine's operators (mirror), the course's reference model, and its fused
 #           variant, in the same call.
-# Usage (GPU machine, repository root): tests/device/run_issue4.sh checks|table|all
+# Usage (GPU machine, repository root): tests/device/memory_profiler_vs_pytorch.sh checks|table|all
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-/tmp/stepscope-device}

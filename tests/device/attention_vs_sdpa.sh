@@ -4,7 +4,7 @@
 # compute-sanitizer; the CUDA build with the GPU tests; the sweeps against LibTorch's SDPA and
 # naive attention in one call: the leaderboard shape, short to long causal bf16, the seeds'
 # pytorch_attention table and their flash_benchmarking table.
-# Usage (GPU machine, repository root, .deps-debs carried): tests/device/run_issue10.sh
+# Usage (GPU machine, repository root, .deps-debs carried): tests/device/attention_vs_sdpa.sh
 # Both stages take about 12 minutes on an H100 (the kernel check alone about 250 s for its 2252
 # cases), more than the device tool's 600 s a call: there, run it in two calls,
 # KERNEL_CHECK_ONLY=1 (the kernel check, its benchmark and the sanitizers) and then
@@ -21,8 +21,8 @@ archive_results() {
   # beside the summary (memory snapshots, traces and larger tables stay behind).
   (cd "$OUT" && find . -type f \( -name '*.csv' -o -name '*.json' -o -name '*.log' -o -name '*.txt' \) \
      -size -2M -not -name summary.txt -not -name '*trace*' -print0 |
-     tar czf /tmp/issue10-results.tgz --null -T -) &&
-    find "$OUT" -mindepth 1 -not -name summary.txt -delete && mv /tmp/issue10-results.tgz "$OUT/"
+     tar czf /tmp/attention-results.tgz --null -T -) &&
+    find "$OUT" -mindepth 1 -not -name summary.txt -delete && mv /tmp/attention-results.tgz "$OUT/"
 }
 
 # The project build in the background while the kernels' own check runs.

@@ -2,7 +2,7 @@
 # One device call for the engine foundation: build against python3's CUDA LibTorch, run
 # every test (GPU-labelled ones included), compare a PyTorch-written checkpoint, then the
 # benchmark table of stepscope and of PyTorch eager measured back to back on the same GPU.
-# Usage (on the GPU machine, repository root): tests/device/run_issue2.sh [all|check|bench|fixture]
+# Usage (on the GPU machine, repository root): tests/device/bench_vs_pytorch.sh [all|check|bench|fixture]
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-/tmp/stepscope-device}

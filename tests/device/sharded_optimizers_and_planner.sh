@@ -7,7 +7,7 @@
 #    broadcast);
 #  - the planner's closed loop: for the presets, planned fp32 weights, gradients and AdamW state
 #    against the memory profiler's bytes in a training step.
-# Usage (GPU machine, repository root, .deps-debs carried): tests/device/run_issue12.sh
+# Usage (GPU machine, repository root, .deps-debs carried): tests/device/sharded_optimizers_and_planner.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/stepscope-device}
 mkdir -p "$OUT/d" "$OUT/p"
@@ -71,5 +71,5 @@ for m in ("small", "medium", "large", "xl"):
               f"{'EXACT' if tensors == planned else 'DIFFERS'}")
 PY
 log "done"
-tar czf /tmp/issue12-results.tgz -C "$OUT" --exclude=summary.txt --exclude='*memory_timeline*' --exclude='*.json' . &&
-  find "$OUT" -mindepth 1 -not -name summary.txt -delete && mv /tmp/issue12-results.tgz "$OUT/"
+tar czf /tmp/sharding-planner-results.tgz -C "$OUT" --exclude=summary.txt --exclude='*memory_timeline*' --exclude='*.json' . &&
+  find "$OUT" -mindepth 1 -not -name summary.txt -delete && mv /tmp/sharding-planner-results.tgz "$OUT/"

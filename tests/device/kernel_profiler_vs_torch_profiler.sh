@@ -3,7 +3,7 @@
 # without --profile kernels, alternated); our small-model forward summary against
 # torch.profiler on the same model in the same call (each side twice, for the noise);
 # the seeds' tables for small and 2.7B; our NVTX ranges under nsys when it is installed.
-# Usage (GPU machine, repository root): tests/device/run_issue3.sh
+# Usage (GPU machine, repository root): tests/device/kernel_profiler_vs_torch_profiler.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/stepscope-device}
 mkdir -p "$OUT/p"

@@ -6,7 +6,7 @@
 #    the overlap picture, against PyTorch's DDP (25 MB buckets) and the single-GPU step (ours and
 #    PyTorch's) with the same per-GPU batch.
 # With one GPU only the one-rank rows run (NCCL and CUPTI paths, single-GPU steps).
-# Usage (GPU machine, repository root, .deps-debs carried): tests/device/run_issue11.sh
+# Usage (GPU machine, repository root, .deps-debs carried): tests/device/allreduce_and_ddp_vs_pytorch.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/stepscope-device}
 mkdir -p "$OUT/c" "$OUT/d"
@@ -55,5 +55,5 @@ PY
 ddp_variants_against_torch "${DDP_MODEL:-xl}" $ranks
 python3 tests/device/summarize_ddp.py "$OUT/d" | tee -a "$OUT/summary.txt"
 log "done"
-tar czf /tmp/issue11-results.tgz -C "$OUT" --exclude=summary.txt . &&
-  find "$OUT" -mindepth 1 -not -name summary.txt -delete && mv /tmp/issue11-results.tgz "$OUT/"
+tar czf /tmp/allreduce-ddp-results.tgz -C "$OUT" --exclude=summary.txt . &&
+  find "$OUT" -mindepth 1 -not -name summary.txt -delete && mv /tmp/allreduce-ddp-results.tgz "$OUT/"

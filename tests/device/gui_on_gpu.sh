@@ -4,7 +4,7 @@
 # the app is built against them and the machine's CUDA LibTorch, and it runs the xl model's
 # bf16 training step with kernel and memory profiling offscreen, exporting every table and
 # chart and a screenshot of each tab; then a four-model sweep for the Sweep tab.
-# Usage (GPU machine, repository root, with .qt-debs/ carried): tests/device/run_issue5_gui.sh
+# Usage (GPU machine, repository root, with .qt-debs/ carried): tests/device/gui_on_gpu.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/stepscope-device}
 mkdir -p "$OUT/gui"

@@ -2,7 +2,7 @@
 # One device call for the experiment harness and the precision lab: the README's test command
 # (GPU tests included) on the refactored engine; the precision lab's tables against PyTorch on
 # the same GPU; a profiled benchmark through the harness, written as a run record.
-# Usage (GPU machine, repository root, .deps-debs carried): tests/device/run_issue9.sh
+# Usage (GPU machine, repository root, .deps-debs carried): tests/device/precision_lab_vs_pytorch.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/stepscope-device}
 mkdir -p "$OUT/p"
@@ -56,5 +56,5 @@ for entry, row in zip(record["entries"], rows):
           f"kernel rows {kernels}, peaks {peaks}")
 PY
 rm -f "$OUT"/p/*.partial "$OUT"/p/*.memory_snapshot.pickle "$OUT"/p/*.trace.json
-(cd "$OUT" && tar -czf issue9_results.tgz p && rm -rf p)
+(cd "$OUT" && tar -czf precision_lab_results.tgz p && rm -rf p)
 log "done"

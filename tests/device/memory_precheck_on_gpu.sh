@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU side of the robustness work: the CUDA build with the memory pre-check, the GPU tests
 # alone, real runs the pre-check must let through, and a hopeless one it must refuse at once.
-# Usage (GPU machine, repository root, .deps-debs carried): tests/device/run_issue14.sh
+# Usage (GPU machine, repository root, .deps-debs carried): tests/device/memory_precheck_on_gpu.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/stepscope-device}
 mkdir -p "$OUT"

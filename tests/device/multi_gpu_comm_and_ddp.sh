@@ -10,9 +10,9 @@
 #         rank) with PyTorch's DDP and both single-GPU steps, then DDP against ZeRO-1 with the
 #         memory per rank.
 # Usage (GPU machine, repository root, .deps-debs and .deps-gloo carried):
-#   tests/device/run_issue13.sh comm|ddp
+#   tests/device/multi_gpu_comm_and_ddp.sh comm|ddp
 set -uo pipefail
-part=${1:?usage: run_issue13.sh comm|ddp}
+part=${1:?usage: multi_gpu_comm_and_ddp.sh comm|ddp}
 OUT=${OUT:-/tmp/stepscope-device}
 mkdir -p "$OUT/c" "$OUT/d"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -101,5 +101,5 @@ if [ "$part" = ddp ]; then
 fi
 log "done ($part)"
 # At most 8 files come back: one archive beside the summary.
-tar czf /tmp/issue13-$part.tgz -C "$OUT" --exclude=summary.txt . &&
-  find "$OUT" -mindepth 1 -not -name summary.txt -delete && mv /tmp/issue13-$part.tgz "$OUT/"
+tar czf /tmp/multi-gpu-$part.tgz -C "$OUT" --exclude=summary.txt . &&
+  find "$OUT" -mindepth 1 -not -name summary.txt -delete && mv /tmp/multi-gpu-$part.tgz "$OUT/"
