@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Downloads the Debian 12 packages that tests/device/run_issue5_gui.sh carries to a GPU machine
+# Downloads the Debian 12 packages that tests/device/gui_on_gpu.sh carries to a GPU machine
 # (which has no Qt): Qt 6 with its development files, the libraries Ubuntu 24.04 lacks, and a
 # font. Run on a Debian 12 machine, in the repository root; writes .qt-debs/ (gitignored).
 set -euo pipefail

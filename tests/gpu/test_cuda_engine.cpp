@@ -1,5 +1,5 @@
 // CUDA paths of the engine. Every test skips cleanly where no GPU is visible; the device
-// run (tests/device/run_issue2.sh) executes them on an H100/H200.
+// run (tests/device/bench_vs_pytorch.sh) executes them on an H100/H200.
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -107,7 +107,7 @@ TEST(CudaMemory, TimelineCategoriesMatchTheConfigurationAndTheAllocatorPeak) {
               0.01 * static_cast<double>(r.peak_memory_bytes))
       << "baseline " << timeline.baseline_bytes;
   // The allocator's own history, pickled (protocol 2+ begins with 0x80); its contents are
-  // checked by Python's pickle and memory_viz in tests/device/run_issue4.sh.
+  // checked by Python's pickle and memory_viz in tests/device/memory_profiler_vs_pytorch.sh.
   ASSERT_TRUE(r.allocator_snapshot);
   ASSERT_GT(r.allocator_snapshot->size(), 2u);
   EXPECT_EQ(static_cast<unsigned char>((*r.allocator_snapshot)[0]), 0x80);
