@@ -20,7 +20,7 @@
 
 #include "distributed/launch_env.h"
 #include "distributed/worker_launcher.h"
-#include "engine/launcher_test_support.h"
+#include "types/launcher_test_support.h"
 #include "core/config_error.h"
 #include "core/size_limits.h"
 

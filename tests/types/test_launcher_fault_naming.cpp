@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "distributed/worker_launcher.h"
-#include "engine/launcher_test_support.h"
+#include "types/launcher_test_support.h"
 
 namespace stepscope::distributed {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "distributed/job_agreement.h"
-#include "engine/memory_job_store.h"
+#include "types/memory_job_store.h"
 
 namespace stepscope::distributed {
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "distributed/rank_supervisor.h"
-#include "engine/memory_job_store.h"
+#include "types/memory_job_store.h"
 
 namespace stepscope::distributed {
 namespace {
