@@ -6,6 +6,7 @@
 #include "cli/cli_options.h"
 #include "cli/commands.h"
 #include "compat/torch_compat.h"
+#include "core/device.h"
 #include "distributed/worker_launcher.h"
 #include "core/config_error.h"
 #include "core/size_limits.h"
@@ -109,7 +110,7 @@ RankJobSpec rank_job_of(const std::string& command, const distributed::TorchrunE
   job.timeout = std::chrono::seconds(timeout_s);
   job.worker_rows = outputs.worker_rows;
   job.quiet = outputs.quiet;
-  if (device == "cuda") job.cuda_device = env.local_rank;
+  if (parse_device(device).is_cuda()) job.cuda_device = env.local_rank;
   return job;
 }
 

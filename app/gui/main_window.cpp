@@ -20,6 +20,7 @@
 #include <iostream>
 
 #include "cli/recorded_inputs.h"
+#include "core/device.h"
 #include "export/file_output.h"
 #include "gui/compare_dialog.h"
 #include "gui/history_dock.h"
@@ -245,10 +246,11 @@ void MainWindow::report_unkept(const QString& unkept) {
 void MainWindow::update_memory_status() {
   const auto config = panel_->config();
   const std::string device = config ? config->device : "cpu";
-  const int64_t bytes = device == "cpu" ? resident_bytes() : allocated_bytes_now(device);
+  const bool on_cpu = parse_device(device).is_cpu();
+  const int64_t bytes = on_cpu ? resident_bytes() : allocated_bytes_now(device);
   memory_label_->setText(bytes < 0 ? QString()
                                    : tr("%1: %2 %3").arg(QString::fromStdString(device), mib(bytes),
-                                                         device == "cpu" ? tr("resident") : tr("allocated")));
+                                                         on_cpu ? tr("resident") : tr("allocated")));
 }
 
 bool MainWindow::export_all(const QString& dir, QString* error) { return export_views(views_, dir, error); }

@@ -95,7 +95,7 @@ InputField timeout_input() {
 
 CommBackend backend_of(const std::string& backend_text, const std::string& device) {
   if (!backend_text.empty()) return parse_comm_backend(backend_text);
-  return device == "cuda" ? CommBackend::nccl : CommBackend::gloo;
+  return parse_device(device).is_cuda() ? CommBackend::nccl : CommBackend::gloo;
 }
 
 }  // namespace stepscope

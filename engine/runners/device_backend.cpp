@@ -1,6 +1,7 @@
 #include "runners/device_backend.h"
 
 #include "compat/torch_compat.h"
+#include "core/device.h"
 
 namespace stepscope {
 
@@ -32,7 +33,7 @@ std::unique_ptr<DeviceBackend> make_device_backend(const std::string& device) {
 
 int64_t allocated_bytes_now(const std::string& device) {
 #ifdef STEPSCOPE_WITH_CUDA
-  if (device != "cpu") return cuda_allocated_bytes(device_ordinal(device));
+  if (const Device d = parse_device(device); d.is_cuda()) return cuda_allocated_bytes(d.ordinal());
 #endif
   (void)device;
   return -1;

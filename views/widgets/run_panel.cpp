@@ -1,5 +1,6 @@
 #include "widgets/run_panel.h"
 
+#include "core/device.h"
 #include "schema/value_format.h"
 
 #include <QCheckBox>
@@ -172,7 +173,7 @@ void RunPanel::set_config(const BenchConfig& c) {
   mode_->setCurrentIndex(mode_->findData(static_cast<int>(c.mode)));
   attention_->setCurrentIndex(attention_->findData(static_cast<int>(c.model.attention)));
   // "cuda" is the first GPU, as the engine reads it.
-  const std::string device_id = c.device == "cuda" ? "cuda:0" : c.device;
+  const std::string device_id = to_string(Device{parse_device(c.device).kind, parse_device(c.device).ordinal()});
   const int device = device_->findData(QString::fromStdString(device_id));
   if (device >= 0) device_->setCurrentIndex(device);
   profile_kernels_->setChecked(c.profile_kernels);

@@ -1,5 +1,6 @@
 #include "experiments/ddp/ddp_case.h"
 
+#include "core/device.h"
 #include "schema/value_format.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -86,7 +87,7 @@ void DdpCase::build_or_refuse(DeviceBackend& backend) {
   // Out of memory here is a result; every rank learns of any rank's before the first collective.
   std::string refused;
   try {
-    const int64_t sharing = c.device == "cpu" ? c.ranks_on_host : 1;
+    const int64_t sharing = parse_device(c.device).is_cpu() ? c.ranks_on_host : 1;
     refuse_if_clearly_too_large(bytes_for_ranks(ddp_memory_bytes(c), sharing), backend.available_memory_bytes(), c.device,
                                 sharing > 1 ? std::to_string(sharing) + " ranks on this machine, each a training step of " +
                                                   std::to_string(c.batch) + " sequences"

@@ -5,6 +5,7 @@
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
 
+#include "core/device.h"
 #include "runners/cuda/cuda_allocator_history.h"
 #include "runners/device_backend.h"
 
@@ -112,7 +113,7 @@ std::vector<DeviceDescription> cuda_devices() {
   const int count = static_cast<int>(at::cuda::device_count());
   for (int i = 0; i < count; ++i) {
     const auto* p = at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(i));
-    devices.push_back({"cuda:" + std::to_string(i), p->name, static_cast<int64_t>(p->totalGlobalMem)});
+    devices.push_back({to_string(Device{DeviceKind::cuda, i}), p->name, static_cast<int64_t>(p->totalGlobalMem)});
   }
   return devices;
 }
