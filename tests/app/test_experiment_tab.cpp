@@ -17,6 +17,8 @@ using namespace stepscope;
 class ExperimentTabTest : public QObject {
   Q_OBJECT
 
+  const ExperimentDescriptor squares_ = testing_support::square_descriptor();
+
  private slots:
   void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
@@ -25,8 +27,7 @@ class ExperimentTabTest : public QObject {
     history::RunHistory history;
     QString error;
     QVERIFY2(history.open(dir.filePath("history.sqlite"), &error), qPrintable(error));
-    const ExperimentDescriptor squares = testing_support::square_descriptor();
-    views::ExperimentView view(squares);
+    views::ExperimentView view(squares_);
     gui::ExperimentTab tab(history, &view, QString());
     QVERIFY(view.form()->field("n"));
 
@@ -55,8 +56,7 @@ class ExperimentTabTest : public QObject {
     history::RunHistory history;
     QString error;
     QVERIFY2(history.open(dir.filePath("history.sqlite"), &error), qPrintable(error));
-    const ExperimentDescriptor squares = testing_support::square_descriptor();
-    views::ExperimentView view(squares);
+    views::ExperimentView view(squares_);
     gui::ExperimentTab tab(history, &view, QString());
     QTest::keyClicks(view.form()->field("n"), "0");
     QVERIFY(view.form()->field("n")->property("invalid").toBool());

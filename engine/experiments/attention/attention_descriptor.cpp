@@ -4,6 +4,7 @@
 #include "experiments/attention/attention_inputs.h"
 #include "experiments/attention/attention_schema.h"
 #include "experiments/attention/attention_sweep.h"
+#include "experiments/sweep_outcome.h"
 
 namespace stepscope {
 
@@ -19,28 +20,14 @@ void check(const schema::InputValues& values) {
   for (const auto& config : expand(spec)) check_runnable(config);
 }
 
-// Failed when any configuration failed, cancelled when cut short; out of memory is a result.
 ExperimentOutcome run(const schema::InputValues& values, ProgressSink* progress, const CancelFlag* cancel,
                       const TablePublisher& publish) {
   const AttentionSweepSpec spec = spec_of(values);
   const std::vector<AttentionConfig> configs = expand(spec);
-  std::vector<AttentionResult> results;
-  ExperimentOutcome outcome;
-  run_attention_sweep(configs, sweep_rounds(spec), progress, cancel, [&](const AttentionResult& r) {
-    results.push_back(r);
-    if (publish) publish({attention_schema().table(results)});
-    if (r.status == RunStatus::failed && outcome.status == RunStatus::ok) {
-      outcome.status = RunStatus::failed;
-      outcome.message = describe(r.config) + ": " + r.message;
-    }
-  });
-  if (cancel != nullptr && cancel->is_cancelled() && outcome.status == RunStatus::ok) {
-    outcome.status = RunStatus::cancelled;
-    outcome.message = std::to_string(results.size()) + " of " + std::to_string(configs.size()) +
-                      " configuration(s) written";
-  }
-  outcome.tables = {attention_schema().table(results)};
-  return outcome;
+  SweepOutcome<AttentionResult> outcome(attention_schema(), configs.size(), publish);
+  run_attention_sweep(configs, sweep_rounds(spec), progress, cancel,
+                      [&](const AttentionResult& r) { outcome.add(r); });
+  return outcome.finish(cancel);
 }
 
 }  // namespace

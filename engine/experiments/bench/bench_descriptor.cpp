@@ -3,6 +3,7 @@
 #include "experiments/bench/bench_inputs.h"
 #include "experiments/bench/bench_schema.h"
 #include "experiments/bench/step_benchmark.h"
+#include "experiments/sweep_outcome.h"
 
 namespace stepscope {
 
@@ -16,23 +17,9 @@ void check(const schema::InputValues& values) {
 ExperimentOutcome run(const schema::InputValues& values, ProgressSink* progress, const CancelFlag* cancel,
                       const TablePublisher& publish) {
   const auto configs = expand(bench_spec(values));
-  std::vector<BenchResult> results;
-  ExperimentOutcome outcome;
-  run_sweep(configs, progress, cancel, [&](const BenchResult& r) {
-    results.push_back(r);
-    if (publish) publish({bench_schema().table(results)});
-    if (r.status == RunStatus::failed && outcome.status == RunStatus::ok) {
-      outcome.status = RunStatus::failed;
-      outcome.message = describe(r.config) + ": " + r.message;
-    }
-  });
-  if (cancel != nullptr && cancel->is_cancelled() && outcome.status == RunStatus::ok) {
-    outcome.status = RunStatus::cancelled;
-    outcome.message = std::to_string(results.size()) + " of " + std::to_string(configs.size()) +
-                      " configuration(s) written";
-  }
-  outcome.tables = {bench_schema().table(results)};
-  return outcome;
+  SweepOutcome<BenchResult> outcome(bench_schema(), configs.size(), publish);
+  run_sweep(configs, progress, cancel, [&](const BenchResult& r) { outcome.add(r); });
+  return outcome.finish(cancel);
 }
 
 }  // namespace
