@@ -139,7 +139,7 @@ std::string profile_output_stem(const BenchOptions& options, const BenchConfig& 
 std::string main_usage() {
   std::string commands;
   const auto line = [&](const std::string& name, const std::string& summary) {
-    std::string text = "  " + name + std::string(name.size() < 9 ? 9 - name.size() : 1, ' ') + "  ";
+    std::string text = "  " + name + std::string(name.size() < 10 ? 10 - name.size() : 1, ' ') + " ";
     for (char c : summary) text += c == '\n' ? std::string("\n") + std::string(13, ' ') : std::string(1, c);
     commands += text + "\n";
   };
@@ -150,7 +150,6 @@ std::string main_usage() {
     line(last, last == "precision" ? "accumulation in low precision, and the dtypes autocast gives every tensor"
                                    : d.summary);
   }
-  line("plan", "memory per device, the FSDP size that fits, the compute-bound batch: every number with\nits formula");
   line("check", "evaluate a PyTorch state_dict checkpoint on token ids; optionally take one AdamW step");
   line("models", "list the model presets");
   line("version", "print the versions of stepscope and LibTorch");

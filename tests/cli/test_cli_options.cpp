@@ -132,3 +132,20 @@ TEST(CheckOptions, RequiredAndDependentOptions) {
 
 }  // namespace
 }  // namespace stepscope::cli
+
+namespace stepscope::cli {
+namespace {
+
+// The command list comes from the registry: every command once, its summary beside it.
+TEST(MainUsage, ListsEveryCommandOnce) {
+  const std::string usage = main_usage();
+  for (const char* command : {"bench", "attention", "precision", "allreduce", "ddp", "plan", "check", "models"}) {
+    const std::string line = std::string("\n  ") + command + " ";
+    const size_t first = usage.find(line);
+    EXPECT_NE(first, std::string::npos) << command << " missing:\n" << usage;
+    EXPECT_EQ(usage.find(line, first + 1), std::string::npos) << command << " twice:\n" << usage;
+  }
+}
+
+}  // namespace
+}  // namespace stepscope::cli
