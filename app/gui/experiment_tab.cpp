@@ -39,6 +39,7 @@ ExperimentTab::ExperimentTab(history::RunHistory& history, views::ExperimentView
     : QObject(parent), view_(view), cli_program_(std::move(cli_program)), lab_(history) {
   connect(view, &views::ExperimentView::run_requested, this, [this](const schema::InputValues& v) { start(v); });
   connect(view, &views::ExperimentView::cancel_requested, this, &ExperimentTab::cancel);
+  connect(view, &views::ExperimentView::run_refused, this, &ExperimentTab::status);  // the window's status bar too
   connect(&lab_, &LabRun::progress, this, [this](const QString& text) {
     view_->show_status(text);
     emit status(text);

@@ -2,11 +2,9 @@
 
 #include <QCoreApplication>
 
-#include "gui/attention_tab.h"
 #include "gui/communication_tab.h"
 #include "gui/distributed_tab.h"
 #include "gui/experiment_tab.h"
-#include "widgets/attention_view.h"
 #include "widgets/communication_view.h"
 #include "widgets/distributed_view.h"
 #include "widgets/experiment_view.h"
@@ -37,10 +35,7 @@ void attach_lab_tabs(const std::vector<views::ResultView*>& views, const std::ve
       report(new ExperimentTab(history, experiment, QCoreApplication::applicationDirPath() + "/stepscope-cli", parent),
              callbacks);
     }
-    if (auto* attention = dynamic_cast<views::AttentionView*>(view)) {
-      attention->form()->set_devices(devices);
-      report(new AttentionTab(history, attention, parent), callbacks);
-    } else if (auto* communication = dynamic_cast<views::CommunicationView*>(view)) {
+    if (auto* communication = dynamic_cast<views::CommunicationView*>(view)) {
       communication->set_devices(devices);
       const QString cli = QCoreApplication::applicationDirPath() + QStringLiteral("/stepscope-cli");
       communication_tab = new CommunicationTab(history, communication, cli, parent);

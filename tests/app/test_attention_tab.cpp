@@ -1,23 +1,39 @@
-// The Attention tab in the main window, on the CPU engine: a sweep from its Run button fills
-// the table off the GUI thread, measures naive and flash, is kept in the history and reopens
-// from there; a sweep that cannot run here says which field is at fault.
+// The Attention tab in the main window, on the CPU engine: the attention experiment's generic
+// tab. A sweep from its Run button fills the table off the GUI thread, measures naive and flash
+// (each checked against naive fp32), is kept in the history with its inputs and reopens from
+// there with them in the form; Cancel keeps the rows measured; a sweep that cannot run here
+// says which field is at fault.
 #include <QCheckBox>
 #include <QLabel>
-#include <QLineEdit>
 #include <QPushButton>
-#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "compat/torch_compat.h"
-#include "gui/main_window.h"
 #include "charts/sweep_chart_view.h"
+#include "compat/torch_compat.h"
+#include "experiments/attention/attention_inputs.h"
+#include "gui/main_window.h"
 #include "models/roles.h"
 #include "models/schema_table_model.h"
-#include "widgets/attention_view.h"
+#include "widgets/attention_charts_view.h"
+#include "widgets/experiment_view.h"
+#include "widgets/input_form.h"
 
 using namespace stepscope;
+
+namespace {
+
+views::ExperimentView* experiment_view(gui::MainWindow& window, const std::string& id) {
+  for (auto* view : window.findChildren<views::ExperimentView*>()) {
+    if (view->descriptor().id == id) return view;
+  }
+  return nullptr;
+}
+
+QPushButton* run_button(views::ExperimentView& view) { return view.findChild<QPushButton*>("run"); }
+
+}  // namespace
 
 class AttentionTabTest : public QObject {
   Q_OBJECT
@@ -28,17 +44,21 @@ class AttentionTabTest : public QObject {
   void aCpuSweepRunsIsKeptAndReopens() {
     QTemporaryDir dir;
     gui::MainWindow window(dir.filePath("history.sqlite"));
-    auto* view = window.findChild<views::AttentionView*>();
+    auto* view = experiment_view(window, "attention");
     QVERIFY(view);
-    views::AttentionSweepForm* form = view->form();
-    form->impl_box(AttentionImpl::sdpa)->setChecked(false);
-    form->head_dims_field()->setText("16");
-    form->seqs_field()->setText("32,64");
-    form->steps_field()->setValue(2);
-    form->run_button()->click();
-    QCOMPARE(form->run_button()->text(), QStringLiteral("Cancel"));
-    QTRY_VERIFY_WITH_TIMEOUT(form->run_button()->text() == QStringLiteral("Run"), 120000);
-    const auto& model = view->model();
+    auto* charts = view->findChild<views::AttentionChartsView*>();
+    QVERIFY(charts);
+    schema::InputValues asked(attention_inputs());
+    asked.set("impl", "naive,flash");
+    asked.set("d", "16");
+    asked.set("seq", "32,64");
+    asked.set("steps", "2");
+    view->set_values(asked);
+    QVERIFY2(view->request_run(), qPrintable(view->status_text()));
+    QCOMPARE(run_button(*view)->text(), QStringLiteral("Cancel"));
+    QTRY_VERIFY_WITH_TIMEOUT(!view->is_running(), 120000);
+    QCOMPARE(run_button(*view)->text(), QStringLiteral("Run"));
+    const auto& model = view->table_model(0);
     QCOMPARE(model.rowCount(), 4);  // naive and flash at two lengths
     const int status = model.table().column_index("status");
     const int error = model.table().column_index("max_abs_err");
@@ -48,28 +68,78 @@ class AttentionTabTest : public QObject {
       QVERIFY(model.data(model.index(r, fwd_bwd), views::ExactValueRole).toDouble() > 0);
       QVERIFY(model.data(model.index(r, error), views::ExactValueRole).toDouble() < 1e-4);  // flash's reference is exact
     }
-    QCOMPARE(view->time_chart().chart()->series().size(), 2);
+    QCOMPARE(charts->time_chart().chart()->series().size(), 2);
+    QVERIFY2(view->status_text().contains("4 row(s)"), qPrintable(view->status_text()));
 
     const auto runs = window.history().runs();
     QCOMPARE(runs.size(), size_t{1});
     QVERIFY2(runs[0].label.startsWith("attention: 4 configurations"), qPrintable(runs[0].label));
+    QCOMPARE(runs[0].label, QStringLiteral("attention: 4 configurations on cpu"));
+    view->clear();
+    view->set_values(schema::InputValues(attention_inputs()));  // the form changed since
+    QString problem;
+    QVERIFY2(window.open_run(runs[0].id, &problem), qPrintable(problem));
+    QCOMPARE(view->table_model(0).rowCount(), 4);
+    QCOMPARE(charts->time_chart().chart()->series().size(), 2);
+    QCOMPARE(view->form()->values(), asked);
+  }
+
+  void cancelKeepsTheRowsMeasured() {
+    QTemporaryDir dir;
+    gui::MainWindow window(dir.filePath("history.sqlite"));
+    auto* view = experiment_view(window, "attention");
+    QVERIFY(view);
+    schema::InputValues asked(attention_inputs());
+    asked.set("impl", "naive,flash");
+    asked.set("batch", "1");
+    asked.set("d", "16");
+    asked.set("seq", "16,32,64,128,256,512,1024,2048,4096");
+    asked.set("warmup", "0");
+    asked.set("steps", "200");
+    view->set_values(asked);
+    QVERIFY2(view->request_run(), qPrintable(view->status_text()));
+    const auto& model = view->table_model(0);
+    QTRY_VERIFY_WITH_TIMEOUT(model.rowCount() >= 2 || !view->is_running(), 120000);
+    QVERIFY2(view->is_running(), "the sweep ended before it could be cancelled");
+    run_button(*view)->click();  // Cancel
+    QVERIFY2(view->status_text().startsWith("Cancelling"), qPrintable(view->status_text()));
+    QTRY_VERIFY_WITH_TIMEOUT(!view->is_running(), 120000);
+    const int rows = model.rowCount();
+    QVERIFY2(rows >= 2 && rows < 18, qPrintable(QString::number(rows)));
+    const int status = model.table().column_index("status");
+    QCOMPARE(model.data(model.index(0, status)).toString(), QStringLiteral("ok"));
+    QVERIFY2(view->status_text().contains("cancelled"), qPrintable(view->status_text()));
+    // Kept in the history with the rows it measured.
+    const auto runs = window.history().runs();
+    QCOMPARE(runs.size(), size_t{1});
+    QCOMPARE(runs[0].label, QStringLiteral("attention: 18 configurations on cpu"));
     view->clear();
     QString problem;
     QVERIFY2(window.open_run(runs[0].id, &problem), qPrintable(problem));
-    QCOMPARE(view->model().rowCount(), 4);
+    QCOMPARE(view->table_model(0).rowCount(), rows);
   }
 
   void aSweepThatCannotRunHereSaysWhy() {
     if (compat::has_scaled_dot_product_attention()) QSKIP("this LibTorch has scaled_dot_product_attention");
     QTemporaryDir dir;
     gui::MainWindow window(dir.filePath("history.sqlite"));
-    auto* view = window.findChild<views::AttentionView*>();
+    auto* view = experiment_view(window, "attention");
     auto* status = window.findChild<QLabel*>("statusText");
     QVERIFY(view && status);
-    view->form()->impl_box(AttentionImpl::sdpa)->setChecked(true);
-    view->form()->seqs_field()->setText("32");
-    view->form()->run_button()->click();
-    QCOMPARE(view->form()->run_button()->text(), QStringLiteral("Run"));
+    auto* sdpa = view->form()->field("impl")->findChild<QCheckBox*>("impl:sdpa");
+    QVERIFY(sdpa);
+    QVERIFY(!sdpa->isChecked());  // not a default where this LibTorch has none
+    sdpa->setChecked(true);
+    schema::InputValues values = view->form()->values();
+    values.set("seq", "32");
+    view->set_values(values);
+    // The field at fault is framed as it is typed, and Run waits; pressed all the same, it says why.
+    QVERIFY(view->form()->field("impl")->property("invalid").toBool());
+    QVERIFY(!run_button(*view)->isEnabled());
+    QVERIFY(!view->request_run());
+    QCOMPARE(run_button(*view)->text(), QStringLiteral("Run"));
+    QVERIFY2(view->status_text().startsWith("Cannot run:") && view->status_text().contains("sdpa"),
+             qPrintable(view->status_text()));
     QVERIFY2(status->text().startsWith("Cannot run:") && status->text().contains("sdpa"), qPrintable(status->text()));
     QVERIFY(window.history().runs().empty());
   }

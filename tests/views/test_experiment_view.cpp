@@ -157,8 +157,14 @@ class ExperimentViewTest : public QObject {
     QVERIFY(view.form()->field("batch")->property("invalid").toBool());
     QVERIFY2(view.form()->error_text().contains("does not fit here"), qPrintable(view.form()->error_text()));
     QSignalSpy runs(&view, &ExperimentView::run_requested);
+    QSignalSpy refusals(&view, &ExperimentView::run_refused);
     QVERIFY(!view.request_run());
     QCOMPARE(runs.count(), 0);
+    // Said under the form and to whoever drives the tab (the window's status bar).
+    QCOMPARE(refusals.count(), 1);
+    QCOMPARE(refusals.first().at(0).toString(), view.status_text());
+    QVERIFY2(view.status_text().startsWith("Cannot run:") && view.status_text().contains("does not fit here"),
+             qPrintable(view.status_text()));
     too_big.set("batch", "64");
     view.set_values(too_big);
     QVERIFY(run_button(view)->isEnabled());

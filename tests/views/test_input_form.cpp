@@ -276,6 +276,61 @@ class InputFormTest : public QObject {
     QVERIFY(framed(form, "device"));
     QCOMPARE(device->toolTip(), schema_error("device", "tpu"));
     QCOMPARE(values_error(form).field(), std::string("device"));
+    // With their names: the list reads "id - name", the value is still the id, typed or chosen.
+    device->setEditText(QStringLiteral("cuda:1"));
+    form.set_device_choices({QStringLiteral("cpu"), QStringLiteral("cuda:0"), QStringLiteral("cuda:1")},
+                            {QStringLiteral("CPU (16 threads)"), QStringLiteral("NVIDIA H100"), QStringLiteral("NVIDIA H100")});
+    QCOMPARE(device->itemText(1), QStringLiteral("cuda:0 - NVIDIA H100"));
+    QCOMPARE(device->currentText(), QStringLiteral("cuda:1 - NVIDIA H100"));  // what was chosen stays
+    QCOMPARE(form.values().text("device"), std::string("cuda:1"));
+    device->setCurrentIndex(0);
+    QVERIFY(!form.values().given("device"));
+    device->setEditText(QStringLiteral("cuda:0"));
+    QCOMPARE(form.values().text("device"), std::string("cuda:0"));
+    schema::InputValues v(demo());
+    v.set("device", "cuda:1");
+    form.set_values(v);
+    QCOMPARE(device->currentText(), QStringLiteral("cuda:1 - NVIDIA H100"));
+    QCOMPARE(form.values(), v);
+  }
+
+  void aChoiceThisMachineCannotRunIsNoDefault() {
+    InputForm form(demo());
+    QVERIFY(choice_box(form, "impl", "sdpa")->isChecked());
+    form.set_unavailable_choice("impl", "sdpa", QStringLiteral("sdpa needs LibTorch 2.0"));
+    QVERIFY(!choice_box(form, "impl", "sdpa")->isChecked());
+    QCOMPARE(choice_box(form, "impl", "sdpa")->toolTip(), QStringLiteral("sdpa needs LibTorch 2.0"));
+    QVERIFY(choice_box(form, "impl", "sdpa")->isEnabled());
+    // naive and flash ticked is the default here: not given, as the command line's default.
+    QVERIFY(!form.values().given("impl"));
+    QVERIFY(!framed(form, "impl"));
+    choice_box(form, "impl", "sdpa")->setChecked(true);
+    QCOMPARE(form.values().text("impl"), std::string("naive,sdpa,flash"));
+    QVERIFY(form.values().given("impl"));
+    form.set_values(schema::InputValues(demo()));
+    QVERIFY(!choice_box(form, "impl", "sdpa")->isChecked());
+    QVERIFY(choice_box(form, "impl", "naive")->isChecked() && choice_box(form, "impl", "flash")->isChecked());
+    // Asked for all the same (a run kept elsewhere), it is shown.
+    schema::InputValues v(demo());
+    v.set("impl", "sdpa");
+    form.set_values(v);
+    QVERIFY(choice_box(form, "impl", "sdpa")->isChecked());
+    QVERIFY(!choice_box(form, "impl", "naive")->isChecked());
+    QCOMPARE(form.values(), v);
+    // The boxes of the default here, given (a run that asked for them): a value given, both ways.
+    v.set("impl", "naive,flash");
+    form.set_values(v);
+    QVERIFY(!choice_box(form, "impl", "sdpa")->isChecked());
+    QCOMPARE(form.values(), v);
+    QVERIFY(form.values().given("impl"));
+    // Set while the field holds a given value: that value stays.
+    InputForm given(demo());
+    schema::InputValues all(demo());
+    all.set("impl", "naive,sdpa,flash");
+    given.set_values(all);
+    given.set_unavailable_choice("impl", "sdpa", QStringLiteral("why"));
+    QVERIFY(choice_box(given, "impl", "sdpa")->isChecked());
+    QCOMPARE(given.values(), all);
   }
 
   void runningDisablesEveryField() {

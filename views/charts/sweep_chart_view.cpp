@@ -90,8 +90,11 @@ void SweepChartView::setData(SweepChartData data) {
   if (data_.x_min > 0) {  // whole powers of the base either side
     const double base = data_.log_x_base;
     const auto log_base = [base](double x) { return std::log(x) / std::log(base); };
-    const double low = std::pow(base, std::floor(log_base(data_.x_min) + 1e-9));
-    const double high = std::pow(base, std::ceil(log_base(data_.x_max) - 1e-9));
+    // One x (a sweep of one length): a power more either side, so its points and marks sit
+    // inside the plot, not on its frame.
+    const double more = data_.x_min == data_.x_max ? 1 : 0;
+    const double low = std::pow(base, std::floor(log_base(data_.x_min) + 1e-9) - more);
+    const double high = std::pow(base, std::ceil(log_base(data_.x_max) - 1e-9) + more);
     set_log_range(*log_x_axis_, low, std::max(high, low * base));
   }
   // A little room either side, so end points and failure marks are not on the frame.

@@ -23,15 +23,40 @@ std::string input_key(const schema::InputSchema& inputs, std::string field) {
   return inputs.find(field) != nullptr ? field : std::string();
 }
 
+// The items of a choice list's default that this build or machine cannot run (sdpa where
+// LibTorch has none): each asked alone, the rest at their defaults, of the descriptor's check;
+// one it refuses naming that input is left out of the default the form ticks, with the reason.
+void mark_unavailable_defaults(const ExperimentDescriptor& d, InputForm& form) {
+  if (!d.check) return;
+  for (const schema::InputField& input : d.inputs->fields) {
+    if (input.hidden || input.kind != schema::InputKind::choice || !input.list || input.default_text.empty()) continue;
+    for (const std::string& choice : schema::split_input_list(input.key, input.default_text)) {
+      schema::InputValues alone(*d.inputs);
+      try {
+        alone.set(input.key, choice);
+        d.check(alone);
+      } catch (const ConfigError& e) {
+        if (input_key(*d.inputs, e.field()) == input.key) {
+          form.set_unavailable_choice(input.key, choice, QString::fromStdString(e.what()));
+        }
+      } catch (const std::exception&) {
+        // Not about this choice: the form's check says what is wrong once it is ticked.
+      }
+    }
+  }
+}
+
 }  // namespace
 
 ExperimentView::ExperimentView(const ExperimentDescriptor& descriptor, ResultView* charts, QWidget* parent)
     : ResultView(parent), descriptor_(descriptor), charts_(charts) {
   qRegisterMetaType<schema::InputValues>();
   form_ = new InputForm(*descriptor.inputs);
+  mark_unavailable_defaults(descriptor, *form_);
   run_ = new QPushButton(tr("Run"));
   run_->setObjectName("run");
   status_ = new QLabel;
+  status_->setObjectName("experimentStatus");
   status_->setWordWrap(true);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   reading_ = new QLabel;
@@ -68,6 +93,8 @@ ExperimentView::ExperimentView(const ExperimentDescriptor& descriptor, ResultVie
   split->addWidget(left);
   split->addWidget(results);
   split->setStretchFactor(1, 1);
+  // Charts want the width: the form starts at its narrowest (its fields in fewer columns).
+  if (charts_ != nullptr) split->setSizes({left->minimumSizeHint().width(), 4 * left->minimumSizeHint().width()});
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(split);
 
@@ -104,7 +131,9 @@ bool ExperimentView::request_run() {
   if (running_) return false;
   const auto values = checked_values();
   if (!values) {
-    show_status(tr("Cannot run: %1").arg(form_->error_text()));
+    const QString why = tr("Cannot run: %1").arg(form_->error_text());
+    show_status(why);
+    emit run_refused(why);
     return false;
   }
   emit run_requested(*values);
@@ -112,9 +141,12 @@ bool ExperimentView::request_run() {
 }
 
 void ExperimentView::set_devices(const std::vector<DeviceChoice>& devices) {
-  QStringList ids;
-  for (const auto& d : devices) ids << QString::fromStdString(d.id);
-  form_->set_device_choices(ids);
+  QStringList ids, names;
+  for (const auto& d : devices) {
+    ids << QString::fromStdString(d.id);
+    names << QString::fromStdString(d.name);
+  }
+  form_->set_device_choices(ids, names);
 }
 
 void ExperimentView::set_running(bool running) {
@@ -125,6 +157,8 @@ void ExperimentView::set_running(bool running) {
 }
 
 void ExperimentView::show_status(const QString& text) { status_->setText(text); }
+
+QString ExperimentView::status_text() const { return status_->text(); }
 
 void ExperimentView::set_values(const schema::InputValues& values) { form_->set_values(values); }
 

@@ -1,7 +1,9 @@
 // The tab of an experiment declared by a descriptor: its form (built from the input schema,
 // checked as typed, together by the descriptor's check), Run/Cancel, the progress line, its
 // tables and reading, and the experiment's charts where a view of them is given. One class
-// for every table experiment (hotspot's way: the generic widget owns the Qt plumbing).
+// for every table experiment (hotspot's way: the generic widget owns the Qt plumbing). An item
+// of a choice list's default that the descriptor's check refuses on its own here (sdpa where
+// LibTorch has none) is left out of the default the form ticks, its tooltip saying why.
 #pragma once
 
 #include <QString>
@@ -40,6 +42,7 @@ class ExperimentView : public ResultView {
   bool is_running() const { return running_; }
   // Progress and outcomes, under the form.
   void show_status(const QString& text);
+  QString status_text() const;
   // A run reopened from the history: its inputs, to look at or run again.
   void set_values(const schema::InputValues& values);
   // Presses Run as a user would: false (the form saying why) when the inputs cannot run.
@@ -57,6 +60,8 @@ class ExperimentView : public ResultView {
  signals:
   void run_requested(const stepscope::schema::InputValues& values);
   void cancel_requested();
+  // Run was pressed (or request_run called) for inputs that cannot run: why, as the status says.
+  void run_refused(const QString& why);
 
  private:
   // The form's values checked together; frames the field at fault. Nothing when they cannot run.

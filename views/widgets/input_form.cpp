@@ -67,6 +67,20 @@ std::set<std::string> default_items(const InputField& input) {
   return {items.begin(), items.end()};
 }
 
+// The device combo box's items read "cuda:0 - NVIDIA H100" and hold the id: what is typed or
+// chosen, as the id it stands for.
+QString device_id(const QComboBox& combo, const QString& text) {
+  const int at = combo.findText(text, Qt::MatchExactly);
+  const QString id = at >= 0 ? combo.itemData(at).toString() : QString();
+  return id.isEmpty() ? text : id;
+}
+
+// An id as the device combo box shows it: its item's text where the machine has it.
+QString device_text(const QComboBox& combo, const QString& id) {
+  const int at = combo.findData(id);
+  return at >= 0 ? combo.itemText(at) : id;
+}
+
 }  // namespace
 
 InputForm::InputForm(const schema::InputSchema& schema, QWidget* parent) : QWidget(parent), schema_(&schema) {
@@ -158,7 +172,7 @@ void InputForm::add_field(const InputField& input, int column_width) {
     f.combo = new QComboBox;
     f.combo->setEditable(true);
     f.combo->setInsertPolicy(QComboBox::NoInsert);
-    f.combo->addItem(QStringLiteral("cpu"));
+    f.combo->addItem(QStringLiteral("cpu"), QStringLiteral("cpu"));
     f.combo->setEditText(QString::fromStdString(input.default_text));
     f.combo->lineEdit()->setPlaceholderText(QString::fromStdString(input.default_text));
     f.combo->lineEdit()->setStyleSheet(QStringLiteral("QLineEdit { border: none; }"));  // framed once, outside
@@ -206,14 +220,17 @@ void InputForm::read(const Field& f, schema::InputValues& values) const {
         joined += (joined.empty() ? "" : ",") + input.choices[i];
         ticked.insert(input.choices[i]);
       }
-      const auto defaults = default_items(input);
-      if (ticked.empty() && !defaults.empty()) throw ConfigError("choose at least one", input.key);
-      if (ticked != defaults) values.set(input.key, joined);
+      if (ticked.empty() && !default_items(input).empty()) throw ConfigError("choose at least one", input.key);
+      // Where this machine leaves choices out of the default, the default's boxes ticked by
+      // hand (or by a run that asked for them) are a value given.
+      const bool at_default = ticked == defaults_here(f) && (f.unavailable.empty() || f.shows_default);
+      if (!at_default) values.set(input.key, joined);
     } else if (f.combo && !f.combo->isEditable()) {
       const std::string text = f.combo->currentData().toString().toStdString();
       if (!text.empty() && text != input.default_text) values.set(input.key, text);
     } else {
-      const std::string text = (f.line ? f.line->text() : f.combo->currentText()).trimmed().toStdString();
+      const QString typed = (f.line ? f.line->text() : device_id(*f.combo, f.combo->currentText())).trimmed();
+      const std::string text = typed.toStdString();
       if (text.empty() && !input.required) return;
       if (f.combo && text == input.default_text) return;  // the device at its default
       values.set(input.key, text);  // an empty required one: "needs a value"
@@ -237,6 +254,7 @@ void InputForm::check(Field& f) {
 }
 
 void InputForm::edited(size_t index) {
+  fields_[index].shows_default = false;
   check(fields_[index]);
   show_errors();
   emit changed();
@@ -266,12 +284,15 @@ void InputForm::show(Field& f, const schema::InputValues& values) {
   const bool known = values.schema().find(input.key) != nullptr;
   const bool given = known && values.given(input.key);
   const std::string text = known ? values.text(input.key) : input.default_text;
+  f.shows_default = !given;
   if (f.flag) {
     const QSignalBlocker block(f.flag);
     f.flag->setChecked(known ? values.flag(input.key) : input.default_text == "1");
   } else if (!f.boxes.empty()) {
     std::set<std::string> items;
-    if (!text.empty()) {
+    if (!given) {
+      items = defaults_here(f);  // the default, less what this machine cannot run
+    } else if (!text.empty()) {
       for (const auto& item : schema::split_input_list(input.key, text)) items.insert(item);
     }
     for (size_t i = 0; i < f.boxes.size(); ++i) {
@@ -288,7 +309,7 @@ void InputForm::show(Field& f, const schema::InputValues& values) {
     f.combo->setCurrentIndex(std::max(0, at));
   } else if (f.combo) {
     const QSignalBlocker block(f.combo);
-    f.combo->setEditText(QString::fromStdString(text));
+    f.combo->setEditText(device_text(*f.combo, QString::fromStdString(text)));
   } else {
     const QSignalBlocker block(f.line);
     f.line->setText(given ? QString::fromStdString(text) : QString());
@@ -314,19 +335,52 @@ void InputForm::show_error(const std::string& key, const QString& message) {
   show_errors();
 }
 
-void InputForm::set_device_choices(const QStringList& devices) {
+void InputForm::set_device_choices(const QStringList& devices, const QStringList& names) {
   for (Field& f : fields_) {
     if (!f.combo || !f.combo->isEditable()) continue;
     {
       const QSignalBlocker block(f.combo);
-      const QString text = f.combo->currentText();
+      const QString id = device_id(*f.combo, f.combo->currentText());
       f.combo->clear();
-      f.combo->addItems(devices);
-      f.combo->setEditText(text);
+      for (int i = 0; i < devices.size(); ++i) {
+        const QString name = i < names.size() ? names[i] : QString();
+        f.combo->addItem(name.isEmpty() ? devices[i] : devices[i] + QStringLiteral(" - ") + name, devices[i]);
+      }
+      f.combo->setEditText(device_text(*f.combo, id));
     }
     check(f);
   }
   show_errors();
+}
+
+void InputForm::set_unavailable_choice(const std::string& key, const std::string& choice, const QString& why) {
+  for (Field& f : fields_) {
+    if (f.input->key != key) continue;
+    const auto& choices = f.input->choices;
+    const auto at = std::find(choices.begin(), choices.end(), choice) - choices.begin();
+    if (at == static_cast<std::ptrdiff_t>(choices.size())) return;
+    f.unavailable.insert(choice);
+    if (!f.boxes.empty()) {
+      QCheckBox* box = f.boxes[static_cast<size_t>(at)];
+      box->setToolTip(why);
+      if (f.shows_default) {  // the default no longer ticks it; a value given stays as it is
+        const QSignalBlocker block(box);
+        box->setChecked(false);
+      }
+    } else if (f.combo && !f.combo->isEditable()) {
+      const int item = f.combo->findData(QString::fromStdString(choice));
+      if (item >= 0) f.combo->setItemData(item, why, Qt::ToolTipRole);
+    }
+    check(f);
+    show_errors();
+    return;
+  }
+}
+
+std::set<std::string> InputForm::defaults_here(const Field& f) const {
+  std::set<std::string> items = default_items(*f.input);
+  for (const std::string& choice : f.unavailable) items.erase(choice);
+  return items;
 }
 
 void InputForm::set_running(bool running) {

@@ -14,6 +14,7 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,8 +47,14 @@ class InputForm : public QWidget {
   // error (as typed) goes first.
   void show_error(const std::string& key, const QString& message);
   // The devices this machine has ("cpu", "cuda:0", ...), offered by the "device" input (a text
-  // input; a "device" of choice kind keeps its schema's choices). What is typed stays.
-  void set_device_choices(const QStringList& devices);
+  // input; a "device" of choice kind keeps its schema's choices). With `names` (one a device)
+  // the list reads "cuda:0 - NVIDIA H100" and the value is still the id. What is typed stays.
+  void set_device_choices(const QStringList& devices, const QStringList& names = {});
+  // A choice of `key` this build or machine cannot run (sdpa where LibTorch has none), and
+  // why: a choice list's default no longer ticks it (the experiment's own default must leave
+  // it out too, as the attention sweep's does sdpa), and its tooltip says why. It can still be
+  // ticked; the experiment's check then says what is wrong.
+  void set_unavailable_choice(const std::string& key, const std::string& choice, const QString& why);
   // Every field disabled while an experiment runs.
   void set_running(bool running);
 
@@ -70,6 +77,10 @@ class InputForm : public QWidget {
     QComboBox* combo = nullptr;
     QCheckBox* flag = nullptr;
     std::vector<QCheckBox*> boxes;  // a choice list's, in the order of its choices
+    std::set<std::string> unavailable;  // choices this machine cannot run
+    // Shows the default (untouched, or set_values gave it no value), not a value given: with
+    // unavailable choices, the same boxes ticked may be either.
+    bool shows_default = true;
     QString error;                  // its own check's, as typed
   };
 
@@ -81,6 +92,8 @@ class InputForm : public QWidget {
   void check(Field& field);
   void edited(size_t index);
   void show_errors();
+  // The default's items this machine can run: what "not given" ticks.
+  std::set<std::string> defaults_here(const Field& field) const;
 
   const schema::InputSchema* schema_;
   std::vector<Field> fields_;

@@ -1,6 +1,6 @@
 #include "widgets/result_views.h"
 
-#include "widgets/attention_view.h"
+#include "widgets/attention_charts_view.h"
 #include "widgets/benchmark_view.h"
 #include "widgets/communication_view.h"
 #include "widgets/distributed_view.h"
@@ -17,7 +17,7 @@ std::vector<std::pair<QString, ResultView*>> make_result_views(const ExperimentL
           {QObject::tr("Kernels"), new KernelsView},
           {QObject::tr("Memory"), new MemoryView},
           {QObject::tr("Sweep"), new SweepView},
-          {QObject::tr("Attention"), new AttentionView},
+          {QObject::tr("Attention"), new ExperimentView(experiment("attention"), new AttentionChartsView)},
           {QObject::tr("Communication"), new CommunicationView},
           {QObject::tr("Distributed"), new DistributedView},
           {QObject::tr("Precision"), new ExperimentGroupView({new ExperimentView(experiment("precision.accumulate")),

@@ -2,6 +2,7 @@
 
 #include "compat/torch_compat.h"
 #include "experiments/attention/attention_inputs.h"
+#include "experiments/attention/attention_reading.h"
 #include "experiments/attention/attention_schema.h"
 #include "experiments/attention/attention_sweep.h"
 #include "experiments/sweep_outcome.h"
@@ -56,6 +57,11 @@ ExperimentDescriptor attention_descriptor() {
   d.tables = {attention_schema().table({})};
   d.check = check;
   d.run = run;
+  // The smallest configuration out of memory with its accounting, and how what is kept for the
+  // backward grows with the sequence length.
+  d.reading = [](const std::vector<schema::Table>& tables) {
+    return tables.empty() ? std::string() : attention_memory_reading(tables.front());
+  };
   d.describe = [](const schema::InputValues& values) {
     const AttentionSweepSpec spec = spec_of(values);
     return "attention: " + std::to_string(expand(spec).size()) + " configurations on " + spec.base.device;

@@ -30,9 +30,10 @@ schema::InputSchema make_inputs() {
   f.push_back({"rounds", "Rounds", InputKind::integer,
                "split the passes into N rounds, the implementations of a shape taking\n"
                "turns round by round, so that a drift of the machine falls on all of them\n"
-               "alike (default 5 when comparing implementations, else 1; at most --steps)",
+               "alike; auto: 5 when comparing implementations, else 1; at most --steps",
                "", false, "run", "N"});
   f.back().max_integer = kMaxSteps;
+  f.back().default_note = "auto";
   f.push_back(device_input());
   f.push_back(seed_input("seed of the inputs"));
   return {f};
