@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "core/config_error.h"
+#include "experiments/common_inputs.h"
 #include "gui/local_ranks_experiment.h"
 #include "schema/input_arguments.h"
 #include "widgets/experiment_view.h"
@@ -44,7 +45,15 @@ ExperimentTab::ExperimentTab(history::RunHistory& history, views::ExperimentView
     view_->show_status(text);
     emit status(text);
   });
-  connect(&lab_, &LabRun::table_changed, this, [this](const schema::Table& table) { view_->show_tables({table}); });
+  connect(&lab_, &LabRun::table_changed, this, [this](const schema::Table& table) {
+    view_->show_tables({table});
+    // A job of ranks reports no progress of its own: the rows so far say where it is.
+    if (!view_->descriptor().runs_as_ranks) return;
+    const QString text =
+        tr("%1: %2 row(s) measured").arg(QString::fromStdString(view_->descriptor().name)).arg(table.rows.size());
+    view_->show_status(text);
+    emit status(text);
+  });
   connect(&lab_, &LabRun::tables_finished, this, [this](const std::vector<schema::Table>& tables) {
     view_->show_tables(tables);
     emit tables_finished(tables);
@@ -66,6 +75,7 @@ bool ExperimentTab::start(const schema::InputValues& values) {
   const ExperimentDescriptor& d = view_->descriptor();
   try {
     if (d.check) d.check(values);
+    if (d.runs_as_ranks) check_local_ranks(values);
   } catch (const ConfigError& e) {
     const QString text = tr("Cannot run: %1").arg(QString::fromStdString(e.what()));
     view_->show_status(text);

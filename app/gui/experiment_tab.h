@@ -26,6 +26,7 @@ class ExperimentTab : public QObject {
   ExperimentTab(history::RunHistory& history, views::ExperimentView* view, QString cli_program,
                 QObject* parent = nullptr);
 
+  views::ExperimentView* view() const { return view_; }
   bool is_running() const { return lab_.is_running(); }
   // As the Run button does; false (with `status` saying why) when it cannot run here.
   bool start(const schema::InputValues& values);

@@ -1,5 +1,7 @@
-// The result tabs that run experiments of their own (Attention, Precision): found among the
-// window's views and given their drivers, which report through the callbacks.
+// The result tabs that run experiments of their own (Attention, Communication, Distributed,
+// Precision): found among the window's views and given their drivers, which report through the
+// callbacks. The collective benchmark's finished tables feed the Distributed tab's charts (the
+// bucket overhead model).
 #pragma once
 
 #include <QObject>

@@ -26,7 +26,7 @@ LabRun::Experiment local_ranks_experiment(LocalRanksRequest r) {
           nullptr, cancel);
       if (run.outcome.status == distributed::LaunchStatus::cancelled) {
         outcome.status = RunStatus::cancelled;
-        outcome.message = "cancelled; " + std::to_string(tables[0].rows.size()) + " row(s) kept";
+        outcome.message = std::to_string(tables[0].rows.size()) + " row(s) kept, every worker ended";
         break;
       }
       if (!run.outcome.ok()) {
@@ -38,12 +38,6 @@ LabRun::Experiment local_ranks_experiment(LocalRanksRequest r) {
     outcome.tables = tables;
     return outcome;
   };
-}
-
-std::vector<std::pair<std::string, std::string>> inputs_with_ranks(schema::InputValues values,
-                                                                   const std::vector<int64_t>& world_sizes) {
-  values.set("nproc", schema::join_items(world_sizes, [](int64_t n) { return std::to_string(n); }));
-  return values.given_values();
 }
 
 }  // namespace stepscope::gui

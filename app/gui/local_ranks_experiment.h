@@ -1,5 +1,5 @@
-// What the tabs whose workers are local ranks of stepscope-cli share (Communication,
-// Distributed): the worker binary's check, the argument lists, and the experiment LabRun runs:
+// What runs a job of ranks from the app (ExperimentTab, for the Communication and Distributed
+// tabs): the worker binary's check, and the experiment LabRun runs:
 // for each world size, `command args...` on that many workers, every table's rows gathered as
 // rank 0 prints them (the first table published as it grows), stopping at a cancel or a failed
 // rank with what was measured kept.
@@ -29,9 +29,5 @@ struct LocalRanksRequest {
 };
 
 LabRun::Experiment local_ranks_experiment(LocalRanksRequest request);
-
-// `values` with --nproc set to `world_sizes`: what a run record keeps of a job of local ranks.
-std::vector<std::pair<std::string, std::string>> inputs_with_ranks(schema::InputValues values,
-                                                                   const std::vector<int64_t>& world_sizes);
 
 }  // namespace stepscope::gui

@@ -3,6 +3,7 @@
 #include "core/config_error.h"
 #include "core/device.h"
 #include "distributed/launch_env.h"
+#include "distributed/worker_launcher.h"
 #include "core/precision.h"
 #include "model/model_config.h"
 
@@ -96,6 +97,16 @@ InputField timeout_input() {
 CommBackend backend_of(const std::string& backend_text, const std::string& device) {
   if (!backend_text.empty()) return parse_comm_backend(backend_text);
   return parse_device(device).is_cuda() ? CommBackend::nccl : CommBackend::gloo;
+}
+
+void check_local_ranks(const schema::InputValues& values) {
+  for (int64_t n : values.integers("nproc")) {
+    if (n < 1 || n > distributed::kMaxLocalWorkers) {
+      throw ConfigError("ranks: " + std::to_string(n) + " is more local workers than one machine starts (1 to " +
+                            std::to_string(distributed::kMaxLocalWorkers) + ")",
+                        "nproc");
+    }
+  }
 }
 
 }  // namespace stepscope

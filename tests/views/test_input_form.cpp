@@ -333,6 +333,55 @@ class InputFormTest : public QObject {
     QCOMPARE(given.values(), all);
   }
 
+  void aDeviceChoiceOffersWhatTheMachineHas() {
+    // A job of ranks' device: cpu or cuda (each rank its own GPU), a choice.
+    schema::InputSchema ranks;
+    ranks.fields.push_back({"device", "Device", InputKind::choice, "cpu or cuda", "cpu", false, "launch", "D"});
+    ranks.fields.back().choices = {"cpu", "cuda"};
+    ranks.fields.push_back({"backend", "Backend", InputKind::choice, "gloo or nccl", "", false, "launch", "B"});
+    ranks.fields.back().choices = {"gloo", "nccl"};
+    InputForm form(ranks);
+    auto* device = qobject_cast<QComboBox*>(form.field("device"));
+    auto* backend = qobject_cast<QComboBox*>(form.field("backend"));
+    QVERIFY(device && !device->isEditable());
+    form.set_device_choices({QStringLiteral("cpu")});
+    QCOMPARE(device->count(), 1);
+    QCOMPARE(device->itemText(0), QStringLiteral("cpu"));
+    QCOMPARE(backend->count(), 3);  // not a device: its choices stay
+    form.set_device_choices({QStringLiteral("cpu"), QStringLiteral("cuda:0"), QStringLiteral("cuda:1")});
+    QCOMPARE(device->count(), 2);
+    device->setCurrentIndex(1);
+    QCOMPARE(form.values().text("device"), std::string("cuda"));
+    // What it shows stays, on a machine without it (a reopened run's).
+    form.set_device_choices({QStringLiteral("cpu")});
+    QCOMPARE(device->currentText(), QStringLiteral("cuda"));
+    QCOMPARE(form.values().text("device"), std::string("cuda"));
+    schema::InputValues cpu(ranks);
+    form.set_values(cpu);
+    QCOMPARE(device->currentText(), QStringLiteral("cpu"));
+    QVERIFY(form.values().given_values().empty());
+  }
+
+  void aListItemTypedTwiceIsTakenOnce() {
+    InputForm form(demo());
+    type_into(line(form, "seq"), QStringLiteral("256, 1024,256"));
+    QCOMPARE(form.values().text("seq"), std::string("256,1024"));
+    type_into(line(form, "bucket"), QStringLiteral("1MiB,1MiB"));
+    QCOMPARE(form.values().sizes("bucket"), (std::vector<int64_t>{1 << 20}));
+    QVERIFY(form.error_text().isEmpty());
+  }
+
+  void leftOutInputsGetNoField() {
+    InputForm form(demo(), nullptr, {"trace", "csv"});
+    QVERIFY(!form.field("trace"));
+    QVERIFY(!form.field("csv"));
+    QVERIFY(form.field("note"));
+    schema::InputValues v(demo());
+    v.set("trace", "run.json");
+    form.set_values(v);
+    QVERIFY(!form.values().given("trace"));
+  }
+
   void runningDisablesEveryField() {
     InputForm form(demo());
     form.set_running(true);

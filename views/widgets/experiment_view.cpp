@@ -3,11 +3,14 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
 #include "core/config_error.h"
+#include "experiments/common_inputs.h"
 #include "models/schema_table_model.h"
 #include "widgets/input_form.h"
 #include "widgets/result_table.h"
@@ -46,12 +49,28 @@ void mark_unavailable_defaults(const ExperimentDescriptor& d, InputForm& form) {
   }
 }
 
+// The form and its reading as wide as they would be on their own (QScrollArea's own hint
+// stops at 36 characters and squeezes a reading beside an empty form).
+class FormScroll : public QScrollArea {
+ public:
+  QSize sizeHint() const override {
+    if (widget() == nullptr) return QScrollArea::sizeHint();
+    return widget()->sizeHint() + QSize(verticalScrollBar()->sizeHint().width(), 0);
+  }
+};
+
 }  // namespace
 
 ExperimentView::ExperimentView(const ExperimentDescriptor& descriptor, ResultView* charts, QWidget* parent)
     : ResultView(parent), descriptor_(descriptor), charts_(charts) {
   qRegisterMetaType<schema::InputValues>();
-  form_ = new InputForm(*descriptor.inputs);
+  std::vector<std::string> left_out;
+  if (descriptor.runs_as_ranks) {
+    for (const auto& input : descriptor.inputs->fields) {
+      if (input.kind == schema::InputKind::path) left_out.push_back(input.key);
+    }
+  }
+  form_ = new InputForm(*descriptor.inputs, nullptr, left_out);
   mark_unavailable_defaults(descriptor, *form_);
   run_ = new QPushButton(tr("Run"));
   run_->setObjectName("run");
@@ -89,8 +108,16 @@ ExperimentView::ExperimentView(const ExperimentDescriptor& descriptor, ResultVie
   auto* results = new QSplitter(Qt::Vertical);
   if (charts_ != nullptr) results->addWidget(charts_);
   results->addWidget(table_tabs_);
+  // A long form (the DDP experiments') scrolls where the window is short, rather than make it taller.
+  auto* form_scroll = new FormScroll;
+  form_scroll->setObjectName("formScroll");
+  form_scroll->setWidget(left);
+  form_scroll->setWidgetResizable(true);
+  form_scroll->setFrameShape(QFrame::NoFrame);
+  form_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  form_scroll->setMinimumWidth(left->minimumSizeHint().width() + form_scroll->verticalScrollBar()->sizeHint().width());
   auto* split = new QSplitter(Qt::Horizontal);
-  split->addWidget(left);
+  split->addWidget(form_scroll);
   split->addWidget(results);
   split->setStretchFactor(1, 1);
   // Charts want the width: the form starts at its narrowest (its fields in fewer columns).
@@ -116,6 +143,7 @@ std::optional<schema::InputValues> ExperimentView::checked_values() {
     schema::InputValues values = form_->values();
     try {
       if (descriptor_.check) descriptor_.check(values);
+      if (descriptor_.runs_as_ranks) check_local_ranks(values);
     } catch (const ConfigError& e) {
       form_->show_error(input_key(*descriptor_.inputs, e.field()), QString::fromStdString(e.what()));
       return std::nullopt;
@@ -166,7 +194,19 @@ void ExperimentView::clear() {
   for (auto* model : models_) model->clear();
   reading_->clear();
   reading_->hide();
-  if (charts_ != nullptr) charts_->clear();
+  if (charts_ != nullptr) {
+    charts_->clear();
+    if (!linked_.empty()) charts_->show_tables(linked_);
+  }
+}
+
+void ExperimentView::show_linked_tables(const std::vector<schema::Table>& tables) {
+  linked_ = tables;
+  if (charts_ != nullptr) charts_->show_tables(linked_);
+}
+
+void ExperimentView::prepare_export() {
+  if (charts_ != nullptr) charts_->prepare_export();
 }
 
 void ExperimentView::show_tables(const std::vector<schema::Table>& tables) {
@@ -175,7 +215,7 @@ void ExperimentView::show_tables(const std::vector<schema::Table>& tables) {
     for (size_t i = 0; i < descriptor_.tables.size(); ++i) {
       if (table.schema != descriptor_.tables[i].schema) continue;
       models_[i]->set_table(table);
-      own.push_back(table);
+      own.push_back(models_[i]->table());
     }
   }
   if (own.empty()) return;

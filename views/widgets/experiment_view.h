@@ -1,9 +1,14 @@
 // The tab of an experiment declared by a descriptor: its form (built from the input schema,
 // checked as typed, together by the descriptor's check), Run/Cancel, the progress line, its
-// tables and reading, and the experiment's charts where a view of them is given. One class
-// for every table experiment (hotspot's way: the generic widget owns the Qt plumbing). An item
-// of a choice list's default that the descriptor's check refuses on its own here (sdpa where
-// LibTorch has none) is left out of the default the form ticks, its tooltip saying why.
+// tables (one sub-tab each, side tables included) and reading, and the experiment's charts
+// where a view of them is given. One class for every table experiment (hotspot's way: the
+// generic widget owns the Qt plumbing). An item of a choice list's default that the
+// descriptor's check refuses on its own here (sdpa where LibTorch has none) is left out of the
+// default the form ticks, its tooltip saying why.
+//
+// A job of ranks (runs_as_ranks) runs here as local workers of stepscope-cli, which write no
+// files of their own: each --nproc value is checked against what one machine starts, and
+// path inputs (files the command line's launcher writes, such as ddp --trace) get no field.
 #pragma once
 
 #include <QString>
@@ -50,8 +55,14 @@ class ExperimentView : public ResultView {
 
   void clear() override;
   void add_outcome(const RunOutcome&) override {}
-  // The tables of this experiment's schemas among `tables`; others are not its own.
+  // The tables of this experiment's schemas among `tables`; others are not its own. The charts
+  // and the reading get them as the tables show them (columns matched by key).
   void show_tables(const std::vector<schema::Table>& tables) override;
+  // Tables another experiment measured that this one's charts read beside its own (the DDP
+  // bucket overhead model fits the all-reduce rows the Communication tab measured). They stay
+  // through clear() (a new run, another record) until the next ones come; not exported.
+  void show_linked_tables(const std::vector<schema::Table>& tables);
+  void prepare_export() override;
   std::vector<NamedTable> tables() const override;
   std::vector<NamedChart> charts() const override;
   QString reading() const;
@@ -75,6 +86,7 @@ class ExperimentView : public ResultView {
   QLabel* reading_;
   QTabWidget* table_tabs_;
   std::vector<SchemaTableModel*> models_;
+  std::vector<schema::Table> linked_;
   bool running_ = false;
 };
 

@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "core/config_error.h"
@@ -81,12 +82,36 @@ QString device_text(const QComboBox& combo, const QString& id) {
   return at >= 0 ? combo.itemText(at) : id;
 }
 
+// A choice's combo box: "default: ..." first where the default is "not given", then the
+// choices `offered` keeps, each with its text as data.
+void fill_choices(QComboBox* combo, const InputField& input, const std::function<bool(const QString&)>& offered) {
+  if (input.default_text.empty()) {
+    const QString note = QString::fromStdString(input.default_note);
+    combo->addItem(note.isEmpty() ? InputForm::tr("default") : InputForm::tr("default: %1").arg(note), QString(""));
+  }
+  for (const std::string& choice : input.choices) {
+    const QString text = QString::fromStdString(choice);
+    if (offered(text)) combo->addItem(text, text);
+  }
+}
+
+// A list with an item typed twice runs it once: "1, 25,1" is 1,25.
+std::string once_each(const std::string& key, const std::string& text) {
+  std::vector<std::string> items;
+  for (const auto& item : schema::split_input_list(key, text)) {
+    if (std::find(items.begin(), items.end(), item) == items.end()) items.push_back(item);
+  }
+  return schema::join_items(items, [](const std::string& item) { return item; });
+}
+
 }  // namespace
 
-InputForm::InputForm(const schema::InputSchema& schema, QWidget* parent) : QWidget(parent), schema_(&schema) {
+InputForm::InputForm(const schema::InputSchema& schema, QWidget* parent, const std::vector<std::string>& left_out)
+    : QWidget(parent), schema_(&schema) {
   const int column_width = QLineEdit().sizeHint().width();
   for (const InputField& input : schema.fields) {
-    if (!input.hidden) add_field(input, column_width);
+    const bool left = std::find(left_out.begin(), left_out.end(), input.key) != left_out.end();
+    if (!input.hidden && !left) add_field(input, column_width);
   }
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -159,13 +184,7 @@ void InputForm::add_field(const InputField& input, int column_width) {
     f.editor = row;
   } else if (choice_box) {
     f.combo = new QComboBox;
-    if (input.default_text.empty()) {
-      const QString note = QString::fromStdString(input.default_note);
-      f.combo->addItem(note.isEmpty() ? tr("default") : tr("default: %1").arg(note), QString(""));
-    }
-    for (const std::string& choice : input.choices) {
-      f.combo->addItem(QString::fromStdString(choice), QString::fromStdString(choice));
-    }
+    fill_choices(f.combo, input, [](const QString&) { return true; });
     f.combo->setCurrentIndex(std::max(0, f.combo->findData(QString::fromStdString(input.default_text))));
     f.editor = f.combo;
   } else if (is_device(input)) {
@@ -233,7 +252,7 @@ void InputForm::read(const Field& f, schema::InputValues& values) const {
       const std::string text = typed.toStdString();
       if (text.empty() && !input.required) return;
       if (f.combo && text == input.default_text) return;  // the device at its default
-      values.set(input.key, text);  // an empty required one: "needs a value"
+      values.set(input.key, input.list && !text.empty() ? once_each(input.key, text) : text);  // empty: "needs a value"
     }
   } catch (const ConfigError& e) {
     if (e.field() == input.key) throw;
@@ -337,7 +356,11 @@ void InputForm::show_error(const std::string& key, const QString& message) {
 
 void InputForm::set_device_choices(const QStringList& devices, const QStringList& names) {
   for (Field& f : fields_) {
-    if (!f.combo || !f.combo->isEditable()) continue;
+    if (!f.combo) continue;
+    if (!f.combo->isEditable()) {
+      if (f.input->key == "device") offer_machine_choices(f, devices);
+      continue;
+    }
     {
       const QSignalBlocker block(f.combo);
       const QString id = device_id(*f.combo, f.combo->currentText());
@@ -381,6 +404,27 @@ std::set<std::string> InputForm::defaults_here(const Field& f) const {
   std::set<std::string> items = default_items(*f.input);
   for (const std::string& choice : f.unavailable) items.erase(choice);
   return items;
+}
+
+void InputForm::offer_machine_choices(Field& f, const QStringList& devices) {
+  const InputField& input = *f.input;
+  const auto on_machine = [&](const QString& choice) {
+    if (choice == QLatin1String("cpu")) return true;
+    for (const QString& device : devices) {
+      if (device == choice || device.startsWith(choice + QLatin1Char(':'))) return true;
+    }
+    return false;
+  };
+  {
+    const QSignalBlocker block(f.combo);
+    const QString shown = f.combo->currentData().toString();
+    f.combo->clear();
+    fill_choices(f.combo, input, [&](const QString& choice) { return on_machine(choice) || choice == shown; });
+    if (f.combo->findData(shown) < 0 && !shown.isEmpty()) f.combo->addItem(shown, shown);  // a value set beside them
+    const int at = f.combo->findData(shown);
+    f.combo->setCurrentIndex(std::max(0, at >= 0 ? at : f.combo->findData(QString::fromStdString(input.default_text))));
+  }
+  check(f);
 }
 
 void InputForm::set_running(bool running) {

@@ -6,8 +6,9 @@
 //
 // Kinds to widgets: flag: a check box; choice: a combo box at the default, or, for a list,
 // one check box per choice (the default's items ticked); integer, number, size, text, path:
-// a line edit whose placeholder is the default (an empty one means "not given"); the "device"
-// text input: an editable combo box of the machine's devices.
+// a line edit whose placeholder is the default (an empty one means "not given"; a list's item
+// typed twice is taken once); the "device" text input: an editable combo box of the machine's
+// devices; a "device" choice (cpu or cuda, a job of ranks'): those of its choices the machine has.
 #pragma once
 
 #include <QString>
@@ -31,8 +32,10 @@ class InputForm : public QWidget {
   Q_OBJECT
 
  public:
-  // `schema` must outlive the form.
-  explicit InputForm(const schema::InputSchema& schema, QWidget* parent = nullptr);
+  // `schema` must outlive the form. The inputs of `left_out` get no field (as hidden ones):
+  // what the experiment's driver here does not honour.
+  explicit InputForm(const schema::InputSchema& schema, QWidget* parent = nullptr,
+                     const std::vector<std::string>& left_out = {});
 
   // The values the fields hold. An empty text field, a combo box or check boxes at the default
   // and an unticked flag are "not given" (the default applies). Throws ConfigError (field = the
@@ -46,9 +49,10 @@ class InputForm : public QWidget {
   // empty message clears it; an empty key shows the message and frames no field. A field's own
   // error (as typed) goes first.
   void show_error(const std::string& key, const QString& message);
-  // The devices this machine has ("cpu", "cuda:0", ...), offered by the "device" input (a text
-  // input; a "device" of choice kind keeps its schema's choices). With `names` (one a device)
-  // the list reads "cuda:0 - NVIDIA H100" and the value is still the id. What is typed stays.
+  // The devices this machine has ("cpu", "cuda:0", ...), offered by the "device" input. A text
+  // input lists them (with `names`, one a device, it reads "cuda:0 - NVIDIA H100" and the value
+  // is still the id), and what is typed stays; a choice input keeps those of its choices the
+  // machine has ("cuda" where a cuda:N is listed; "cpu" always) and the one it shows.
   void set_device_choices(const QStringList& devices, const QStringList& names = {});
   // A choice of `key` this build or machine cannot run (sdpa where LibTorch has none), and
   // why: a choice list's default no longer ticks it (the experiment's own default must leave
@@ -91,6 +95,8 @@ class InputForm : public QWidget {
   void show(Field& field, const schema::InputValues& values);
   void check(Field& field);
   void edited(size_t index);
+  // A choice "device": the choices `devices` has, and the one shown.
+  void offer_machine_choices(Field& field, const QStringList& devices);
   void show_errors();
   // The default's items this machine can run: what "not given" ticks.
   std::set<std::string> defaults_here(const Field& field) const;

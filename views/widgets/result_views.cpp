@@ -2,8 +2,9 @@
 
 #include "widgets/attention_charts_view.h"
 #include "widgets/benchmark_view.h"
-#include "widgets/communication_view.h"
-#include "widgets/distributed_view.h"
+#include "widgets/collective_charts_view.h"
+#include "widgets/ddp_charts_view.h"
+#include "widgets/experiment_view.h"
 #include "widgets/kernels_view.h"
 #include "widgets/memory_view.h"
 #include "widgets/planner_view.h"
@@ -18,8 +19,8 @@ std::vector<std::pair<QString, ResultView*>> make_result_views(const ExperimentL
           {QObject::tr("Memory"), new MemoryView},
           {QObject::tr("Sweep"), new SweepView},
           {QObject::tr("Attention"), new ExperimentView(experiment("attention"), new AttentionChartsView)},
-          {QObject::tr("Communication"), new CommunicationView},
-          {QObject::tr("Distributed"), new DistributedView},
+          {QObject::tr("Communication"), new ExperimentView(experiment("collectives"), new CollectiveChartsView)},
+          {QObject::tr("Distributed"), new ExperimentView(experiment("ddp"), new DdpChartsView)},
           {QObject::tr("Precision"), new ExperimentGroupView({new ExperimentView(experiment("precision.accumulate")),
                                                               new ExperimentView(experiment("precision.autocast"))})},
           {QObject::tr("Planner"), new PlannerView}};
