@@ -14,6 +14,7 @@
 #include "compat/torch_compat.h"
 #include "experiments/attention/attention_inputs.h"
 #include "gui/main_window.h"
+#include "support/experiment_window.h"
 #include "models/roles.h"
 #include "models/schema_table_model.h"
 #include "widgets/attention_charts_view.h"
@@ -21,19 +22,7 @@
 #include "widgets/input_form.h"
 
 using namespace stepscope;
-
-namespace {
-
-views::ExperimentView* experiment_view(gui::MainWindow& window, const std::string& id) {
-  for (auto* view : window.findChildren<views::ExperimentView*>()) {
-    if (view->descriptor().id == id) return view;
-  }
-  return nullptr;
-}
-
-QPushButton* run_button(views::ExperimentView& view) { return view.findChild<QPushButton*>("run"); }
-
-}  // namespace
+using namespace stepscope::testing_support;
 
 class AttentionTabTest : public QObject {
   Q_OBJECT
@@ -55,9 +44,9 @@ class AttentionTabTest : public QObject {
     asked.set("steps", "2");
     view->set_values(asked);
     QVERIFY2(view->request_run(), qPrintable(view->status_text()));
-    QCOMPARE(run_button(*view)->text(), QStringLiteral("Cancel"));
+    QCOMPARE(run_button(view)->text(), QStringLiteral("Cancel"));
     QTRY_VERIFY_WITH_TIMEOUT(!view->is_running(), 120000);
-    QCOMPARE(run_button(*view)->text(), QStringLiteral("Run"));
+    QCOMPARE(run_button(view)->text(), QStringLiteral("Run"));
     const auto& model = view->table_model(0);
     QCOMPARE(model.rowCount(), 4);  // naive and flash at two lengths
     const int status = model.table().column_index("status");
@@ -101,7 +90,7 @@ class AttentionTabTest : public QObject {
     const auto& model = view->table_model(0);
     QTRY_VERIFY_WITH_TIMEOUT(model.rowCount() >= 2 || !view->is_running(), 120000);
     QVERIFY2(view->is_running(), "the sweep ended before it could be cancelled");
-    run_button(*view)->click();  // Cancel
+    run_button(view)->click();  // Cancel
     QVERIFY2(view->status_text().startsWith("Cancelling"), qPrintable(view->status_text()));
     QTRY_VERIFY_WITH_TIMEOUT(!view->is_running(), 120000);
     const int rows = model.rowCount();
@@ -135,9 +124,9 @@ class AttentionTabTest : public QObject {
     view->set_values(values);
     // The field at fault is framed as it is typed, and Run waits; pressed all the same, it says why.
     QVERIFY(view->form()->field("impl")->property("invalid").toBool());
-    QVERIFY(!run_button(*view)->isEnabled());
+    QVERIFY(!run_button(view)->isEnabled());
     QVERIFY(!view->request_run());
-    QCOMPARE(run_button(*view)->text(), QStringLiteral("Run"));
+    QCOMPARE(run_button(view)->text(), QStringLiteral("Run"));
     QVERIFY2(view->status_text().startsWith("Cannot run:") && view->status_text().contains("sdpa"),
              qPrintable(view->status_text()));
     QVERIFY2(status->text().startsWith("Cannot run:") && status->text().contains("sdpa"), qPrintable(status->text()));

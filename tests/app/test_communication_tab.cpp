@@ -19,6 +19,7 @@
 #include "experiments/collectives/collective_inputs.h"
 #include "gui/experiment_tab.h"
 #include "gui/main_window.h"
+#include "support/experiment_window.h"
 #include "history/run_history.h"
 #include "models/schema_table_model.h"
 #include "registry/experiment_registry.h"
@@ -27,24 +28,9 @@
 #include "widgets/input_form.h"
 
 using namespace stepscope;
+using namespace stepscope::testing_support;
 
 namespace {
-
-views::ExperimentView* experiment_view(gui::MainWindow& window, const std::string& id) {
-  for (auto* view : window.findChildren<views::ExperimentView*>()) {
-    if (view->descriptor().id == id) return view;
-  }
-  return nullptr;
-}
-
-gui::ExperimentTab* driver(gui::MainWindow& window, views::ExperimentView* view) {
-  for (auto* tab : window.findChildren<gui::ExperimentTab*>()) {
-    if (tab->view() == view) return tab;
-  }
-  return nullptr;
-}
-
-QPushButton* run_button(views::ExperimentView* view) { return view->findChild<QPushButton*>("run"); }
 
 // This process's children that are still there (running or not yet reaped), by /proc.
 int children_left() {

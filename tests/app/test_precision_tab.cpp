@@ -12,22 +12,13 @@
 #include "compat/torch_compat.h"
 #include "experiments/precision/precision_inputs.h"
 #include "gui/main_window.h"
+#include "support/experiment_window.h"
 #include "models/schema_table_model.h"
 #include "widgets/experiment_view.h"
 #include "widgets/input_form.h"
 
 using namespace stepscope;
-
-namespace {
-
-views::ExperimentView* experiment_view(gui::MainWindow& window, const std::string& id) {
-  for (auto* view : window.findChildren<views::ExperimentView*>()) {
-    if (view->descriptor().id == id) return view;
-  }
-  return nullptr;
-}
-
-}  // namespace
+using namespace stepscope::testing_support;
 
 class PrecisionTabTest : public QObject {
   Q_OBJECT
