@@ -14,102 +14,14 @@
 #include "core/config_error.h"
 #include "schema/input_values.h"
 #include "widgets/input_form.h"
+#include "input_form_fixtures.h"
 
 using namespace stepscope;
 using namespace stepscope::views;
 using schema::InputField;
 using schema::InputKind;
+using namespace stepscope::views::input_form_fixtures;
 
-namespace {
-
-// About the size of an experiment's: 21 visible inputs in 3 groups, and a hidden one.
-schema::InputSchema demo_schema() {
-  std::vector<InputField> f;
-  f.push_back({"impl", "Implementations", InputKind::choice, "naive, sdpa or flash", "naive,sdpa,flash", true, "run",
-               "I"});
-  f.back().choices = {"naive", "sdpa", "flash"};
-  f.back().default_note = "naive,flash, and sdpa where available";
-  f.push_back({"batch", "Batch", InputKind::integer, "batch size", "8", false, "run", "N"});
-  f.push_back({"seq", "Sequence lengths", InputKind::integer, "sequence lengths, one run each", "256,1024", true, "run",
-               "N"});
-  f.back().max_integer = 65536;
-  f.push_back({"precision", "Precisions", InputKind::choice, "fp32, bf16 or fp16 inputs", "fp32", true, "run", "P"});
-  f.back().choices = {"fp32", "bf16", "fp16"};
-  f.back().noun = "precision";
-  f.push_back({"causal", "Causal", InputKind::flag, "top-left causal mask", "", false, "run", ""});
-  f.push_back({"warmup", "Warm-up passes", InputKind::integer, "warm-up passes, not measured", "5", false, "run", "N"});
-  f.back().min_integer = 0;
-  f.push_back({"steps", "Measured passes", InputKind::integer, "measured passes", "100", false, "run", "N"});
-  f.push_back({"rounds", "Rounds", InputKind::integer,
-               "split the passes into N rounds, the implementations taking\nturns round by round", "", false, "run",
-               "N"});
-  f.push_back({"lr", "Learning rate", InputKind::number, "AdamW's learning rate", "0.001", false, "run", "X"});
-  f.push_back({"device", "Device", InputKind::text, "cpu, cuda or cuda:N", "cpu", false, "run", "D"});
-  f.back().check = [](const std::string& t) {
-    if (t != "cpu" && t != "cuda" && t.rfind("cuda:", 0) != 0) throw ConfigError("unknown device '" + t + "'");
-  };
-  f.push_back({"rank", "Rank", InputKind::flag, "a worker's own flag", "", false, "run", ""});
-  f.back().hidden = true;
-  f.push_back({"model", "Model", InputKind::choice, "a preset", "tiny", false, "model", "NAME"});
-  f.back().choices = {"tiny", "mini", "small", "medium"};
-  f.push_back({"context", "Context", InputKind::integer, "tokens per sequence", "256", false, "model", "N"});
-  f.push_back({"d-model", "Width", InputKind::integer, "model width", "", false, "model", "N"});
-  f.push_back({"layers", "Layers", InputKind::integer, "layers", "", false, "model", "N"});
-  f.push_back({"bucket", "Bucket sizes", InputKind::size, "gradient bucket sizes", "1MiB,25MiB", true, "model", "S"});
-  f.push_back({"backend", "Backend", InputKind::choice, "gloo (CPU tensors) or nccl (GPUs)", "", false, "model", "B"});
-  f.back().choices = {"gloo", "nccl"};
-  f.back().default_note = "gloo, nccl with --device cuda";
-  f.push_back({"timeout", "Timeout", InputKind::integer, "seconds the ranks may take to meet", "60", false, "model",
-               "S"});
-  f.back().unit = "s";
-  f.push_back({"csv", "CSV file", InputKind::path, "the rows as CSV", "", false, "output", "F"});
-  f.push_back({"trace", "Trace file", InputKind::path, "a Perfetto trace", "", false, "output", "F"});
-  f.push_back({"profile-memory", "Profile memory", InputKind::flag, "record each rank's allocations", "", false,
-               "output", ""});
-  f.push_back({"note", "Note", InputKind::text, "a note stored with the run", "", false, "output", "T"});
-  return {f};
-}
-
-const schema::InputSchema& demo() {
-  static const schema::InputSchema schema = demo_schema();
-  return schema;
-}
-
-// What the schema says about `text` for `key`: the message InputValues::set throws, or "".
-QString schema_error(const std::string& key, const std::string& text) {
-  schema::InputValues scratch(demo());
-  try {
-    scratch.set(key, text);
-  } catch (const ConfigError& e) {
-    return QString::fromStdString(e.what());
-  }
-  return {};
-}
-
-QLineEdit* line(const InputForm& form, const std::string& key) { return qobject_cast<QLineEdit*>(form.field(key)); }
-
-QCheckBox* choice_box(const InputForm& form, const std::string& key, const std::string& choice) {
-  return form.field(key)->findChild<QCheckBox*>(QString::fromStdString(key + ":" + choice));
-}
-
-bool framed(const InputForm& form, const std::string& key) { return form.field(key)->property("invalid").toBool(); }
-
-// The ConfigError values() throws, or one with the field "(none)".
-ConfigError values_error(const InputForm& form) {
-  try {
-    form.values();
-  } catch (const ConfigError& e) {
-    return e;
-  }
-  return ConfigError("no error", "(none)");
-}
-
-void type_into(QLineEdit* field, const QString& text) {
-  field->clear();
-  QTest::keyClicks(field, text);
-}
-
-}  // namespace
 
 class InputFormTest : public QObject {
   Q_OBJECT
@@ -261,105 +173,6 @@ class InputFormTest : public QObject {
     QCOMPARE(line(form, "batch")->text(), QString());
     QVERIFY(choice_box(form, "impl", "sdpa")->isChecked());
     QCOMPARE(qobject_cast<QComboBox*>(form.field("device"))->currentText(), QStringLiteral("cpu"));
-  }
-
-  void theDeviceOffersTheMachinesDevices() {
-    InputForm form(demo());
-    auto* device = qobject_cast<QComboBox*>(form.field("device"));
-    form.set_device_choices({QStringLiteral("cpu"), QStringLiteral("cuda:0"), QStringLiteral("cuda:1")});
-    QCOMPARE(device->count(), 3);
-    QCOMPARE(device->currentText(), QStringLiteral("cpu"));
-    QVERIFY(!form.values().given("device"));
-    device->setCurrentIndex(2);
-    QCOMPARE(form.values().text("device"), std::string("cuda:1"));
-    device->setEditText(QStringLiteral("tpu"));
-    QVERIFY(framed(form, "device"));
-    QCOMPARE(device->toolTip(), schema_error("device", "tpu"));
-    QCOMPARE(values_error(form).field(), std::string("device"));
-    // With their names: the list reads "id - name", the value is still the id, typed or chosen.
-    device->setEditText(QStringLiteral("cuda:1"));
-    form.set_device_choices({QStringLiteral("cpu"), QStringLiteral("cuda:0"), QStringLiteral("cuda:1")},
-                            {QStringLiteral("CPU (16 threads)"), QStringLiteral("NVIDIA H100"), QStringLiteral("NVIDIA H100")});
-    QCOMPARE(device->itemText(1), QStringLiteral("cuda:0 - NVIDIA H100"));
-    QCOMPARE(device->currentText(), QStringLiteral("cuda:1 - NVIDIA H100"));  // what was chosen stays
-    QCOMPARE(form.values().text("device"), std::string("cuda:1"));
-    device->setCurrentIndex(0);
-    QVERIFY(!form.values().given("device"));
-    device->setEditText(QStringLiteral("cuda:0"));
-    QCOMPARE(form.values().text("device"), std::string("cuda:0"));
-    schema::InputValues v(demo());
-    v.set("device", "cuda:1");
-    form.set_values(v);
-    QCOMPARE(device->currentText(), QStringLiteral("cuda:1 - NVIDIA H100"));
-    QCOMPARE(form.values(), v);
-  }
-
-  void aChoiceThisMachineCannotRunIsNoDefault() {
-    InputForm form(demo());
-    QVERIFY(choice_box(form, "impl", "sdpa")->isChecked());
-    form.set_unavailable_choice("impl", "sdpa", QStringLiteral("sdpa needs LibTorch 2.0"));
-    QVERIFY(!choice_box(form, "impl", "sdpa")->isChecked());
-    QCOMPARE(choice_box(form, "impl", "sdpa")->toolTip(), QStringLiteral("sdpa needs LibTorch 2.0"));
-    QVERIFY(choice_box(form, "impl", "sdpa")->isEnabled());
-    // naive and flash ticked is the default here: not given, as the command line's default.
-    QVERIFY(!form.values().given("impl"));
-    QVERIFY(!framed(form, "impl"));
-    choice_box(form, "impl", "sdpa")->setChecked(true);
-    QCOMPARE(form.values().text("impl"), std::string("naive,sdpa,flash"));
-    QVERIFY(form.values().given("impl"));
-    form.set_values(schema::InputValues(demo()));
-    QVERIFY(!choice_box(form, "impl", "sdpa")->isChecked());
-    QVERIFY(choice_box(form, "impl", "naive")->isChecked() && choice_box(form, "impl", "flash")->isChecked());
-    // Asked for all the same (a run kept elsewhere), it is shown.
-    schema::InputValues v(demo());
-    v.set("impl", "sdpa");
-    form.set_values(v);
-    QVERIFY(choice_box(form, "impl", "sdpa")->isChecked());
-    QVERIFY(!choice_box(form, "impl", "naive")->isChecked());
-    QCOMPARE(form.values(), v);
-    // The boxes of the default here, given (a run that asked for them): a value given, both ways.
-    v.set("impl", "naive,flash");
-    form.set_values(v);
-    QVERIFY(!choice_box(form, "impl", "sdpa")->isChecked());
-    QCOMPARE(form.values(), v);
-    QVERIFY(form.values().given("impl"));
-    // Set while the field holds a given value: that value stays.
-    InputForm given(demo());
-    schema::InputValues all(demo());
-    all.set("impl", "naive,sdpa,flash");
-    given.set_values(all);
-    given.set_unavailable_choice("impl", "sdpa", QStringLiteral("why"));
-    QVERIFY(choice_box(given, "impl", "sdpa")->isChecked());
-    QCOMPARE(given.values(), all);
-  }
-
-  void aDeviceChoiceOffersWhatTheMachineHas() {
-    // A job of ranks' device: cpu or cuda (each rank its own GPU), a choice.
-    schema::InputSchema ranks;
-    ranks.fields.push_back({"device", "Device", InputKind::choice, "cpu or cuda", "cpu", false, "launch", "D"});
-    ranks.fields.back().choices = {"cpu", "cuda"};
-    ranks.fields.push_back({"backend", "Backend", InputKind::choice, "gloo or nccl", "", false, "launch", "B"});
-    ranks.fields.back().choices = {"gloo", "nccl"};
-    InputForm form(ranks);
-    auto* device = qobject_cast<QComboBox*>(form.field("device"));
-    auto* backend = qobject_cast<QComboBox*>(form.field("backend"));
-    QVERIFY(device && !device->isEditable());
-    form.set_device_choices({QStringLiteral("cpu")});
-    QCOMPARE(device->count(), 1);
-    QCOMPARE(device->itemText(0), QStringLiteral("cpu"));
-    QCOMPARE(backend->count(), 3);  // not a device: its choices stay
-    form.set_device_choices({QStringLiteral("cpu"), QStringLiteral("cuda:0"), QStringLiteral("cuda:1")});
-    QCOMPARE(device->count(), 2);
-    device->setCurrentIndex(1);
-    QCOMPARE(form.values().text("device"), std::string("cuda"));
-    // What it shows stays, on a machine without it (a reopened run's).
-    form.set_device_choices({QStringLiteral("cpu")});
-    QCOMPARE(device->currentText(), QStringLiteral("cuda"));
-    QCOMPARE(form.values().text("device"), std::string("cuda"));
-    schema::InputValues cpu(ranks);
-    form.set_values(cpu);
-    QCOMPARE(device->currentText(), QStringLiteral("cpu"));
-    QVERIFY(form.values().given_values().empty());
   }
 
   void aListItemTypedTwiceIsTakenOnce() {
