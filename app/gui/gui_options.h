@@ -1,17 +1,18 @@
-// The desktop application's command line: the run flags of `stepscope-cli bench`, plus what
-// scripts and the end-to-end test need to drive the window.
+// The desktop application's command line, declared as every command's is (schema/input_field.h):
+// the step benchmark's inputs, which set the run panel, and the application's own options that
+// scripts and the end-to-end tests use to drive the window.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "cli/cli_options.h"
+#include "schema/input_values.h"
 
 namespace stepscope::gui {
 
 struct GuiOptions {
-  cli::BenchOptions bench;      // the run configuration(s), as `stepscope-cli bench` reads them
-  bool configured = false;      // any run flag was given
+  std::optional<schema::InputValues> bench;  // the run panel's inputs, when any was given
   bool run = false;             // --run: start at once
   std::string export_dir;       // --export DIR: every table as CSV and chart as PNG when the run ends
   std::string screenshot_path;  // --screenshot FILE: the main window, after the run
@@ -23,7 +24,7 @@ struct GuiOptions {
   bool help = false;
 };
 
-// Throws cli::CliError naming the offending flag.
+// Throws cli::CliError naming the offending option.
 GuiOptions parse_gui_options(const std::vector<std::string>& args);
 std::string gui_usage();
 

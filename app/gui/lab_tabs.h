@@ -12,7 +12,7 @@
 
 #include "history/run_history.h"
 #include "widgets/result_view.h"
-#include "widgets/run_panel.h"
+#include "widgets/experiment_form.h"
 
 namespace stepscope::gui {
 

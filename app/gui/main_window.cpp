@@ -12,6 +12,8 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -20,7 +22,9 @@
 #include <iostream>
 
 #include "cli/recorded_inputs.h"
+#include "core/config_error.h"
 #include "core/device.h"
+#include "experiments/bench/bench_inputs.h"
 #include "export/file_output.h"
 #include "gui/compare_dialog.h"
 #include "gui/history_dock.h"
@@ -57,13 +61,21 @@ QString eta_text(double seconds) {
 MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(tr("Stepscope"));
   setObjectName("mainWindow");
-  panel_ = new views::RunPanel;
+  panel_ = new views::RunPanel(*find_experiment("bench"));
   std::vector<views::DeviceChoice> devices;
   for (const auto& d : available_devices()) devices.push_back({d.id, d.name, d.memory_bytes});
   panel_->set_devices(devices);
   auto* dock = new QDockWidget(tr("Run"), this);
   dock->setObjectName("runDock");
-  dock->setWidget(panel_);
+  // A short screen scrolls the panel rather than push Run out of reach.
+  auto* panel_scroll = new QScrollArea;
+  panel_scroll->setObjectName("runPanelScroll");
+  panel_scroll->setWidget(panel_);
+  panel_scroll->setWidgetResizable(true);
+  panel_scroll->setFrameShape(QFrame::NoFrame);
+  panel_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  panel_scroll->setMinimumWidth(panel_->minimumSizeHint().width() + panel_scroll->verticalScrollBar()->sizeHint().width());
+  dock->setWidget(panel_scroll);
   dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
   addDockWidget(Qt::LeftDockWidgetArea, dock);
 
@@ -135,7 +147,10 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
                   {[this](const QString& text) { progress_label_->setText(text); }, [this] { history_dock_->refresh(); },
                    [this](const QString& message) { statusBar()->showMessage(message, 10000); }});
   build_menus();
-  connect(panel_, &views::RunPanel::run_requested, this, [this](const BenchConfig& c) { run({c}); });
+  connect(panel_, &views::RunPanel::run_requested, this, [this](const schema::InputValues& values) {
+    QString error;
+    if (!run(values, &error)) panel_->form().show_status(tr("Cannot run: %1").arg(error));
+  });
   connect(panel_, &views::RunPanel::cancel_requested, &session_, &RunSession::cancel);
   connect(&session_, &RunSession::progress_changed, this, &MainWindow::on_progress);
   connect(&session_, &RunSession::outcome_ready, this, &MainWindow::on_outcome);
@@ -186,9 +201,19 @@ void MainWindow::build_menus() {
   });
 }
 
-void MainWindow::run(const std::vector<BenchConfig>& configs) {
-  if (configs.empty() || session_.is_running()) return;
-  panel_->set_config(configs.front());
+bool MainWindow::run(const schema::InputValues& values, QString* error) {
+  if (session_.is_running()) {
+    if (error) *error = tr("a run is in progress");
+    return false;
+  }
+  std::vector<BenchConfig> configs;
+  try {
+    configs = expand(bench_spec(values));
+  } catch (const ConfigError& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
+  panel_->set_values(values);
   for (auto* view : views_) view->clear();
   outcomes_.clear();
   panel_->set_running(true);
@@ -196,7 +221,8 @@ void MainWindow::run(const std::vector<BenchConfig>& configs) {
   progress_->setRange(0, 0);
   progress_label_->setText(tr("Starting %1").arg(QString::fromStdString(describe(configs.front()))));
   history_problem_.clear();
-  session_.start(configs);
+  session_.start(configs, {"bench", values.given_values()});
+  return true;
 }
 
 void MainWindow::on_progress(const RunProgress& p) {
@@ -244,8 +270,8 @@ void MainWindow::report_unkept(const QString& unkept) {
 }
 
 void MainWindow::update_memory_status() {
-  const auto config = panel_->config();
-  const std::string device = config ? config->device : "cpu";
+  const auto configs = panel_->configs();
+  const std::string device = configs.empty() ? "cpu" : configs.front().device;
   const bool on_cpu = parse_device(device).is_cpu();
   const int64_t bytes = on_cpu ? resident_bytes() : allocated_bytes_now(device);
   memory_label_->setText(bytes < 0 ? QString()
@@ -320,27 +346,35 @@ void MainWindow::show_record(const RunRecord& record, const QString& source) {
   }
   for (auto* view : views_) view->add_outcomes(outcomes_);
   for (auto* view : views_) view->show_tables(record.tables);
-  if (!record.entries.empty()) panel_->set_config(record.entries.front().result.config);
-  show_inputs(record);
+  // Its inputs in their form; a benchmark recorded before runs kept them, by its first configuration.
+  if (!show_inputs(record) && !record.entries.empty()) panel_->set_config(record.entries.front().result.config);
   progress_label_->setText(tr("Showing %1 (%2 configuration(s), started %3)")
                                .arg(source)
                                .arg(record.entries.size())
                                .arg(QString::fromStdString(record.environment.started_at)));
 }
 
-void MainWindow::show_inputs(const RunRecord& record) {
+bool MainWindow::show_inputs(const RunRecord& record) {
   // The inputs it ran with, in its experiment's form: to look at, or to run again.
   const auto recorded = cli::recorded_inputs(record);
-  if (!recorded) return;
+  if (!recorded) return false;
+  if (&panel_->form().descriptor() == recorded->experiment) {
+    panel_->set_values(recorded->values);
+    if (auto* dock = findChild<QDockWidget*>("runDock")) dock->raise();
+    return true;
+  }
+  bool shown = false;
   for (auto* view : findChildren<views::ExperimentView*>()) {
     if (&view->descriptor() != recorded->experiment) continue;
     view->set_values(recorded->values);
+    shown = true;
     for (auto* tab : views_) {
       if (tab != view && !tab->isAncestorOf(view)) continue;
       tabs_->setCurrentWidget(tab);
       if (auto* group = qobject_cast<views::ExperimentGroupView*>(tab)) group->show_view(view);
     }
   }
+  return shown;
 }
 
 void MainWindow::save_run_file(int64_t run) {

@@ -10,6 +10,7 @@
 
 #include "gui/run_session.h"
 #include "history/run_history.h"
+#include "schema/input_values.h"
 #include "widgets/result_view.h"
 
 class QLabel;
@@ -33,8 +34,9 @@ class MainWindow : public QMainWindow {
   ~MainWindow() override;
 
   views::RunPanel& run_panel() { return *panel_; }
-  // Runs these configurations (a sweep when several); the panel shows the first.
-  void run(const std::vector<BenchConfig>& configs);
+  // Runs the step benchmark's configurations these inputs describe (a sweep when lists); the
+  // run panel shows them. False, with `error` naming the field, when they cannot run.
+  bool run(const schema::InputValues& values, QString* error = nullptr);
   bool is_running() const { return session_.is_running(); }
   // Every table as CSV and every chart as PNG into `dir` (created); false with `error` set,
   // and nothing written, when any of them cannot be (gui/result_export.h).
@@ -69,7 +71,8 @@ class MainWindow : public QMainWindow {
   void update_memory_status();
   void show_record(const RunRecord& record, const QString& source);
   // A run's inputs in its experiment's form, that tab brought forward.
-  void show_inputs(const RunRecord& record);
+  // False when the record keeps no inputs this build reads.
+  bool show_inputs(const RunRecord& record);
   // A result the history could not keep: said in the status bar, and on stderr when headless.
   void report_unkept(const QString& unkept);
   QString window_file(const QString& dir, int tab) const;  // DIR/window_<tab>.png

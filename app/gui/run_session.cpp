@@ -2,7 +2,6 @@
 
 #include <QDateTime>
 
-#include "experiments/bench/bench_inputs.h"
 #include "runners/device_backend.h"
 
 namespace stepscope::gui {
@@ -14,26 +13,7 @@ RunSession::RunSession(history::RunHistory& history, QObject* parent) : QObject(
   connect(&controller_, &RunController::finished, this, &RunSession::on_finished);
 }
 
-namespace {
-
-// A run of one configuration keeps the inputs that ask for it (a sweep's come from its form).
-RunInputs inputs_of(const std::vector<BenchConfig>& configs) {
-  if (configs.size() != 1) return {};
-  const BenchConfig& c = configs.front();
-  SweepSpec spec;
-  spec.base = c;
-  spec.models = {c.model};
-  spec.contexts = {c.context};
-  spec.batches = {c.batch};
-  spec.precisions = {c.precision};
-  spec.modes = {c.mode};
-  spec.attentions = {c.model.attention};
-  return {"bench", bench_values(spec).given_values()};
-}
-
-}  // namespace
-
-void RunSession::start(const std::vector<BenchConfig>& configs) {
+void RunSession::start(const std::vector<BenchConfig>& configs, const RunInputs& inputs) {
   if (configs.empty() || is_running()) return;
   outcomes_.clear();
   failed_ = false;
@@ -45,7 +25,7 @@ void RunSession::start(const std::vector<BenchConfig>& configs) {
     if (configs.size() > 1) label = tr("sweep of %1: %2, ...").arg(configs.size()).arg(label);
     QString error;
     history_run_ = history_.begin_run(environment, label, QString::fromStdString(configs.front().device), &error,
-                                      inputs_of(configs));
+                                      inputs);
     if (history_run_ == 0) emit history_problem(tr("Not kept in the history: %1").arg(error));
     emit history_changed();
   }

@@ -21,7 +21,9 @@ class RunSession : public QObject {
   explicit RunSession(history::RunHistory& history, QObject* parent = nullptr);
 
   bool is_running() const { return controller_.is_running(); }
-  void start(const std::vector<BenchConfig>& configs);
+  // `inputs`: what asked for the configurations, kept in the run's record so that it reopens
+  // and runs again with them.
+  void start(const std::vector<BenchConfig>& configs, const RunInputs& inputs);
   // Stops after the step in progress; what was measured is kept (and recorded).
   void cancel() { controller_.cancel(); }
   const std::vector<views::RunOutcome>& outcomes() const { return outcomes_; }

@@ -11,7 +11,7 @@
 #include "export/file_output.h"
 #include "gui/gui_options.h"
 #include "gui/main_window.h"
-#include "experiments/bench/bench_sweep.h"
+#include "experiments/bench/bench_inputs.h"
 #include "experiments/bench/step_benchmark.h"
 #include "widgets/run_panel.h"
 
@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
       std::cout << gui::gui_usage();
       return 0;
     }
-    if (options.configured) configs = expand(options.bench.spec);
+    if (options.bench) configs = expand(bench_spec(*options.bench));
   } catch (const std::exception& e) {
     std::cerr << "stepscope: error: " << e.what() << "\n" << gui::gui_usage();
     return 2;
@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
   gui::MainWindow window(QString::fromStdString(options.history_path));
   // Scripted runs never wait for a click: problems go to stderr and the exit status.
   window.set_headless(options.quit);
-  if (!configs.empty()) window.run_panel().set_config(configs.front());
+  if (options.bench) window.run_panel().set_values(*options.bench);
   // Output files by the command line's rules, before anything runs: a read-only file is
   // refused by name, never replaced after a long run, and so is a file the app reads.
   views::protect_input(QStringLiteral("--open-file"), QString::fromStdString(options.open_file));
@@ -97,8 +97,16 @@ int main(int argc, char** argv) {
     if (options.quit) QApplication::exit(status);
   };
   QObject::connect(&window, &gui::MainWindow::run_finished, &window, finish);
-  if (options.run && !configs.empty()) {
-    QTimer::singleShot(0, &window, [&] { window.run(configs); });
+  if (options.run) {
+    // Without run options, the run panel's own (the embedded default).
+    QTimer::singleShot(0, &window, [&] {
+      QString error = QObject::tr("the run panel's inputs cannot run: %1").arg(window.run_panel().error_text());
+      const auto values = options.bench ? options.bench : window.run_panel().form().checked_values();
+      if (!values || !window.run(*values, &error)) {
+        std::cerr << "stepscope: error: " << error.toStdString() << '\n';
+        finish(false);
+      }
+    });
   }
   if (!options.open_run.empty() || !options.open_file.empty()) {
     QTimer::singleShot(0, &window, [&] {

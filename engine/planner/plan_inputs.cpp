@@ -15,10 +15,11 @@ const char* const kShape[] = {"d-model", "d-ff", "layers", "heads", "vocab"};
 schema::InputSchema make_inputs() {
   const PlanRequest defaults;
   std::vector<InputField> f;
-  f.push_back({"model", "Model", InputKind::text,
+  f.push_back({"model", "Model", InputKind::choice,
                "a preset (tiny, mini, small, medium, large, xl, 2.7B), xxl-ffn (the seeds' XXL:\n"
                "d_model 16384, d_ff 53248, 126 blocks of two linear layers) or custom",
                "xxl-ffn", false, "model", "NAME"});
+  f.back().choices = plan_model_names();
   f.back().check = [](const std::string& t) { plan_model(t); };
   f.push_back({"blocks", "Blocks", InputKind::choice, "transformer or ffn-only (custom shapes)", "", false, "model", "B"});
   f.back().choices = {"transformer", "ffn-only"};

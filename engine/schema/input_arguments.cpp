@@ -33,8 +33,9 @@ ParsedArguments parse_arguments(const InputSchema& schema, const std::string& co
     }
     const InputField* field = schema.find(key);
     if (field == nullptr) {
-      throw ConfigError("unknown option '" + name + "' for '" + command + "' (see stepscope-cli " + command +
-                        " --help)");
+      // A command of stepscope-cli ("bench"), or a program of its own ("stepscope").
+      const std::string help = command.rfind("stepscope", 0) == 0 ? command : "stepscope-cli " + command;
+      throw ConfigError("unknown option '" + name + "' for '" + command + "' (see " + help + " --help)");
     }
     if (field->kind == InputKind::flag) {
       if (inline_value) throw ConfigError("option " + name + " takes no value", key);

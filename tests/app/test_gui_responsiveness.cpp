@@ -7,6 +7,7 @@
 #include <QTimer>
 
 #include "gui/main_window.h"
+#include "experiments/bench/bench_inputs.h"
 #include "widgets/run_panel.h"
 #include "experiments/bench/bench_sweep.h"
 
@@ -44,7 +45,7 @@ class GuiResponsivenessTest : public QObject {
     });
     clock.start();
     probe.start();
-    window.run(expand(spec));
+    QVERIFY(window.run(bench_values(spec)));
     QVERIFY(finished.wait(300000));
     probe.stop();
     qInfo("run of %lld ms: %lld timer ticks, longest gap between them %lld ms", static_cast<long long>(clock.elapsed()),
@@ -62,7 +63,7 @@ class GuiResponsivenessTest : public QObject {
     c.warmup_steps = 1;
     c.measured_steps = 10000;  // far longer than the test waits
     QSignalSpy finished(&window, &gui::MainWindow::run_finished);
-    window.run({c});
+    QVERIFY(window.run(bench_values(c)));
     QTest::qWait(1500);  // a few measured steps of about 0.25 s each
     QElapsedTimer clock;
     clock.start();

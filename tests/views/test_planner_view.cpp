@@ -10,7 +10,10 @@
 #include "export/table_export.h"
 #include "models/roles.h"
 #include "models/schema_table_model.h"
-#include "widgets/planner_form.h"
+#include "planner/plan_descriptor.h"
+#include "planner/plan_inputs.h"
+#include "widgets/experiment_form.h"
+#include "widgets/input_form.h"
 #include "widgets/planner_view.h"
 #include "widgets/run_outcome.h"
 
@@ -30,9 +33,20 @@ QString csv_cell(const SchemaTableModel& model, const QString& quantity, const c
   return QStringLiteral("(no row %1)").arg(quantity);
 }
 
-QLineEdit* line(PlannerView& view, const char* key) { return qobject_cast<QLineEdit*>(view.form().field(key)); }
+const ExperimentDescriptor& plan() {
+  static const ExperimentDescriptor d = planner::plan_descriptor();
+  return d;
+}
 
-bool framed(PlannerView& view, const char* key) { return view.form().field(key)->property("invalid").toBool(); }
+QLineEdit* line(PlannerView& view, const char* key) {
+  return qobject_cast<QLineEdit*>(view.form().form()->field(key));
+}
+QComboBox* model_field(PlannerView& view) { return qobject_cast<QComboBox*>(view.form().form()->field("model")); }
+QCheckBox* zero1_field(PlannerView& view) { return qobject_cast<QCheckBox*>(view.form().form()->field("zero1")); }
+
+bool framed(PlannerView& view, const char* key) {
+  return view.form().form()->field(key)->property("invalid").toBool();
+}
 
 }  // namespace
 
@@ -41,8 +55,8 @@ class PlannerViewTest : public QObject {
 
  private slots:
   void theDefaultFormIsTheSeedsXxl() {
-    PlannerView view;
-    QCOMPARE(view.form().model_field()->currentText(), QStringLiteral("xxl-ffn"));
+    PlannerView view(plan());
+    QCOMPARE(model_field(view)->currentData().toString(), QStringLiteral("xxl-ffn"));
     QVERIFY(view.plan().has_value());
     const auto& model = view.plan_model();
     QCOMPARE(csv_cell(model, "parameters", "value"), QStringLiteral("219848638464"));
@@ -68,22 +82,22 @@ class PlannerViewTest : public QObject {
   }
 
   void aLayoutAndDeviceRecomputeAsTyped() {
-    PlannerView view;
+    PlannerView view(plan());
     QSignalSpy changed(&view, &PlannerView::plan_changed);
-    line(view, "device_memory")->setText(QStringLiteral("95GiB"));
+    line(view, "device-memory")->setText(QStringLiteral("95GiB"));
     QCOMPARE(csv_cell(view.plan_model(), "fsdp_to_fit", "value"), QStringLiteral("35"));  // the seeds' "n > 34"
     line(view, "fsdp")->setText(QStringLiteral("8"));
     QCOMPARE(csv_cell(view.plan_model(), "master_weights", "bytes"), QStringLiteral("109924319232"));
     // ZeRO-1 over 2 DP ranks halves the optimizer state again, nothing else.
     line(view, "dp")->setText(QStringLiteral("2"));
-    view.form().zero1_field()->setChecked(true);
+    zero1_field(view)->setChecked(true);
     QCOMPARE(csv_cell(view.plan_model(), "optimizer_state", "bytes"), QStringLiteral("109924319232"));
     QCOMPARE(csv_cell(view.plan_model(), "master_weights", "bytes"), QStringLiteral("109924319232"));
     QVERIFY(changed.count() >= 4);
   }
 
   void badInputFramesItsFieldAndEmptiesThePlan() {
-    PlannerView view;
+    PlannerView view(plan());
     line(view, "fsdp")->setText(QStringLiteral("0"));
     QVERIFY(!view.plan().has_value());
     QCOMPARE(view.plan_model().rowCount(), 0);
@@ -98,8 +112,8 @@ class PlannerViewTest : public QObject {
     QVERIFY2(view.form().error_text().contains("'four'"), qPrintable(view.form().error_text()));
     line(view, "batch")->setText(QStringLiteral("1"));
 
-    for (const auto& [key, text] : {std::pair{"device_memory", "lots"}, {"activation_fraction", "2"},
-                                    {"w_ici", "-1"}, {"y", "0"}, {"context", "0"}}) {
+    for (const auto& [key, text] : {std::pair{"device-memory", "lots"}, {"activation-fraction", "2"},
+                                    {"w-ici", "-1"}, {"y", "0"}, {"context", "0"}}) {
       const QString before = line(view, key)->text();
       line(view, key)->setText(QString::fromLatin1(text));
       QVERIFY2(framed(view, key), key);
@@ -110,29 +124,29 @@ class PlannerViewTest : public QObject {
   }
 
   void editingTheShapeMakesACustomModel() {
-    PlannerView view;
-    view.form().model_field()->setCurrentText(QStringLiteral("small"));
-    QCOMPARE(line(view, "d_model")->text(), QStringLiteral("768"));
+    PlannerView view(plan());
+    model_field(view)->setCurrentIndex(model_field(view)->findData(QStringLiteral("small")));
+    // The preset's shape shows in the empty shape fields: what typing one changes.
+    QCOMPARE(line(view, "d-model")->placeholderText(), QStringLiteral("768"));
     QLineEdit* heads = line(view, "heads");
-    heads->selectAll();
     QTest::keyClicks(heads, QStringLiteral("7"));  // 768 is not divisible by 7
-    QCOMPARE(view.form().model_field()->currentText(), QStringLiteral("custom"));
     QVERIFY(framed(view, "heads"));
     QVERIFY(!view.plan().has_value());
-    heads->selectAll();
+    heads->clear();
     QTest::keyClicks(heads, QStringLiteral("12"));
     QVERIFY(view.plan().has_value());
+    QCOMPARE(QString::fromStdString(view.plan()->request.model.name), QStringLiteral("custom"));
     QCOMPARE(view.plan()->memory.parameters, parameter_count(model_preset("small")));
   }
 
   void plannedBesideMeasured() {
-    PlannerView view;
-    planner::PlanRequest request;
-    request.model = planner::plan_model("tiny");
-    request.batch = 4;
-    request.context = 256;
-    view.form().set_request(request);
-    QCOMPARE(view.form().model_field()->currentText(), QStringLiteral("tiny"));
+    PlannerView view(plan());
+    schema::InputValues values(planner::plan_inputs());
+    values.set("model", "tiny");
+    values.set("batch", "4");
+    values.set("context", "256");
+    view.form().set_values(values);
+    QCOMPARE(model_field(view)->currentData().toString(), QStringLiteral("tiny"));
     QVERIFY(view.plan().has_value());
     const double p = static_cast<double>(parameter_count(model_preset("tiny")));
     view.show_measured(4 * p + 512, 4 * p, 8 * p, QStringLiteral("tiny ctx 256 b 4 fp32 train"));
@@ -150,7 +164,7 @@ class PlannerViewTest : public QObject {
   }
 
   void aProfiledRunFillsTheFormAndTheMeasuredSide() {
-    PlannerView view;
+    PlannerView view(plan());
     const double p = static_cast<double>(parameter_count(model_preset("tiny")));
     auto result = std::make_shared<BenchResult>();
     result->config.model = model_preset("tiny");
@@ -172,7 +186,9 @@ class PlannerViewTest : public QObject {
     timeline->highest_tensor_bytes_by_category[profiling::category_index(
         profiling::MemoryCategory::optimizer_state)] = int64_t(8 * p) - 1024;
     view.add_outcome(RunOutcome{result, timeline, nullptr});
-    QCOMPARE(view.form().model_field()->currentText(), QStringLiteral("tiny"));
+    QCOMPARE(model_field(view)->currentData().toString(), QStringLiteral("tiny"));
+    QCOMPARE(line(view, "batch")->text(), QStringLiteral("2"));
+    QCOMPARE(line(view, "context")->text(), QStringLiteral("16"));
     const auto& measured = view.measured_model();
     QCOMPARE(measured.rowCount(), 3);
     for (const char* q : {"master_weights", "gradients", "optimizer_state"}) {
@@ -188,7 +204,7 @@ class PlannerViewTest : public QObject {
   }
 
   void exportsThePlanAndTheComparisonAsCsv() {
-    PlannerView view;
+    PlannerView view(plan());
     view.show_measured(1, 2, 3);
     const auto tables = view.tables();
     QCOMPARE(tables.size(), size_t{2});
@@ -204,11 +220,11 @@ class PlannerViewTest : public QObject {
   }
 
   void aMeasuredAllReduceAddsTheBucketOptimum() {
-    PlannerView view;
-    view.form().set_all_reduce(AllReduceFit{20e-6, 100e9, 4, 4});
+    PlannerView view(plan());
+    view.set_all_reduce(AllReduceFit{20e-6, 100e9, 4, 4});
     QCOMPARE(view.plan_model().rowCount(), 14);
     QVERIFY(csv_cell(view.plan_model(), "ddp_bucket_bytes", "formula").startsWith("n_b* = sqrt(s/(w*o))"));
-    view.form().set_all_reduce(std::nullopt);
+    view.set_all_reduce(std::nullopt);
     QCOMPARE(view.plan_model().rowCount(), 13);
   }
 
@@ -216,7 +232,7 @@ class PlannerViewTest : public QObject {
     planner::PlanRequest request;
     request.model = planner::plan_model("xl");
     const auto table = planner::plan_table(planner::make_plan(request));
-    PlannerView view;
+    PlannerView view(plan());
     view.show_tables({table});
     QCOMPARE(csv_cell(view.plan_model(), "parameters", "value"), QStringLiteral("1998235200"));
   }

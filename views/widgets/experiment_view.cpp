@@ -12,42 +12,13 @@
 #include "core/config_error.h"
 #include "experiments/common_inputs.h"
 #include "models/schema_table_model.h"
+#include "widgets/experiment_form.h"
 #include "widgets/input_form.h"
 #include "widgets/result_table.h"
 
 namespace stepscope::views {
 
 namespace {
-
-// "d_model" names the input "d-model": engine checks name fields as the structs do.
-std::string input_key(const schema::InputSchema& inputs, std::string field) {
-  if (inputs.find(field) != nullptr) return field;
-  for (char& c : field) c = c == '_' ? '-' : c;
-  return inputs.find(field) != nullptr ? field : std::string();
-}
-
-// The items of a choice list's default that this build or machine cannot run (sdpa where
-// LibTorch has none): each asked alone, the rest at their defaults, of the descriptor's check;
-// one it refuses naming that input is left out of the default the form ticks, with the reason.
-void mark_unavailable_defaults(const ExperimentDescriptor& d, InputForm& form) {
-  if (!d.check) return;
-  for (const schema::InputField& input : d.inputs->fields) {
-    if (input.hidden || input.kind != schema::InputKind::choice || !input.list || input.default_text.empty()) continue;
-    for (const std::string& choice : schema::split_input_list(input.key, input.default_text)) {
-      schema::InputValues alone(*d.inputs);
-      try {
-        alone.set(input.key, choice);
-        d.check(alone);
-      } catch (const ConfigError& e) {
-        if (input_key(*d.inputs, e.field()) == input.key) {
-          form.set_unavailable_choice(input.key, choice, QString::fromStdString(e.what()));
-        }
-      } catch (const std::exception&) {
-        // Not about this choice: the form's check says what is wrong once it is ticked.
-      }
-    }
-  }
-}
 
 // The form and its reading as wide as they would be on their own (QScrollArea's own hint
 // stops at 36 characters and squeezes a reading beside an empty form).
@@ -64,20 +35,14 @@ class FormScroll : public QScrollArea {
 ExperimentView::ExperimentView(const ExperimentDescriptor& descriptor, ResultView* charts, QWidget* parent)
     : ResultView(parent), descriptor_(descriptor), charts_(charts) {
   qRegisterMetaType<schema::InputValues>();
-  std::vector<std::string> left_out;
+  ExperimentForm::Options options;
   if (descriptor.runs_as_ranks) {
     for (const auto& input : descriptor.inputs->fields) {
-      if (input.kind == schema::InputKind::path) left_out.push_back(input.key);
+      if (input.kind == schema::InputKind::path) options.left_out.push_back(input.key);
     }
   }
-  form_ = new InputForm(*descriptor.inputs, nullptr, left_out);
-  mark_unavailable_defaults(descriptor, *form_);
-  run_ = new QPushButton(tr("Run"));
-  run_->setObjectName("run");
-  status_ = new QLabel;
-  status_->setObjectName("experimentStatus");
-  status_->setWordWrap(true);
-  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  form_ = new ExperimentForm(descriptor, options);
+  if (descriptor.runs_as_ranks) form_->set_extra_check(check_local_ranks);
   reading_ = new QLabel;
   reading_->setWordWrap(true);
   reading_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -94,14 +59,10 @@ ExperimentView::ExperimentView(const ExperimentDescriptor& descriptor, ResultVie
   }
   table_tabs_->tabBar()->setVisible(models_.size() > 1);
 
-  auto* controls = new QHBoxLayout;
-  controls->addWidget(run_);
-  controls->addWidget(status_, 1);
   auto* left = new QWidget;
   auto* left_layout = new QVBoxLayout(left);
   left_layout->setContentsMargins(0, 0, 0, 0);
   left_layout->addWidget(form_);
-  left_layout->addLayout(controls);
   left_layout->addWidget(reading_);
   left_layout->addStretch(1);
 
@@ -125,70 +86,26 @@ ExperimentView::ExperimentView(const ExperimentDescriptor& descriptor, ResultVie
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(split);
 
-  connect(form_, &InputForm::changed, this, [this] {
-    if (!running_) run_->setEnabled(checked_values().has_value());
-  });
-  connect(run_, &QPushButton::clicked, this, [this] {
-    if (running_) {
-      emit cancel_requested();
-    } else {
-      request_run();
-    }
-  });
-  run_->setEnabled(checked_values().has_value());
+  connect(form_, &ExperimentForm::run_requested, this, &ExperimentView::run_requested);
+  connect(form_, &ExperimentForm::cancel_requested, this, &ExperimentView::cancel_requested);
+  connect(form_, &ExperimentForm::run_refused, this, &ExperimentView::run_refused);
 }
 
-std::optional<schema::InputValues> ExperimentView::checked_values() {
-  try {
-    schema::InputValues values = form_->values();
-    try {
-      if (descriptor_.check) descriptor_.check(values);
-      if (descriptor_.runs_as_ranks) check_local_ranks(values);
-    } catch (const ConfigError& e) {
-      form_->show_error(input_key(*descriptor_.inputs, e.field()), QString::fromStdString(e.what()));
-      return std::nullopt;
-    }
-    form_->show_error("", {});
-    return values;
-  } catch (const ConfigError&) {
-    return std::nullopt;  // the form frames the field it read
-  }
-}
+void ExperimentView::set_devices(const std::vector<DeviceChoice>& devices) { form_->set_devices(devices); }
 
-bool ExperimentView::request_run() {
-  if (running_) return false;
-  const auto values = checked_values();
-  if (!values) {
-    const QString why = tr("Cannot run: %1").arg(form_->error_text());
-    show_status(why);
-    emit run_refused(why);
-    return false;
-  }
-  emit run_requested(*values);
-  return true;
-}
+bool ExperimentView::request_run() { return form_->request_run(); }
 
-void ExperimentView::set_devices(const std::vector<DeviceChoice>& devices) {
-  QStringList ids, names;
-  for (const auto& d : devices) {
-    ids << QString::fromStdString(d.id);
-    names << QString::fromStdString(d.name);
-  }
-  form_->set_device_choices(ids, names);
-}
+void ExperimentView::set_running(bool running) { form_->set_running(running); }
 
-void ExperimentView::set_running(bool running) {
-  running_ = running;
-  form_->set_running(running);
-  run_->setText(running ? tr("Cancel") : tr("Run"));
-  run_->setEnabled(running || checked_values().has_value());
-}
+bool ExperimentView::is_running() const { return form_->is_running(); }
 
-void ExperimentView::show_status(const QString& text) { status_->setText(text); }
+void ExperimentView::show_status(const QString& text) { form_->show_status(text); }
 
-QString ExperimentView::status_text() const { return status_->text(); }
+QString ExperimentView::status_text() const { return form_->status_text(); }
 
 void ExperimentView::set_values(const schema::InputValues& values) { form_->set_values(values); }
+
+InputForm* ExperimentView::form() const { return form_->form(); }
 
 void ExperimentView::clear() {
   for (auto* model : models_) model->clear();

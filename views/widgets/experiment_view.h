@@ -19,7 +19,7 @@
 
 #include "experiments/experiment_descriptor.h"
 #include "widgets/result_view.h"
-#include "widgets/run_panel.h"
+#include "widgets/experiment_form.h"
 
 class QLabel;
 class QPushButton;
@@ -27,7 +27,6 @@ class QTabWidget;
 
 namespace stepscope::views {
 
-class InputForm;
 class SchemaTableModel;
 
 class ExperimentView : public ResultView {
@@ -40,11 +39,11 @@ class ExperimentView : public ResultView {
                           QWidget* parent = nullptr);
 
   const ExperimentDescriptor& descriptor() const { return descriptor_; }
-  InputForm* form() const { return form_; }
+  InputForm* form() const;
   void set_devices(const std::vector<DeviceChoice>& devices);
   // While it runs the form is disabled and Run reads Cancel.
   void set_running(bool running);
-  bool is_running() const { return running_; }
+  bool is_running() const;
   // Progress and outcomes, under the form.
   void show_status(const QString& text);
   QString status_text() const;
@@ -75,21 +74,13 @@ class ExperimentView : public ResultView {
   void run_refused(const QString& why);
 
  private:
-  // The form's values checked together; frames the field at fault. Nothing when they cannot run.
-  std::optional<schema::InputValues> checked_values();
-
   const ExperimentDescriptor& descriptor_;
   ResultView* charts_;
-  InputForm* form_;
-  QPushButton* run_;
-  QLabel* status_;
+  ExperimentForm* form_;
   QLabel* reading_;
   QTabWidget* table_tabs_;
   std::vector<SchemaTableModel*> models_;
   std::vector<schema::Table> linked_;
-  bool running_ = false;
 };
 
 }  // namespace stepscope::views
-
-Q_DECLARE_METATYPE(stepscope::schema::InputValues)

@@ -27,14 +27,11 @@ using schema::InputKind;
 
 // A choice list's check boxes wrap after this many.
 constexpr int kBoxesPerRow = 4;
-// The fields' columns: never fewer than 3 (20 fields in one column would not fit a window's
-// height), 4 where there is room.
-constexpr int kMinColumns = 3;
-constexpr int kPreferredColumns = 4;
 
 }  // namespace
 
-InputForm::InputForm(const schema::InputSchema& schema, QWidget* parent, const std::vector<std::string>& left_out)
+InputForm::InputForm(const schema::InputSchema& schema, QWidget* parent, const std::vector<std::string>& left_out,
+                     FormColumns columns)
     : QWidget(parent), schema_(&schema) {
   const int column_width = QLineEdit().sizeHint().width();
   for (const InputField& input : schema.fields) {
@@ -50,7 +47,7 @@ InputForm::InputForm(const schema::InputSchema& schema, QWidget* parent, const s
   for (const std::string& group : groups) {
     auto* box = new QGroupBox(group_title(group));
     box->setObjectName(QString::fromStdString("group:" + group));
-    auto* flow = new FieldFlowLayout(column_width, kMinColumns, kPreferredColumns, box);
+    auto* flow = new FieldFlowLayout(column_width, columns.min, columns.preferred, box);
     for (const Field& f : fields_) {
       if (f.input->group == group) flow->addWidget(f.cell);
     }
@@ -353,6 +350,16 @@ void InputForm::offer_machine_choices(Field& f, const QStringList& devices) {
     f.combo->setCurrentIndex(std::max(0, at >= 0 ? at : f.combo->findData(QString::fromStdString(input.default_text))));
   }
   check(f);
+}
+
+void InputForm::set_placeholder(const std::string& key, const QString& text) {
+  for (Field& f : fields_) {
+    if (f.input->key != key || f.line == nullptr) continue;
+    const schema::InputField& input = *f.input;
+    f.line->setPlaceholderText(!text.isEmpty() ? text
+                                               : QString::fromStdString(input.default_note.empty() ? input.default_text
+                                                                                                    : input.default_note));
+  }
 }
 
 void InputForm::set_running(bool running) {

@@ -28,6 +28,14 @@ class QLineEdit;
 
 namespace stepscope::views {
 
+// How many columns a form's fields flow over: never fewer than `min` (many fields in one
+// column would not fit a window's height), `preferred` where there is room. A form in a side
+// panel takes fewer.
+struct FormColumns {
+  int min = 3;
+  int preferred = 4;
+};
+
 class InputForm : public QWidget {
   Q_OBJECT
 
@@ -35,7 +43,7 @@ class InputForm : public QWidget {
   // `schema` must outlive the form. The inputs of `left_out` get no field (as hidden ones):
   // what the experiment's driver here does not honour.
   explicit InputForm(const schema::InputSchema& schema, QWidget* parent = nullptr,
-                     const std::vector<std::string>& left_out = {});
+                     const std::vector<std::string>& left_out = {}, FormColumns columns = FormColumns());
 
   // The values the fields hold. An empty text field, a combo box or check boxes at the default
   // and an unticked flag are "not given" (the default applies). Throws ConfigError (field = the
@@ -59,6 +67,9 @@ class InputForm : public QWidget {
   // it out too, as the attention sweep's does sdpa), and its tooltip says why. It can still be
   // ticked; the experiment's check then says what is wrong.
   void set_unavailable_choice(const std::string& key, const std::string& choice, const QString& why);
+  // What a text field shows while empty, in place of its default (a preset's shape: what the
+  // field changes when typed); an empty text brings the default back.
+  void set_placeholder(const std::string& key, const QString& text);
   // Every field disabled while an experiment runs.
   void set_running(bool running);
 

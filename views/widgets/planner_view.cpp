@@ -9,13 +9,19 @@
 #include "models/schema_table_model.h"
 #include "profiling/memory_timeline.h"
 #include "widgets/run_outcome.h"
-#include "widgets/planner_form.h"
+#include "core/config_error.h"
+#include "planner/plan_inputs.h"
+#include "widgets/experiment_form.h"
 #include "widgets/result_table.h"
 
 namespace stepscope::views {
 
-PlannerView::PlannerView(QWidget* parent) : ResultView(parent) {
-  form_ = new PlannerForm;
+PlannerView::PlannerView(const ExperimentDescriptor& plan, QWidget* parent) : ResultView(parent) {
+  ExperimentForm::Options options;
+  options.left_out = {"allreduce"};  // a file of the command line's; here set_all_reduce
+  options.columns = {3, 6};
+  options.run_button = false;  // the plan follows the form
+  form_ = new ExperimentForm(plan, options);
   plan_model_ = new SchemaTableModel(planner::plan_schema().columns(), this);
   measured_model_ = new SchemaTableModel(planner::measured_schema().columns(), this);
   measured_caption_ = new QLabel(tr("Planned beside measured: finish a run with the memory profiler"));
@@ -35,17 +41,20 @@ PlannerView::PlannerView(QWidget* parent) : ResultView(parent) {
   layout->addWidget(form_);
   layout->addWidget(splitter, 1);
 
-  connect(form_, &PlannerForm::changed, this, &PlannerView::replan);
+  connect(form_, &ExperimentForm::changed, this, &PlannerView::replan);
   replan();
 }
 
 void PlannerView::replan() {
   plan_.reset();
-  if (const auto request = form_->request()) {
+  show_model_shape();
+  if (const auto values = form_->checked_values()) {
     try {
-      plan_ = planner::make_plan(*request);
-    } catch (const ConfigError&) {
-      // request() checked every field; nothing left to frame
+      planner::PlanRequest request = planner::plan_request(*values);
+      request.all_reduce = all_reduce_;
+      plan_ = planner::make_plan(request);
+    } catch (const ConfigError& e) {
+      form_->form()->show_error(input_key(*form_->descriptor().inputs, e.field()), QString::fromStdString(e.what()));
     }
   }
   if (plan_) {
@@ -55,6 +64,33 @@ void PlannerView::replan() {
   }
   compare();
   emit plan_changed();
+}
+
+void PlannerView::show_model_shape() {
+  std::optional<planner::PlanModel> model;
+  try {
+    schema::InputValues values(*form_->descriptor().inputs);
+    const schema::InputValues typed = form_->form()->values();
+    if (typed.given("model")) values.set("model", typed.text("model"));
+    model = planner::plan_model(values.text("model"));
+  } catch (const std::exception&) {
+    // The model field says what is wrong; the shape fields show no model's numbers.
+  }
+  const std::pair<const char*, int64_t> shape[] = {{"d-model", model ? model->d_model : 0},
+                                                   {"d-ff", model ? model->d_ff : 0},
+                                                   {"layers", model ? model->layers : 0},
+                                                   {"heads", model ? model->heads : 0},
+                                                   {"vocab", model ? model->vocab : 0}};
+  const bool ffn_only = model && model->blocks == planner::BlockKind::ffn_only;
+  for (const auto& [key, value] : shape) {
+    const bool unused = ffn_only && (std::string(key) == "heads" || std::string(key) == "vocab");  // no attention, no embedding
+    form_->form()->set_placeholder(key, model && !unused ? QString::number(value) : QString());
+  }
+}
+
+void PlannerView::set_all_reduce(std::optional<AllReduceFit> fit) {
+  all_reduce_ = fit;
+  replan();
 }
 
 void PlannerView::compare() {
@@ -67,7 +103,6 @@ void PlannerView::compare() {
 
 void PlannerView::show_measured(const planner::MeasuredState& measured, const QString& run) {
   measured_ = measured;
-  measured_run_ = run;
   measured_caption_->setText(run.isEmpty() ? tr("Planned beside measured")
                                            : tr("Planned beside measured: %1").arg(run));
   compare();
@@ -83,16 +118,29 @@ QString PlannerView::measured_caption() const { return measured_caption_->text()
 void PlannerView::add_outcome(const RunOutcome& outcome) {
   if (!outcome.result || !outcome.timeline || outcome.result->status != RunStatus::ok) return;
   const BenchConfig& c = outcome.result->config;
-  planner::PlanRequest request;
+  // The run's model (a preset by name, else its shape), batch, context and precision.
+  schema::InputValues values(*form_->descriptor().inputs);
   try {
-    request.model = planner::plan_model(c.model);
+    const planner::PlanModel model = planner::plan_model(c.model);
+    const bool preset = std::find(model_preset_names().begin(), model_preset_names().end(), c.model.name) !=
+                        model_preset_names().end();
+    if (preset) {
+      values.set("model", c.model.name);
+    } else {
+      values.set("blocks", "transformer");  // the default model is the seeds' FFN-only one
+      values.set("d-model", std::to_string(model.d_model));
+      values.set("d-ff", std::to_string(model.d_ff));
+      values.set("layers", std::to_string(model.layers));
+      values.set("heads", std::to_string(model.heads));
+      values.set("vocab", std::to_string(model.vocab));
+    }
+    values.set("batch", std::to_string(c.batch));
+    values.set("context", std::to_string(c.context));
+    values.set("activations", to_string(c.precision));
   } catch (const ConfigError&) {
     return;  // a shape the planner does not take: nothing to compare
   }
-  request.batch = c.batch;
-  request.context = c.context;
-  request.precisions.activations = c.precision;
-  form_->set_request(request);
+  form_->set_values(values);
   using profiling::MemoryCategory;
   const profiling::CategoryBytes highest = profiling::highest_by_category(*outcome.timeline);
   const auto bytes = [&](MemoryCategory category) {
@@ -118,7 +166,6 @@ void PlannerView::add_outcome(const RunOutcome& outcome) {
 
 void PlannerView::clear() {
   measured_.reset();
-  measured_run_.clear();
   measured_caption_->setText(tr("Planned beside measured: finish a run with the memory profiler"));
   compare();
 }

@@ -23,7 +23,7 @@ std::vector<std::pair<QString, ResultView*>> make_result_views(const ExperimentL
           {QObject::tr("Distributed"), new ExperimentView(experiment("ddp"), new DdpChartsView)},
           {QObject::tr("Precision"), new ExperimentGroupView({new ExperimentView(experiment("precision.accumulate")),
                                                               new ExperimentView(experiment("precision.autocast"))})},
-          {QObject::tr("Planner"), new PlannerView}};
+          {QObject::tr("Planner"), new PlannerView(experiment("plan"))}};
 }
 
 }  // namespace stepscope::views

@@ -1,70 +1,55 @@
-// The run panel: which model, shape, precision, mode, steps, device and profilers; checked
-// as the user types, with an estimate of what the run needs and whether it fits the device.
+// The run panel: the step benchmark's form (its inputs as declared, lists making a sweep),
+// with the experiment's own widget under it: what the run needs (parameters, FLOP per step,
+// memory by kind) and whether it fits the device chosen. Its runs fill the result tabs.
 #pragma once
 
 #include <QWidget>
 
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "runners/bench_types.h"
+#include "widgets/experiment_form.h"
 
-class QCheckBox;
-class QComboBox;
 class QLabel;
-class QPushButton;
-class QSpinBox;
 
 namespace stepscope::views {
-
-struct DeviceChoice {
-  std::string id;             // "cpu", "cuda:0", ...
-  std::string name;           // "NVIDIA H200", "CPU (16 threads)"
-  int64_t memory_bytes = -1;  // total device memory; -1 unknown (the CPU)
-};
 
 class RunPanel : public QWidget {
   Q_OBJECT
 
  public:
-  explicit RunPanel(QWidget* parent = nullptr);
+  // `bench`: the step benchmark's descriptor (outlives the panel).
+  explicit RunPanel(const ExperimentDescriptor& bench, QWidget* parent = nullptr);
 
+  ExperimentForm& form() const { return *form_; }
   void set_devices(const std::vector<DeviceChoice>& devices);
-  // Fills the fields; a preset's name selects the preset, any other name is a custom model.
+  // The inputs of a run (the history's, the command line's), to look at or run again.
+  void set_values(const schema::InputValues& values);
+  // One configuration's inputs (a run recorded before runs kept their inputs).
   void set_config(const BenchConfig& config);
-  // The configuration in the fields, or nothing with `error` saying what is wrong and `field`
-  // the key of the field at fault (ConfigError::field).
-  std::optional<BenchConfig> config(QString* error = nullptr, std::string* field = nullptr) const;
-  // While a run goes the fields are locked and Run becomes Cancel.
+  // The configurations the form describes (several for a sweep); empty, with error_text()
+  // saying why and the field at fault framed, when they cannot run.
+  std::vector<BenchConfig> configs() const;
   void set_running(bool running);
-  bool is_running() const { return running_; }
+  bool is_running() const { return form_->is_running(); }
   // What the panel shows under the fields (for tests and the status bar).
   QString estimate_text() const;
-  QString error_text() const;
+  QString error_text() const { return form_->error_text(); }
   bool fits_device() const { return fits_; }
 
  signals:
-  void run_requested(const stepscope::BenchConfig& config);
+  void run_requested(const stepscope::schema::InputValues& values);
   void cancel_requested();
   void config_changed();
 
  private:
-  void on_preset_changed();
   void refresh();
-  void on_run_clicked();
-  const DeviceChoice* selected_device() const;
-  std::vector<QWidget*> fields_for(const std::string& key) const;
 
-  QComboBox* preset_;
-  QSpinBox *d_model_, *d_ff_, *layers_, *heads_, *vocab_;
-  QSpinBox *context_, *batch_, *warmup_, *steps_;
-  QComboBox *precision_, *mode_, *device_, *attention_;
-  QCheckBox *profile_kernels_, *profile_memory_;
-  QLabel *estimate_, *error_;
-  QPushButton* run_;
+  ExperimentForm* form_;
+  QLabel* estimate_;
   std::vector<DeviceChoice> devices_;
-  bool running_ = false;
+  std::vector<BenchConfig> configs_;  // of the form as it is, checked
   bool fits_ = true;
 };
 

@@ -183,4 +183,16 @@ schema::InputValues bench_values(const SweepSpec& spec) {
   return v;
 }
 
+schema::InputValues bench_values(const BenchConfig& config) {
+  SweepSpec spec;
+  spec.base = config;
+  spec.models = {config.model};
+  spec.contexts = {config.context};
+  spec.batches = {config.batch};
+  spec.precisions = {config.precision};
+  spec.modes = {config.mode};
+  spec.attentions = {config.model.attention};
+  return bench_values(spec);
+}
+
 }  // namespace stepscope

@@ -13,5 +13,7 @@ const schema::InputSchema& bench_inputs();
 SweepSpec bench_spec(const schema::InputValues& values);
 // Values that give `spec` back through bench_spec (a custom model is one model).
 schema::InputValues bench_values(const SweepSpec& spec);
+// Values of one configuration (a sweep of one).
+schema::InputValues bench_values(const BenchConfig& config);
 
 }  // namespace stepscope
