@@ -15,7 +15,7 @@ constexpr int kExitInterrupted = 130;
 int run_bench_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_precision_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_attention_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
-int run_allreduce_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int run_collectives_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_ddp_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_plan_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_check_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

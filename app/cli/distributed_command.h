@@ -1,4 +1,4 @@
-// What the distributed commands (allreduce, ddp) share around their own options and sweep:
+// What the distributed commands (collectives, ddp) share around their own options and sweep:
 // --help, parsing, checking every configuration for each --nproc value (or the job's world
 // size), checking the output files, then running as one rank of a torchrun/srun job (its
 // variables set: rank_job.h) or as the launcher of local workers; errors become exit statuses.
@@ -22,7 +22,7 @@
 namespace stepscope::cli {
 
 struct DistributedCommand {
-  std::string name;   // "allreduce"
+  std::string name;   // "collectives"
   std::string usage;  // printed by --help
   // Parses the arguments into the command's own options (throws CliError or ConfigError).
   std::function<void(const std::vector<std::string>& args)> parse;

@@ -18,7 +18,7 @@
 namespace stepscope::cli {
 
 struct RankJobSpec {
-  std::string command;  // "allreduce", for messages
+  std::string command;  // "collectives", for messages
   distributed::TorchrunEnv env;
   CommBackend backend = CommBackend::gloo;
   std::chrono::milliseconds timeout{60'000};

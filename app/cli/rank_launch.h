@@ -29,7 +29,7 @@ using RowHandler = std::function<void(size_t table, const std::vector<schema::Va
 
 struct LocalRanksSpec {
   std::string program;  // a stepscope-cli binary; empty: this process's own executable
-  std::string command;  // "allreduce"
+  std::string command;  // "collectives"
   std::vector<std::string> args;
   int nproc = 2;
   std::chrono::milliseconds timeout{60'000};

@@ -1,4 +1,4 @@
-// A distributed command's tables on both sides of `--nproc` (allreduce, ddp). The first table
+// A distributed command's tables on both sides of `--nproc` (collectives, ddp). The first table
 // is the main one: stdout CSV or --csv, rewritten after every row. The others (each rank's
 // rows, the overlap picture) are written beside --csv as <stem>.<part>.csv, where the table's
 // schema id is "<command>.<part>", and every table goes into the --json run record.

@@ -33,8 +33,10 @@ const ExperimentDescriptor* experiment_of_command_line(const std::string& comman
   const std::vector<std::string> words = words_of(command_line);
   if (words.empty() || words.front().find("stepscope-cli") == std::string::npos) return nullptr;
   for (const auto& d : experiment_registry()) {
-    if (!starts_with(words, 1, d.command)) continue;
-    if (arguments != nullptr) arguments->assign(words.begin() + 1 + static_cast<long>(d.command.size()), words.end());
+    const bool former = !d.former_command.empty() && starts_with(words, 1, d.former_command);
+    if (!starts_with(words, 1, d.command) && !former) continue;
+    const size_t length = former ? d.former_command.size() : d.command.size();
+    if (arguments != nullptr) arguments->assign(words.begin() + 1 + static_cast<long>(length), words.end());
     return &d;
   }
   return nullptr;

@@ -32,7 +32,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (command == "bench") return run_bench_command(args, out, err);
   if (command == "attention") return run_attention_command(args, out, err);
   if (command == "check") return run_check_command(args, out, err);
-  if (command == "allreduce") return run_allreduce_command(args, out, err);
+  // allreduce: the command's former name, which scripts may still use.
+  if (command == "collectives" || command == "allreduce") return run_collectives_command(args, out, err);
   if (command == "ddp") return run_ddp_command(args, out, err);
   if (command == "plan") return run_plan_command(args, out, err);
   if (command == "precision") return run_precision_command(args, out, err);

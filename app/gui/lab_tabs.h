@@ -1,6 +1,6 @@
-// The result tabs that run experiments of their own (Attention, Communication, Distributed,
+// The result tabs that run experiments of their own (Attention, Collectives, DDP,
 // Precision): found among the window's views and given their drivers, which report through the
-// callbacks. The collective benchmark's finished tables feed the Distributed tab's charts (the
+// callbacks. The collective benchmark's finished tables feed the DDP tab's charts (the
 // bucket overhead model).
 #pragma once
 

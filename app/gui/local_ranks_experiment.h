@@ -1,4 +1,4 @@
-// What runs a job of ranks from the app (ExperimentTab, for the Communication and Distributed
+// What runs a job of ranks from the app (ExperimentTab, for the Collectives and DDP
 // tabs): the worker binary's check, and the experiment LabRun runs:
 // for each world size, `command args...` on that many workers, every table's rows gathered as
 // rank 0 prints them (the first table published as it grows), stopping at a cancel or a failed

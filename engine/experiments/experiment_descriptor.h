@@ -22,6 +22,9 @@ using TablePublisher = std::function<void(const std::vector<schema::Table>&)>;
 struct ExperimentDescriptor {
   std::string id;                    // "attention", "precision.autocast": run records, the registry
   std::vector<std::string> command;  // stepscope-cli's words for it: {"precision", "autocast"}
+  // Its words in older versions ({"allreduce"}): they still run it, and records made with them
+  // reopen as its runs.
+  std::vector<std::string> former_command = {};
   std::string name;                  // what a tab or a history entry calls it: "Attention sweep"
   std::string summary;               // one line in stepscope-cli's list of commands
   const schema::InputSchema* inputs = nullptr;  // static: values point to it

@@ -1,5 +1,5 @@
 // The all-reduce line (time = o + bytes/w) fitted to the all-reduce rows of a run record
-// that `stepscope-cli allreduce --json F` wrote: what the planner's DDP bucket optimum uses.
+// that `stepscope-cli collectives --json F` wrote: what the planner's DDP bucket optimum uses.
 #pragma once
 
 #include <string>

@@ -75,7 +75,7 @@ schema::InputSchema make_inputs() {
   hardware("x", "X (FSDP)", "the FSDP dimension", std::to_string(sb.x), InputKind::integer);
   hardware("y", "Y (TP)", "the TP dimension", std::to_string(sb.y), InputKind::integer);
   f.push_back({"allreduce", "All-reduce run", InputKind::path,
-               "a run record of `stepscope-cli allreduce --json F`: fits time = o + bytes/w\n"
+               "a run record of `stepscope-cli collectives --json F`: fits time = o + bytes/w\n"
                "to its all-reduce rows and adds the DDP bucket optimum",
                "", false, "measured", "F"});
   return {f};

@@ -15,7 +15,7 @@ export QT_QPA_PLATFORM=offscreen XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$wor
 "$cli" bench --model tiny --context 16 --batch 1 --warmup 0 --steps 2 --mode train --profile memory,kernels --quiet \
   --json bench.json >/dev/null || fail "bench exited $?"
 "$cli" attention --seq 40 --d 16 --batch 1 --steps 2 --quiet --json attention.json >/dev/null || fail "attention exited $?"
-"$cli" allreduce --nproc 2 --sizes 4KB --iters 2 --quiet --json allreduce.json >/dev/null || fail "allreduce exited $?"
+"$cli" collectives --nproc 2 --sizes 4KB --iters 2 --quiet --json allreduce.json >/dev/null || fail "allreduce exited $?"
 "$cli" ddp --nproc 2 --model tiny --context 16 --batch 2 --variant naive --warmup 0 --steps 1 --quiet --json ddp.json \
   >/dev/null || fail "ddp exited $?"
 python3 "$here/make_extreme_runs.py" bench.json attention.json allreduce.json ddp.json extreme || fail "editing the files"
@@ -36,7 +36,7 @@ for file in extreme/*.json; do
   done
 done
 # The tables keep what the charts leave out.
-# The Communication tab's table exports as its schema, collective.csv (communication.csv before
+# The Collectives tab's table exports as its schema, collective.csv (communication.csv before
 # the tab was built from the experiment's descriptor).
 grep -q ',1e+308,' out_collective_huge_busbw/collective.csv || fail "busbw left the table"
 grep -q ',9223372036854775807,' out_attention_huge_seq/attention.csv || fail "seq left the table"

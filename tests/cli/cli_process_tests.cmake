@@ -108,14 +108,16 @@ stepscope_cli_error_test(attention_check_needs_inputs "--q is required" attentio
 stepscope_cli_error_test(bench_unknown_attention "--attention: unknown attention implementation 'fast'" bench --attention fast)
 
 # The collective benchmark on Gloo: 2, 4 and 6 local ranks, a torchrun-style start, a killed rank.
-add_test(NAME cli_e2e.allreduce_ranks
-  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_allreduce_ranks.sh $<TARGET_FILE:stepscope-cli>
-    ${CMAKE_CURRENT_BINARY_DIR}/e2e_allreduce)
-set_tests_properties(cli_e2e.allreduce_ranks PROPERTIES LABELS "cli;e2e" PASS_REGULAR_EXPRESSION "PASS" TIMEOUT 300)
-stepscope_cli_error_test(allreduce_bad_size "--sizes: '1XB' is not a size" allreduce --sizes 1XB)
-stepscope_cli_error_test(allreduce_bad_op "unknown collective 'alltoall'" allreduce --op alltoall)
-stepscope_cli_error_test(allreduce_nccl_on_cpu "nccl runs on GPUs" allreduce --backend nccl)
-stepscope_cli_error_test(allreduce_bad_nproc "--nproc: 0 is too small" allreduce --nproc 0)
+add_test(NAME cli_e2e.collective_ranks
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_collective_ranks.sh $<TARGET_FILE:stepscope-cli>
+    ${CMAKE_CURRENT_BINARY_DIR}/e2e_collectives)
+set_tests_properties(cli_e2e.collective_ranks PROPERTIES LABELS "cli;e2e" PASS_REGULAR_EXPRESSION "PASS" TIMEOUT 300)
+stepscope_cli_error_test(collectives_bad_size "--sizes: '1XB' is not a size" collectives --sizes 1XB)
+# allreduce: the command's former name still runs it.
+stepscope_cli_error_test(allreduce_is_collectives "--sizes: '1XB' is not a size" allreduce --sizes 1XB)
+stepscope_cli_error_test(collectives_bad_op "unknown collective 'alltoall'" collectives --op alltoall)
+stepscope_cli_error_test(collectives_nccl_on_cpu "nccl runs on GPUs" collectives --backend nccl)
+stepscope_cli_error_test(collectives_bad_nproc "--nproc: 0 is too small" collectives --nproc 0)
 
 # The DDP experiments on Gloo: 2 local ranks, all four variants match one process (--check).
 add_test(NAME cli_e2e.ddp_ranks
@@ -144,7 +146,7 @@ foreach(script rank_signals rank_rendezvous long_measurement memory_prechecks co
       ${CMAKE_CURRENT_BINARY_DIR}/e2e_${script})
   set_tests_properties(cli_e2e.${script} PROPERTIES LABELS "cli;e2e" PASS_REGULAR_EXPRESSION "PASS" TIMEOUT 300)
 endforeach()
-stepscope_cli_error_test(world_size_past_the_limit "WORLD_SIZE is 100000, out of range \\(1 to 4096\\)" allreduce)
+stepscope_cli_error_test(world_size_past_the_limit "WORLD_SIZE is 100000, out of range \\(1 to 4096\\)" collectives)
 set_tests_properties(cli_error.world_size_past_the_limit PROPERTIES ENVIRONMENT
   "WORLD_SIZE=100000;RANK=0;LOCAL_RANK=0;LOCAL_WORLD_SIZE=1;MASTER_ADDR=127.0.0.1;MASTER_PORT=29999")
 

@@ -32,7 +32,7 @@ PY
 }
 
 # The collective benchmark: 4 ranks of 100 GB all-reduce buffers on this machine.
-measured allreduce allreduce --nproc 4 --sizes 100GB --warmup 0 --iters 1 --quiet
+measured allreduce collectives --nproc 4 --sizes 100GB --warmup 0 --iters 1 --quiet
 [ "$(cat allreduce.status)" = 0 ] || fail "allreduce exited $(cat allreduce.status): $(cat allreduce.err)"
 grep -q ',OOM,.*"not started: needs about .* (4 ranks on this machine' allreduce.out ||
   fail "allreduce row: $(cat allreduce.out) $(cat allreduce.err)"

@@ -19,7 +19,7 @@ rank() {
   local name=$1 r=$2 world=$3 port=$4
   shift 4
   MASTER_ADDR=127.0.0.1 MASTER_PORT=$port RANK=$r WORLD_SIZE=$world LOCAL_RANK=$r LOCAL_WORLD_SIZE=$world \
-    "$cli" allreduce "$@" 2>"$name.err" >"$name.out" &
+    "$cli" collectives "$@" 2>"$name.err" >"$name.out" &
   last_pid=$!
 }
 expect() {  # NAME PID STATUS LIMIT_S PATTERN: exits with STATUS within LIMIT_S, stderr matching
@@ -50,7 +50,7 @@ expect iters1 "$p1" 2 10 "--dtype \(rank 0: fp32, rank 1: fp16\)" "$start"
 port=$(new_port); start=$(now)
 rank world0 0 2 "$port" --sizes 64KB --iters 2 --timeout 10; p0=$last_pid
 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port RANK=1 WORLD_SIZE=3 LOCAL_RANK=1 LOCAL_WORLD_SIZE=3 \
-  "$cli" allreduce --sizes 64KB --iters 2 --timeout 10 2>world1.err >/dev/null &
+  "$cli" collectives --sizes 64KB --iters 2 --timeout 10 2>world1.err >/dev/null &
 p1=$!
 expect world0 "$p0" 2 10 "WORLD_SIZE \(rank 0: 2, rank 1: 3\)" "$start"
 expect world1 "$p1" 2 10 "WORLD_SIZE \(rank 0: 2, rank 1: 3\)" "$start"
@@ -100,7 +100,7 @@ expect opt1 "$p1" 2 10 "--sizes: '1XB' is not a size" "$start"
 
 # 6. A world past the experiments' limit names the launcher's variable, not --nproc.
 WORLD_SIZE=100000 RANK=0 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29999 \
-  "$cli" allreduce 2>big.err
+  "$cli" collectives 2>big.err
 [ $? = 2 ] || fail "WORLD_SIZE=100000 exited $?"
 grep -q "WORLD_SIZE is 100000, out of range (1 to 4096)" big.err || fail "WORLD_SIZE=100000 said: $(cat big.err)"
 grep -q -- "--nproc" big.err && fail "WORLD_SIZE=100000 blamed --nproc: $(cat big.err)"

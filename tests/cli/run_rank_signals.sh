@@ -43,7 +43,7 @@ all_gone() {  # PIDS...: within 5 s
 # 1. Local workers: a signal to one worker ends the run, naming it; the launcher keeps the rows.
 launched() {  # NPROC RANK SIGNAL NUMBER NAME
   local nproc=$1 rank=$2 signal=$3 number=$4 name=$5 out="local$1.csv"
-  "$cli" allreduce --nproc "$nproc" --sizes "$sizes" --warmup 0 --iters 50 --csv "$out" 2>"local$nproc.err" &
+  "$cli" collectives --nproc "$nproc" --sizes "$sizes" --warmup 0 --iters 50 --csv "$out" 2>"local$nproc.err" &
   local launcher=$!
   wait_for_rows "$out" || fail "$nproc workers: no row appeared: $(cat "local$nproc.err")"
   local workers victim
@@ -71,7 +71,7 @@ launched 4 2 TERM 15 Terminated
 port=$(( 20000 + RANDOM % 20000 ))
 for rank in 0 1; do
   MASTER_ADDR=127.0.0.1 MASTER_PORT=$port RANK=$rank WORLD_SIZE=2 LOCAL_RANK=$rank LOCAL_WORLD_SIZE=2 \
-    "$cli" allreduce --sizes "$sizes" --warmup 0 --iters 50 --quiet --csv torchrun.csv 2>"torchrun$rank.err" &
+    "$cli" collectives --sizes "$sizes" --warmup 0 --iters 50 --quiet --csv torchrun.csv 2>"torchrun$rank.err" &
   pids[$rank]=$!
 done
 wait_for_rows torchrun.csv || fail "torchrun-style: no row appeared: $(cat torchrun0.err)"

@@ -139,7 +139,7 @@ namespace {
 // The command list comes from the registry: every command once, its summary beside it.
 TEST(MainUsage, ListsEveryCommandOnce) {
   const std::string usage = main_usage();
-  for (const char* command : {"bench", "attention", "precision", "allreduce", "ddp", "plan", "check", "models"}) {
+  for (const char* command : {"bench", "attention", "precision", "collectives", "ddp", "plan", "check", "models"}) {
     const std::string line = std::string("\n  ") + command + " ";
     const size_t first = usage.find(line);
     EXPECT_NE(first, std::string::npos) << command << " missing:\n" << usage;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call for distributed (issue 11): the CUDA build with NCCL process groups and the GPU
 # tests; then, on every GPU the machine has (1 or more):
-#  - stepscope-cli allreduce with NCCL against torch.distributed.all_reduce, same sizes, same call;
+#  - stepscope-cli collectives with NCCL against torch.distributed.all_reduce, same sizes, same call;
 #  - the DDP variants on the xl model (the seeds' setting: context 128, 16 sequences per rank) with
 #    the overlap picture, against PyTorch's DDP (25 MB buckets) and the single-GPU step (ours and
 #    PyTorch's) with the same per-GPU batch.
@@ -26,14 +26,14 @@ ranks=1
 [ "$gpus" -ge 2 ] && ranks=$gpus
 sizes=1MB,10MB,100MB,1GB
 log "all-reduce: ours (NCCL, c10d) and torch.distributed, $ranks rank(s), $sizes"
-timeout 120 $cli allreduce --device cuda --nproc $ranks --sizes $sizes --dtype fp32 --warmup 5 --iters 20 --quiet \
+timeout 120 $cli collectives --device cuda --nproc $ranks --sizes $sizes --dtype fp32 --warmup 5 --iters 20 --quiet \
   --csv "$OUT/c/ours.csv" --json "$OUT/c/ours.json"
 echo "ours exit $?" | tee -a "$OUT/summary.txt"
 timeout 120 python3 -m torch.distributed.run --standalone --nproc-per-node $ranks tests/reference/allreduce_reference.py \
   --sizes $sizes --dtype fp32 --warmup 5 --iters 20 --csv "$OUT/c/torch.csv" >"$OUT/c/torch.log" 2>&1
 echo "torch exit $?" | tee -a "$OUT/summary.txt"
 if [ "$ranks" -ge 2 ]; then
-  timeout 100 $cli allreduce --device cuda --nproc $ranks --op allreduce,reducescatter,allgather,broadcast \
+  timeout 100 $cli collectives --device cuda --nproc $ranks --op allreduce,reducescatter,allgather,broadcast \
     --sizes 1MB,100MB --dtype bf16 --quiet --csv "$OUT/c/ops_bf16.csv"
   echo "ops exit $?" | tee -a "$OUT/summary.txt"
 fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The experiments' one surface on a GPU: the CUDA build against LibTorch 2.x (the layers moved,
 # descriptors, input schemas), every GPU test, the engine and CLI suites, and each experiment
-# through its descriptor on cuda: bench, attention, precision autocast, allreduce and ddp on
+# through its descriptor on cuda: bench, attention, precision autocast, collectives and ddp on
 # one NCCL rank, plan; each run's --json reopened for its inputs.
 # Usage (GPU machine, repository root, .deps-debs carried): tests/device/experiment_surface_on_gpu.sh
 set -uo pipefail
@@ -44,7 +44,7 @@ log "experiments on cuda"
 run bench bench --model small --context 256 --batch 4 --precision bf16 --attention naive,flash --device cuda --warmup 2 --steps 5
 run attention attention --impl naive,sdpa,flash --d 64 --seq 1024,4096 --batch 4 --precision bf16 --device cuda --steps 20
 run autocast precision autocast --model small --precision bf16 --device cuda
-run allreduce allreduce --device cuda --nproc 1 --sizes 1MB,64MB --iters 5
+run collectives collectives --device cuda --nproc 1 --sizes 1MB,64MB --iters 5
 run ddp ddp --device cuda --nproc 1 --model tiny --context 64 --batch 2 --variant bucketed --steps 2
 run plan plan --model xl --dp 8 --fsdp 4
 log "done"

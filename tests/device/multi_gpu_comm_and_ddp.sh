@@ -55,7 +55,7 @@ allreduce_against_torch() {
   local device=cpu; [ "$backend" = nccl ] && device=cuda
   log "$backend x$n: ours and torch.distributed ($order)"
   run_ours() {
-    timeout 200 $cli allreduce --device $device --backend $backend --nproc $n --sizes $sizes --dtype fp32 \
+    timeout 200 $cli collectives --device $device --backend $backend --nproc $n --sizes $sizes --dtype fp32 \
       --warmup $warmup --iters $iters --timeout 120 --quiet --csv "$OUT/c/${backend}_ours_$n.csv"
     echo "ours exit $?" | tee -a "$OUT/summary.txt"
   }
@@ -75,7 +75,7 @@ if [ "$part" = comm ]; then
   for n in 2 4 6; do
     if [ "$n" -gt "$gpus" ]; then
       log "NCCL x$n: more ranks than GPUs; ours must refuse with a clear error"
-      $cli allreduce --device cuda --nproc $n --sizes 1MB --quiet >/dev/null 2>"$OUT/c/nccl_refusal_$n.txt"
+      $cli collectives --device cuda --nproc $n --sizes 1MB --quiet >/dev/null 2>"$OUT/c/nccl_refusal_$n.txt"
       echo "exit $? (2 expected): $(cat "$OUT/c/nccl_refusal_$n.txt")" | tee -a "$OUT/summary.txt"
       continue
     fi

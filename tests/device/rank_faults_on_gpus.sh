@@ -23,7 +23,7 @@ timeout 300 "$OLDPWD/build/bin/stepscope_gpu_tests" --gtest_filter='DdpCuda.*:Cu
 verdict "gpu tests" "exit $? ($(grep -c '^\[       OK \]' gpu_tests.log) ok, $(grep -c '^\[  FAILED  \]' gpu_tests.log) failed)"
 
 log "healthy runs on NCCL"
-timeout 120 $cli allreduce --device cuda --nproc 2 --sizes 1MB,100MB --iters 10 --quiet --csv healthy.csv 2>healthy.err
+timeout 120 $cli collectives --device cuda --nproc 2 --sizes 1MB,100MB --iters 10 --quiet --csv healthy.csv 2>healthy.err
 verdict "allreduce x2" "exit $?: $(tail -n +2 healthy.csv | cut -d, -f1-4,9-11 | tr '\n' ' ')"
 timeout 200 $cli ddp --device cuda --nproc 2 --model small --context 128 --batch 4 --variant bucketed --steps 3 \
   --quiet --csv ddp.csv 2>ddp.err
@@ -33,7 +33,7 @@ log "ranks started with different options"
 port=29611; start=$(now)
 for r in 0 1; do
   MASTER_ADDR=127.0.0.1 MASTER_PORT=$port RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 timeout 60 \
-    $cli allreduce --device cuda --sizes "$(( (r + 1) * 64 ))KB" --timeout 20 --quiet 2>"differ$r.err" >/dev/null &
+    $cli collectives --device cuda --sizes "$(( (r + 1) * 64 ))KB" --timeout 20 --quiet 2>"differ$r.err" >/dev/null &
   p[$r]=$!
 done
 wait "${p[0]}"; s0=$?; wait "${p[1]}"; s1=$?
@@ -41,7 +41,7 @@ verdict "differing --sizes" "exits $s0 and $s1 after $(took "$start") s; rank 0:
 
 log "SIGTERM to one of 2 local workers on NCCL"
 sizes=$(printf '256MB,%.0s' $(seq 1 60)); sizes=${sizes%,}
-$cli allreduce --device cuda --nproc 2 --sizes "$sizes" --warmup 0 --iters 50 --csv local.csv 2>local.err &
+$cli collectives --device cuda --nproc 2 --sizes "$sizes" --warmup 0 --iters 50 --csv local.csv 2>local.err &
 launcher=$!
 for _ in $(seq 1 600); do [ "$(tail -n +2 local.csv 2>/dev/null | wc -l)" -ge 1 ] && break; sleep 0.1; done
 workers=$(pgrep -P $launcher | tr '\n' ' ')
@@ -57,7 +57,7 @@ log "SIGTERM to rank 1 of 2 started by hand on NCCL"
 port=29613
 for r in 0 1; do
   MASTER_ADDR=127.0.0.1 MASTER_PORT=$port RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 \
-    $cli allreduce --device cuda --sizes "$sizes" --warmup 0 --iters 50 --quiet --csv byhand.csv 2>"byhand$r.err" &
+    $cli collectives --device cuda --sizes "$sizes" --warmup 0 --iters 50 --quiet --csv byhand.csv 2>"byhand$r.err" &
   p[$r]=$!
 done
 for _ in $(seq 1 600); do [ "$(tail -n +2 byhand.csv 2>/dev/null | wc -l)" -ge 1 ] && break; sleep 0.1; done
@@ -67,7 +67,7 @@ verdict "by-hand SIGTERM" "exits $s0 and $s1 after $(took "$start") s; rank 0: $
 
 log "beyond the GPUs' memory"
 start=$(now)
-timeout 120 $cli allreduce --device cuda --nproc 2 --sizes 500GB --warmup 0 --iters 1 --quiet >oom_allreduce.csv 2>oom.err
+timeout 120 $cli collectives --device cuda --nproc 2 --sizes 500GB --warmup 0 --iters 1 --quiet >oom_allreduce.csv 2>oom.err
 verdict "allreduce 500 GB" "exit $? after $(took "$start") s: $(tail -n +2 oom_allreduce.csv | cut -d, -f11,15 | cut -c1-200)"
 start=$(now)
 timeout 200 $cli ddp --device cuda --nproc 2 --model 2.7B --context 2048 --batch 64 --variant flat --warmup 0 --steps 1 \

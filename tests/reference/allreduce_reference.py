@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch's side of `stepscope-cli allreduce`: torch.distributed.all_reduce timed as
+"""PyTorch's side of `stepscope-cli collectives`: torch.distributed.all_reduce timed as
 nccl-tests and Stepscope time it, on the same GPUs (NCCL) or CPUs (Gloo).
 
     torchrun --standalone --nproc-per-node 2 tests/reference/allreduce_reference.py \

@@ -1,4 +1,4 @@
-// The Communication tab: an ExperimentView of a collective benchmark descriptor made here
+// The Collectives tab: an ExperimentView of a collective benchmark descriptor made here
 // (the app's is the registry's, which views do not link) with the bus-bandwidth chart. Its
 // form takes world sizes and sizes with units as comma lists and names a bad field; the chart
 // draws one line per collective and world size from the table it is given; tables and charts

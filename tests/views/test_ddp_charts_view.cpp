@@ -1,4 +1,4 @@
-// The Distributed tab: an ExperimentView of a DDP descriptor made here (the app's is the
+// The DDP tab: an ExperimentView of a DDP descriptor made here (the app's is the
 // registry's, which views do not link) with the DDP charts. Its form refuses bad input naming
 // the field and turns good input into the run's values; show_tables fills the DDP table and
 // its side tables, the step chart, the overlap picture (with its row selector) and the bucket

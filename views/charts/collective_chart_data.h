@@ -1,4 +1,4 @@
-// What the Communication tab's chart draws from a collective benchmark's table: bus bandwidth
+// What the Collectives tab's chart draws from a collective benchmark's table: bus bandwidth
 // against message size (log-log), one line per collective, backend, world size and element type
 // (named by what varies among them), failed rows marked on the x axis.
 #pragma once

@@ -1,4 +1,4 @@
-// What the Distributed tab's step chart draws from a DDP table: per row, the step split into
+// What the DDP tab's step chart draws from a DDP table: per row, the step split into
 // forward, backward, exposed communication (what was left after backward ended), optimizer and
 // the rest (the step's time outside those: zeroing gradients, the loop), so a bar's length is
 // the measured step time. Also the short label every DDP chart names a row by.

@@ -1,4 +1,4 @@
-// The Distributed tab's step chart: one horizontal bar per DDP row, its step split into
+// The DDP tab's step chart: one horizontal bar per DDP row, its step split into
 // forward, backward, exposed communication, optimizer and the rest; a row that did not run
 // says so where its bar would be.
 #pragma once

@@ -1,4 +1,4 @@
-// The collective benchmark's chart (the Communication tab, above its table): bus bandwidth
+// The collective benchmark's chart (the Collectives tab, above its table): bus bandwidth
 // against size, log-log, one line per collective, world size and element type, drawn from
 // the "collective" table it is given. Its form and table are the experiment's ExperimentView's.
 #pragma once

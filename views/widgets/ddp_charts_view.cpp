@@ -132,7 +132,7 @@ void DdpChartsView::redraw_reading() {
   const auto reading = bucket_overhead_reading(ddp_, collectives_);
   reading_->setText(reading ? QString::fromStdString(reading_text(*reading))
                             : tr("The model needs all-reduce times to fit w and o: measure all-reduce at several "
-                                 "sizes in the Communication tab; its rows feed this model."));
+                                 "sizes in the Collectives tab; its rows feed this model."));
 }
 
 QString DdpChartsView::reading() const { return reading_->text(); }

@@ -1,4 +1,4 @@
-// The DDP experiments' charts and reading (the Distributed tab, above its tables): each row's
+// The DDP experiments' charts and reading (the DDP tab, above its tables): each row's
 // step split into forward, backward, exposed communication and optimizer; the overlap picture
 // of a chosen row (per rank: compute and communication lanes); and the bucket overhead model
 // read against the run when a collective benchmark's all-reduce rows are at hand (every number

@@ -58,7 +58,7 @@ class ExperimentView : public ResultView {
   // and the reading get them as the tables show them (columns matched by key).
   void show_tables(const std::vector<schema::Table>& tables) override;
   // Tables another experiment measured that this one's charts read beside its own (the DDP
-  // bucket overhead model fits the all-reduce rows the Communication tab measured). They stay
+  // bucket overhead model fits the all-reduce rows the Collectives tab measured). They stay
   // through clear() (a new run, another record) until the next ones come; not exported.
   void show_linked_tables(const std::vector<schema::Table>& tables);
   void prepare_export() override;

@@ -19,8 +19,8 @@ std::vector<std::pair<QString, ResultView*>> make_result_views(const ExperimentL
           {QObject::tr("Memory"), new MemoryView},
           {QObject::tr("Sweep"), new SweepView},
           {QObject::tr("Attention"), new ExperimentView(experiment("attention"), new AttentionChartsView)},
-          {QObject::tr("Communication"), new ExperimentView(experiment("collectives"), new CollectiveChartsView)},
-          {QObject::tr("Distributed"), new ExperimentView(experiment("ddp"), new DdpChartsView)},
+          {QObject::tr("Collectives"), new ExperimentView(experiment("collectives"), new CollectiveChartsView)},
+          {QObject::tr("DDP"), new ExperimentView(experiment("ddp"), new DdpChartsView)},
           {QObject::tr("Precision"), new ExperimentGroupView({new ExperimentView(experiment("precision.accumulate")),
                                                               new ExperimentView(experiment("precision.autocast"))})},
           {QObject::tr("Planner"), new PlannerView(experiment("plan"))}};

@@ -8,11 +8,12 @@ namespace stepscope {
 ExperimentDescriptor collective_descriptor() {
   ExperimentDescriptor d;
   d.id = "collectives";
-  d.command = {"allreduce"};
+  d.command = {"collectives"};
+  d.former_command = {"allreduce"};
   d.name = "Collectives";
   d.summary = "time all-reduce, reduce-scatter, all-gather and broadcast over Gloo or NCCL (nccl-tests' table)";
   d.inputs = &collective_inputs();
-  d.usage.synopsis = "stepscope-cli allreduce [options]";
+  d.usage.synopsis = "stepscope-cli collectives [options]";
   d.usage.description =
       "Times collectives over LibTorch's c10d as nccl-tests does: per op, element type and size, the mean\n"
       "time of the slowest rank, algbw = size / time, busbw = algbw x 2(n-1)/n (all-reduce), (n-1)/n\n"

@@ -1,4 +1,4 @@
-// The collective benchmark's inputs (stepscope-cli allreduce, the Communication tab): one
+// The collective benchmark's inputs (stepscope-cli collectives, the Collectives tab): one
 // declaration each, and the sweep they describe, both ways. --nproc and --timeout are the
 // job's (common_inputs.h), read from the values by whoever launches it.
 #pragma once

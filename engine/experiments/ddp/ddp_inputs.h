@@ -1,4 +1,4 @@
-// The DDP experiment's inputs (stepscope-cli ddp, the Distributed tab): one declaration each,
+// The DDP experiment's inputs (stepscope-cli ddp, the DDP tab): one declaration each,
 // and the sweep they describe, both ways. --nproc, --timeout and --trace are the job's and the
 // output's, read from the values by whoever launches it.
 #pragma once

@@ -3,7 +3,7 @@
 # ranks), every collective right; two ranks started by hand with torchrun's variables (what
 # torchrun or srun does on a cluster); and a worker killed mid-run ending the run with a message
 # naming it, within seconds, with no process left behind.
-# Usage: run_allreduce_ranks.sh CLI WORKDIR
+# Usage: run_collective_ranks.sh CLI WORKDIR
 set -u
 cli=$1
 work=$2
@@ -11,13 +11,13 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
 
 # 1. Every collective on 2 ranks, and all-reduce on 4 and 6.
-"$cli" allreduce --nproc 2 --op allreduce,reducescatter,allgather,broadcast --sizes 4KB,1MiB --dtype fp32,fp16 \
+"$cli" collectives --nproc 2 --op allreduce,reducescatter,allgather,broadcast --sizes 4KB,1MiB --dtype fp32,fp16 \
   --warmup 1 --iters 3 --quiet --csv two.csv || fail "2 ranks exited $?"
 rows=$(tail -n +2 two.csv | wc -l)
 [ "$rows" = 16 ] || fail "2 ranks wrote $rows rows, not 16"
 awk -F, 'NR > 1 && ($10 != "0" || $11 != "ok") { bad = 1; print "bad row: " $0 } END { exit bad }' two.csv ||
   fail "a collective came out wrong"
-"$cli" allreduce --nproc 4,6 --sizes 100KB --warmup 1 --iters 2 --quiet --csv many.csv || fail "4 and 6 ranks exited $?"
+"$cli" collectives --nproc 4,6 --sizes 100KB --warmup 1 --iters 2 --quiet --csv many.csv || fail "4 and 6 ranks exited $?"
 awk -F, 'NR > 1 { ranks[$3] = 1; if ($10 != "0" || $11 != "ok") bad = 1 } END { exit bad || !(4 in ranks) || !(6 in ranks) }' \
   many.csv || fail "4 and 6 ranks: $(cat many.csv)"
 
@@ -25,7 +25,7 @@ awk -F, 'NR > 1 { ranks[$3] = 1; if ($10 != "0" || $11 != "ok") bad = 1 } END { 
 port=$(( 20000 + RANDOM % 20000 ))
 for rank in 0 1; do
   MASTER_ADDR=127.0.0.1 MASTER_PORT=$port RANK=$rank WORLD_SIZE=2 LOCAL_RANK=$rank LOCAL_WORLD_SIZE=2 \
-    "$cli" allreduce --sizes 64KB --warmup 1 --iters 2 --quiet --csv "torchrun$rank.csv" &
+    "$cli" collectives --sizes 64KB --warmup 1 --iters 2 --quiet --csv "torchrun$rank.csv" &
   pids[$rank]=$!
 done
 wait "${pids[0]}" || fail "torchrun-style rank 0 exited $?"
@@ -34,7 +34,7 @@ grep -q '^allreduce,gloo,2,64000,16000,fp32,.*,0,ok,' torchrun0.csv || fail "tor
 [ ! -e torchrun1.csv ] || fail "rank 1 wrote a table too"
 
 # 3. A worker killed mid-run: the run ends, names the rank, keeps nothing running.
-"$cli" allreduce --nproc 2 --sizes 1MiB --warmup 0 --iters 100000 --csv killed.csv 2>killed.err &
+"$cli" collectives --nproc 2 --sizes 1MiB --warmup 0 --iters 100000 --csv killed.csv 2>killed.err &
 launcher=$!
 workers=""
 for _ in $(seq 1 100); do

@@ -1,4 +1,4 @@
-// The Communication tab with real workers: the window's ExperimentView of the collective
+// The Collectives tab with real workers: the window's ExperimentView of the collective
 // benchmark runs local Gloo ranks of stepscope-cli from its Run, fills the table and the
 // bus-bandwidth chart as rows arrive, and keeps the run in the history, from which it reopens
 // with its inputs (--nproc included); Cancel ends every worker and keeps the rows measured; the
@@ -47,7 +47,7 @@ int children_left() {
 
 }  // namespace
 
-class CommunicationTabTest : public QObject {
+class CollectivesTabTest : public QObject {
   Q_OBJECT
 
  private slots:
@@ -152,5 +152,5 @@ class CommunicationTabTest : public QObject {
   }
 };
 
-QTEST_MAIN(CommunicationTabTest)
-#include "test_communication_tab.moc"
+QTEST_MAIN(CollectivesTabTest)
+#include "test_collectives_tab.moc"

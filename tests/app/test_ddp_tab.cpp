@@ -1,8 +1,8 @@
-// The Distributed tab with real workers: the window's ExperimentView of the DDP experiments
+// The DDP tab with real workers: the window's ExperimentView of the DDP experiments
 // runs local Gloo ranks of stepscope-cli from its Run, fills the DDP table and its side
 // tables, the step breakdown and the overlap picture of every rank, and keeps the run (all four
 // tables) in the history, from which it reopens with its inputs (--nproc included). All-reduce
-// rows the Communication tab just measured bring the bucket overhead model, and stay for a DDP
+// rows the Collectives tab just measured bring the bucket overhead model, and stay for a DDP
 // run after them; a missing worker binary is said, not crashed on.
 #include <QComboBox>
 #include <QLineEdit>
@@ -48,7 +48,7 @@ schema::Table collective_rows() {
 
 }  // namespace
 
-class DistributedTabTest : public QObject {
+class DdpTabTest : public QObject {
   Q_OBJECT
 
  private slots:
@@ -63,7 +63,7 @@ class DistributedTabTest : public QObject {
     QVERIFY(collectives && view && charts);
     QVERIFY2(charts->reading().contains("all-reduce times"), qPrintable(charts->reading()));
 
-    // The Communication tab measures all-reduce at 2 ranks: its rows feed the model.
+    // The Collectives tab measures all-reduce at 2 ranks: its rows feed the model.
     QSignalSpy measured(driver(window, collectives), &gui::ExperimentTab::finished);
     schema::InputValues all_reduce(collective_inputs());
     all_reduce.set("sizes", "64KB,1MB,4MB");
@@ -140,5 +140,5 @@ class DistributedTabTest : public QObject {
   }
 };
 
-QTEST_MAIN(DistributedTabTest)
-#include "test_distributed_tab.moc"
+QTEST_MAIN(DdpTabTest)
+#include "test_ddp_tab.moc"

@@ -1,4 +1,4 @@
-// stepscope-cli allreduce: nccl-tests' table over LibTorch's c10d (Gloo on CPUs, NCCL on GPUs),
+// stepscope-cli collectives: nccl-tests' table over LibTorch's c10d (Gloo on CPUs, NCCL on GPUs),
 // on N local workers it starts itself (--nproc) or as one rank of a job torchrun or srun started.
 #include <chrono>
 #include <iostream>
@@ -47,7 +47,7 @@ AllreduceOptions parse_options(const std::vector<std::string>& args) {
 
 // How this rank joins its job; every rank must run the same collectives.
 RankJobSpec rank_job(const distributed::TorchrunEnv& env, const AllreduceOptions& o) {
-  RankJobSpec job = rank_job_of("allreduce", env, o.spec.base.backend, o.timeout_s, o.outputs, o.spec.base.device);
+  RankJobSpec job = rank_job_of("collectives", env, o.spec.base.backend, o.timeout_s, o.outputs, o.spec.base.device);
   job.settings = job_settings(collective_values(o.spec));
   return job;
 }
@@ -63,7 +63,7 @@ int run_as_rank(const distributed::TorchrunEnv& env, distributed::Communicator& 
   StderrProgress progress(err);
   const bool lead = env.rank == 0;
   ProgressSink* shown = lead && !o.outputs.quiet ? &progress : nullptr;
-  RankTableWriter writer("allreduce", {schema.table({})}, o.outputs, lead, out, output_lock);
+  RankTableWriter writer("collectives", {schema.table({})}, o.outputs, lead, out, output_lock);
   bool failed = false;
   // No cancel flag: a signalled rank leaves at once through its supervisor (rank_job.h).
   run_collective_sweep(configs, comm, shown, nullptr,
@@ -83,10 +83,10 @@ bool row_failed(const schema::Table& table, const std::vector<schema::Value>& ro
 
 }  // namespace
 
-int run_allreduce_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int run_collectives_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   AllreduceOptions o;
   DistributedCommand command;
-  command.name = "allreduce";
+  command.name = "collectives";
   command.usage = experiment_usage(*find_experiment("collectives"));
   command.parse = [&](const std::vector<std::string>& a) { o = parse_options(a); };
   command.nprocs = [&] { return o.nprocs; };
@@ -101,7 +101,7 @@ int run_allreduce_command(const std::vector<std::string>& args, std::ostream& ou
   };
   command.run_local = [&] {
     std::vector<schema::Table> tables{collective_schema().table({})};
-    const int status = run_local_rank_tables("allreduce", args, o.nprocs, o.timeout_s, o.outputs, tables, out, err);
+    const int status = run_local_rank_tables("collectives", args, o.nprocs, o.timeout_s, o.outputs, tables, out, err);
     return status_of_rows(status, tables[0], row_failed);
   };
   return run_distributed_command(command, args, out, err);
