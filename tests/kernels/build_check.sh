@@ -23,27 +23,28 @@ flags=(-O3 -std=c++17 -lineinfo -Xcompiler -Wall -Iengine
 if [[ "${SM90A_ONLY:-0}" == 1 ]]; then
   flags=(-O3 -std=c++17 -Xcompiler -Wall -Iengine -gencode arch=compute_90a,code=sm_90a)
 fi
+# The kernel variants are one translation unit each (engine/kernels/cuda/instantiations/).
 sources=(engine/kernels/flash_attention_args.cpp
          engine/kernels/cuda/flash_forward.cu
          engine/kernels/cuda/flash_tile_counters.cpp
          engine/kernels/cuda/sm90_tensor_map.cpp
          engine/kernels/cuda/flash_backward.cu
-         engine/kernels/cuda/flash_attention_tf32.cu
+         engine/kernels/cuda/instantiations/*.cu
          tests/kernels/attention_reference_cpu.cpp
          tests/kernels/flash_kernel_check.cu)
 
-# Compile the units in parallel (the two kernel files dominate), then link.
-pids=()
+# Compile the units in parallel, as many at a time as there are cores (JOBS to change), then link.
+jobs_max="${JOBS:-$(nproc)}"
+rm -f "$out/.failed"
 objects=()
 for src in "${sources[@]}"; do
   obj="$out/$(basename "${src%.*}").o"
   objects+=("$obj")
-  "$nvcc" "${flags[@]}" -c "$src" -o "$obj" &
-  pids+=($!)
+  while (( $(jobs -rp | wc -l) >= jobs_max )); do wait -n || true; done
+  { "$nvcc" "${flags[@]}" -c "$src" -o "$obj" || touch "$out/.failed"; } &
 done
-status=0
-for pid in "${pids[@]}"; do wait "$pid" || status=1; done
-if [[ $status -ne 0 ]]; then
+wait
+if [[ -e "$out/.failed" ]]; then
   echo "build_check.sh: compilation failed" >&2
   exit 1
 fi

@@ -1,14 +1,14 @@
 // Host launcher of the flash-attention backward: D = rowsum(dO * O) with the dQ accumulator
 // zeroed, the key-parallel main kernel (dK, dV, and dQ into the fp32 accumulator), then dQ's
 // conversion: three launches. fp32 with KernelPath::fastest takes the 3xTF32 tensor-core main
-// kernel, with KernelPath::portable the exact SIMT one.
+// kernel, with KernelPath::portable the exact SIMT one. The launchers of each variant are
+// compiled apart (flash_variants.h); this file holds the dispatch and the helper kernels, which
+// every head dim shares.
 #include "kernels/cuda/flash_attention_cuda.h"
 #include "kernels/cuda/flash_backward_helpers.cuh"
-#include "kernels/cuda/flash_backward_simt.cuh"
-#include "kernels/cuda/flash_backward_sm90.cuh"
+#include "kernels/cuda/flash_kernel_traits.h"
 #include "kernels/cuda/flash_launch_utils.h"
-#include "kernels/cuda/flash_mma_launch.cuh"
-#include "kernels/cuda/flash_tf32_launch.h"
+#include "kernels/cuda/flash_variants.h"
 #include "kernels/cuda/sm90_dispatch.h"
 #include "kernels/cuda/sm90_tensor_map.h"
 
@@ -19,96 +19,72 @@
 
 namespace stepscope::kernels {
 
-namespace {
+namespace flash {
 
-using flash::BackwardParams;
+namespace {
 
 // Grid-strided helper kernels need no more blocks than keep the GPU busy.
 unsigned helper_blocks(int64_t work_items) {
   constexpr int64_t kMaxBlocks = 8192;
-  const int64_t blocks = (work_items + flash::kHelperThreads - 1) / flash::kHelperThreads;
+  const int64_t blocks = (work_items + kHelperThreads - 1) / kHelperThreads;
   return static_cast<unsigned>(std::max<int64_t>(1, std::min(blocks, kMaxBlocks)));
 }
 
+}  // namespace
+
 template <typename T>
-void launch_helpers_before(const BackwardParams& params, cudaStream_t stream) {
-  const int64_t threads = params.rows * flash::rowsum_threads_per_row<T>(params);
-  flash::launch_kernel(flash::flash_backward_rowsum_kernel<T>, helper_blocks(threads),
-                       flash::kHelperThreads, 0, stream, params, "flash_backward_rowsum_kernel");
+void launch_backward_helpers_before(const BackwardParams& params, cudaStream_t stream) {
+  const int64_t threads = params.rows * rowsum_threads_per_row<T>(params);
+  launch_kernel(flash_backward_rowsum_kernel<T>, helper_blocks(threads), kHelperThreads, 0, stream, params,
+                "flash_backward_rowsum_kernel");
 }
 
 template <typename T>
-void launch_helpers_after(const BackwardParams& params, cudaStream_t stream) {
-  flash::launch_kernel(flash::flash_backward_dq_kernel<T>,
-                       helper_blocks(params.rows * params.head_dim / flash::kChunk<T>),
-                       flash::kHelperThreads, 0,
-                       stream, params, "flash_backward_dq_kernel");
+void launch_backward_helpers_after(const BackwardParams& params, cudaStream_t stream) {
+  launch_kernel(flash_backward_dq_kernel<T>, helper_blocks(params.rows * params.head_dim / kChunk<T>),
+                kHelperThreads, 0, stream, params, "flash_backward_dq_kernel");
 }
 
-template <int kHeadDim>
-void launch_backward_f32(BackwardParams params, const AttentionShape& shape, cudaStream_t stream) {
-  using Tr = flash::SimtBackwardTraits<kHeadDim>;
-  flash::check_device_supported(Tr::kSmemBytes);
-  params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
-  params.head_group = flash::ungrouped_head_group(static_cast<int>(shape.batch * shape.heads), shape.causal);
-  launch_helpers_before<float>(params, stream);
-  const auto blocks = static_cast<unsigned>(params.key_tiles * shape.batch * shape.heads);
-  flash::launch_kernel(flash::flash_backward_simt_kernel<kHeadDim>, blocks, Tr::kThreads,
-                       Tr::kSmemBytes, stream, params, "flash_backward_simt_kernel (fp32)");
-  launch_helpers_after<float>(params, stream);
+template void launch_backward_helpers_before<__half>(const BackwardParams&, cudaStream_t);
+template void launch_backward_helpers_before<__nv_bfloat16>(const BackwardParams&, cudaStream_t);
+template void launch_backward_helpers_before<float>(const BackwardParams&, cudaStream_t);
+template void launch_backward_helpers_after<__half>(const BackwardParams&, cudaStream_t);
+template void launch_backward_helpers_after<__nv_bfloat16>(const BackwardParams&, cudaStream_t);
+template void launch_backward_helpers_after<float>(const BackwardParams&, cudaStream_t);
+
+}  // namespace flash
+
+namespace {
+
+using flash::BackwardParams;
+using flash::launch_backward_helpers_after;
+using flash::launch_backward_helpers_before;
+
+// fp32 with KernelPath::fastest: the 3xTF32 tensor-core main kernel and its query splits
+// (BackwardParams::query_splits, set before the rowsum kernel runs).
+int tf32x3_backward_query_splits(const AttentionShape& shape) {
+  switch (flash::padded_head_dim(static_cast<int>(shape.head_dim))) {
+    case 32: return flash::backward_query_splits<float, 32>(shape);
+    case 64: return flash::backward_query_splits<float, 64>(shape);
+    case 96: return flash::backward_query_splits<float, 96>(shape);
+    default: return flash::backward_query_splits<float, 128>(shape);
+  }
+}
+
+void launch_backward_main_tf32x3(const BackwardParams& params, const AttentionShape& shape, cudaStream_t stream) {
+  switch (flash::padded_head_dim(params.head_dim)) {
+    case 32: return flash::launch_backward_main_mma<float, 32>(params, shape, stream);
+    case 64: return flash::launch_backward_main_mma<float, 64>(params, shape, stream);
+    case 96: return flash::launch_backward_main_mma<float, 96>(params, shape, stream);
+    default: return flash::launch_backward_main_mma<float, 128>(params, shape, stream);
+  }
 }
 
 template <typename T, int kHeadDim>
 void launch_backward_mma(const BackwardParams& params, const AttentionShape& shape, cudaStream_t stream) {
-  launch_helpers_before<T>(params, stream);
+  launch_backward_helpers_before<T>(params, stream);
   flash::launch_backward_main_mma<T, kHeadDim>(params, shape, stream);
-  launch_helpers_after<T>(params, stream);
-}
-
-// Hopper main kernel (wgmma, TMA); the helpers around it are the portable ones.
-template <typename T, int kHeadDim>
-void launch_backward_sm90(BackwardParams params, const FlashBackwardArgs& args,
-                          cudaStream_t stream) {
-  using Tr = flash::Sm90BackwardTraits<kHeadDim>;
-  const AttentionShape& shape = args.shape;
-  params.key_tiles = static_cast<int>((shape.seq_k + Tr::kBlockN - 1) / Tr::kBlockN);
-  params.head_group = flash::backward_grid_head_group(params.key_tiles, shape, Tr::kSmemBytes);
-  const int bh_count = static_cast<int>(shape.batch * shape.heads);
-  const bool paired = flash::backward_pairs_key_tiles(params.key_tiles, bh_count,
-                                                      flash::check_device_supported(Tr::kSmemBytes), shape.causal,
-                                                      shape.seq_q == shape.seq_k, kHeadDim);
-  // The rowsum pass first, so the GPU starts while the host encodes the tensor maps.
-  launch_helpers_before<T>(params, stream);
-  flash::Sm90BackwardParams sp;
-  sp.p = params;
-  using flash::make_attention_tensor_map;
-  constexpr CUtensorMapSwizzle kKSwizzle =
-      Tr::kKSwizzleBytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B;
-  sp.q = make_attention_tensor_map(args.type, args.q, args.q_strides, shape, shape.seq_q,
-                                   {64, Tr::kBlockM, CU_TENSOR_MAP_SWIZZLE_128B});
-  sp.d_o = make_attention_tensor_map(args.type, args.d_o, args.d_o_strides, shape, shape.seq_q,
-                                     {64, Tr::kBlockM, CU_TENSOR_MAP_SWIZZLE_128B});
-  sp.k = make_attention_tensor_map(args.type, args.k, args.k_strides, shape, shape.seq_k,
-                                   {Tr::kKBlockCols, Tr::kBlockN, kKSwizzle});
-  sp.v = make_attention_tensor_map(args.type, args.v, args.v_strides, shape, shape.seq_k,
-                                   {64, Tr::kBlockN, CU_TENSOR_MAP_SWIZZLE_128B});
-  sp.dq_accum = flash::make_dq_accum_map(params.dq_accum, shape.head_dim, shape.seq_q,
-                                         shape.batch * shape.heads, Tr::kDqBoxRows);
-  if constexpr (flash::backward_pairs_head_dim(kHeadDim)) {
-    if (paired) {
-      const auto blocks = static_cast<unsigned>(flash::key_tile_pairs(params.key_tiles) * bh_count);
-      flash::launch_kernel(flash::flash_backward_sm90_kernel<T, kHeadDim, true>, blocks, Tr::kThreads,
-                           Tr::kSmemBytes, stream, sp, "flash_backward_sm90_kernel (paired key tiles)");
-      launch_helpers_after<T>(params, stream);
-      return;
-    }
-  }
-  {
-    const auto blocks = static_cast<unsigned>(params.key_tiles * bh_count);
-    flash::launch_kernel(flash::flash_backward_sm90_kernel<T, kHeadDim, false>, blocks, Tr::kThreads,
-                         Tr::kSmemBytes, stream, sp, "flash_backward_sm90_kernel");
-  }
-  launch_helpers_after<T>(params, stream);
+  launch_backward_helpers_after<T>(params, stream);
 }
 
 // The Hopper kernel takes fp16/bf16 on a cc 9.0 device when TMA can read Q, K, V and dO and
@@ -131,17 +107,8 @@ bool sm90_backward_applies(const FlashBackwardArgs& args) {
 template <typename T, int kHeadDim>
 bool launch_if_compiled(const BackwardParams& params, const FlashBackwardArgs& args,
                         cudaStream_t stream) {
-  if (!flash::sm90a_image_loaded<flash::flash_backward_sm90_kernel<T, kHeadDim, false>>(
-          "flash_backward_sm90_kernel")) {
-    return false;
-  }
-  if constexpr (flash::backward_pairs_head_dim(kHeadDim)) {
-    if (!flash::sm90a_image_loaded<flash::flash_backward_sm90_kernel<T, kHeadDim, true>>(
-            "flash_backward_sm90_kernel (paired key tiles)")) {
-      return false;
-    }
-  }
-  launch_backward_sm90<T, kHeadDim>(params, args, stream);
+  if (!flash::sm90_backward_compiled<T, kHeadDim>()) return false;
+  flash::launch_backward_sm90<T, kHeadDim>(params, args, stream);
   return true;
 }
 
@@ -158,7 +125,7 @@ template <int kHeadDim>
 void dispatch_type(ElementType type, const BackwardParams& params, const AttentionShape& shape,
                    cudaStream_t stream) {
   switch (type) {
-    case ElementType::f32: return launch_backward_f32<kHeadDim>(params, shape, stream);
+    case ElementType::f32: return flash::launch_backward_simt<kHeadDim>(params, shape, stream);
     case ElementType::f16: return launch_backward_mma<__half, kHeadDim>(params, shape, stream);
     case ElementType::bf16:
       return launch_backward_mma<__nv_bfloat16, kHeadDim>(params, shape, stream);
@@ -228,10 +195,10 @@ void flash_backward_cuda(const FlashBackwardArgs& args, cudaStream_t stream) {
     if (launched) return;
   }
   if (args.type == ElementType::f32 && args.path == KernelPath::fastest) {
-    params.query_splits = flash::tf32x3_backward_query_splits(shape);
-    launch_helpers_before<float>(params, stream);
-    flash::launch_backward_main_tf32x3(params, shape, stream);
-    launch_helpers_after<float>(params, stream);
+    params.query_splits = tf32x3_backward_query_splits(shape);
+    launch_backward_helpers_before<float>(params, stream);
+    launch_backward_main_tf32x3(params, shape, stream);
+    launch_backward_helpers_after<float>(params, stream);
     return;
   }
   switch (flash::padded_head_dim(params.head_dim)) {

@@ -3,42 +3,69 @@
 // On compute capability 9.0 with KernelPath::fastest, 16-bit types and TMA-addressable views
 // take the Hopper kernel (flash_forward_sm90.cuh); fp32 with KernelPath::fastest the 3xTF32
 // tensor-core kernel (any sm_80+ device); everything else the portable sm_80 ones (fp32: SIMT).
+// The launchers of each variant are compiled apart (flash_variants.h); this file holds the
+// dispatch and the key splits' combine kernel, which every head dim shares.
 #include "kernels/cuda/flash_attention_cuda.h"
-#include "kernels/cuda/flash_forward_simt.cuh"
-#include "kernels/cuda/flash_forward_sm90.cuh"
-#include "kernels/cuda/flash_forward_sm90_persistent.cuh"
+#include "kernels/cuda/flash_forward_combine.cuh"
+#include "kernels/cuda/flash_kernel_traits.h"
 #include "kernels/cuda/flash_launch_utils.h"
-#include "kernels/cuda/flash_mma_launch.cuh"
-#include "kernels/cuda/flash_tf32_launch.h"
-#include "kernels/cuda/flash_tile_counters.h"
+#include "kernels/cuda/flash_sm90_traits.h"
+#include "kernels/cuda/flash_variants.h"
 #include "kernels/cuda/sm90_dispatch.h"
 #include "kernels/cuda/sm90_tensor_map.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
 
 namespace stepscope::kernels {
 
+namespace flash {
+
+template <typename T>
+void launch_forward_combine(const ForwardParams& params, const AttentionShape& shape, cudaStream_t stream) {
+  const int64_t items = params.rows * (partial_row_floats(shape.head_dim) / 4);
+  const auto combine_blocks =
+      static_cast<unsigned>(std::clamp<int64_t>((items + kCombineThreads - 1) / kCombineThreads, 1, 8192));
+  launch_kernel(flash_forward_combine_kernel<T>, combine_blocks, kCombineThreads, 0, stream, params,
+                "flash_forward_combine_kernel");
+}
+
+template void launch_forward_combine<__half>(const ForwardParams&, const AttentionShape&, cudaStream_t);
+template void launch_forward_combine<__nv_bfloat16>(const ForwardParams&, const AttentionShape&, cudaStream_t);
+template void launch_forward_combine<float>(const ForwardParams&, const AttentionShape&, cudaStream_t);
+
+}  // namespace flash
+
 namespace {
 
 using flash::ForwardParams;
 
-template <int kHeadDim>
-void launch_forward_f32(ForwardParams params, const AttentionShape& shape, cudaStream_t stream) {
-  using Tr = flash::SimtForwardTraits<kHeadDim>;
-  params.row_tiles = static_cast<int>((shape.seq_q + Tr::kBlockM - 1) / Tr::kBlockM);
-  flash::check_device_supported(Tr::kSmemBytes);
-  params.head_group = flash::ungrouped_head_group(static_cast<int>(shape.batch * shape.heads), shape.causal);
-  const auto blocks = static_cast<unsigned>(params.row_tiles * shape.batch * shape.heads);
-  flash::launch_kernel(flash::flash_forward_simt_kernel<kHeadDim>, blocks, Tr::kThreads,
-                       Tr::kSmemBytes, stream, params, "flash_forward_simt_kernel (fp32)");
+// fp32 with KernelPath::fastest: the 3xTF32 tensor-core kernels' key splits and launch.
+flash::KeySplitPlan tf32x3_forward_key_split_plan(const AttentionShape& shape, int requested) {
+  switch (flash::padded_head_dim(static_cast<int>(shape.head_dim))) {
+    case 32: return flash::forward_key_split_plan<float, 32>(shape, requested);
+    case 64: return flash::forward_key_split_plan<float, 64>(shape, requested);
+    case 96: return flash::forward_key_split_plan<float, 96>(shape, requested);
+    default: return flash::forward_key_split_plan<float, 128>(shape, requested);
+  }
+}
+
+void launch_forward_tf32x3(const ForwardParams& params, const AttentionShape& shape, int requested_splits,
+                           float* workspace, cudaStream_t stream) {
+  switch (flash::padded_head_dim(params.head_dim)) {
+    case 32: return flash::launch_forward_mma<float, 32>(params, shape, requested_splits, workspace, stream);
+    case 64: return flash::launch_forward_mma<float, 64>(params, shape, requested_splits, workspace, stream);
+    case 96: return flash::launch_forward_mma<float, 96>(params, shape, requested_splits, workspace, stream);
+    default: return flash::launch_forward_mma<float, 128>(params, shape, requested_splits, workspace, stream);
+  }
 }
 
 template <int kHeadDim>
 void dispatch_type(const FlashForwardArgs& args, const ForwardParams& params, cudaStream_t stream) {
   switch (args.type) {
-    case ElementType::f32: return launch_forward_f32<kHeadDim>(params, args.shape, stream);
+    case ElementType::f32: return flash::launch_forward_simt<kHeadDim>(params, args.shape, stream);
     case ElementType::f16:
       return flash::launch_forward_mma<__half, kHeadDim>(params, args.shape, args.key_splits, args.workspace, stream);
     case ElementType::bf16:
@@ -59,81 +86,23 @@ bool sm90_forward_applies(const FlashForwardArgs& args) {
          flash::current_device_is_sm90();
 }
 
-// Whether the Hopper forward runs `shape` with persistent CTAs on `sms` SMs (given a tile
-// counter).
-bool sm90_shape_runs_persistent(const AttentionShape& shape, int sms) {
-  static_assert(flash::Sm90ForwardTraits<64>::kBlockM == flash::Sm90ForwardTraits<128>::kBlockM,
-                "both head dims tile the queries alike");
-  constexpr int64_t kBlockM = flash::Sm90ForwardTraits<64>::kBlockM;
-  const auto row_tiles = static_cast<int>((shape.seq_q + kBlockM - 1) / kBlockM);
-  return flash::forward_runs_persistent(row_tiles, row_tiles * shape.batch * shape.heads, sms,
-                                        flash::sm90_padded_head_dim(static_cast<int>(shape.head_dim)));
-}
-
-template <typename T, int kHeadDim>
-void launch_forward_sm90(const FlashForwardArgs& args, cudaStream_t stream) {
-  using Tr = flash::Sm90ForwardTraits<kHeadDim>;
-  const AttentionShape& shape = args.shape;
-  flash::Sm90ForwardParams params;
-  // 64-column boxes with the 128-byte swizzle; O is stored per warpgroup (64 rows).
-  using flash::make_attention_tensor_map;
-  params.q_map = make_attention_tensor_map(args.type, args.q, args.q_strides, shape, shape.seq_q,
-                                           {64, Tr::kBlockM, CU_TENSOR_MAP_SWIZZLE_128B});
-  params.k_map = make_attention_tensor_map(args.type, args.k, args.k_strides, shape, shape.seq_k,
-                                           {64, Tr::kBlockN, CU_TENSOR_MAP_SWIZZLE_128B});
-  params.v_map = make_attention_tensor_map(args.type, args.v, args.v_strides, shape, shape.seq_k,
-                                           {64, Tr::kBlockN, CU_TENSOR_MAP_SWIZZLE_128B});
-  params.o_map = make_attention_tensor_map(args.type, args.o, args.o_strides, shape, shape.seq_q,
-                                           {64, 64, CU_TENSOR_MAP_SWIZZLE_128B});
-  params.lse = args.lse;
-  params.heads = static_cast<int>(shape.heads);
-  params.seq_q = static_cast<int>(shape.seq_q);
-  params.seq_k = static_cast<int>(shape.seq_k);
-  params.row_tiles = static_cast<int>((shape.seq_q + Tr::kBlockM - 1) / Tr::kBlockM);
-  params.bh_count = static_cast<int>(shape.batch * shape.heads);
-  params.causal = shape.causal;
-  params.scale = args.softmax_scale;
-  params.scale_log2 = args.softmax_scale * static_cast<float>(M_LOG2E);
-  // One CTA per SM (Sm90ForwardTraits' registers and shared memory).
-  const int sms = flash::check_device_supported(flash::kSm90PersistentForwardSmemBytes<kHeadDim>);
-  params.head_group = flash::forward_grid_head_group(params.row_tiles, shape, sms);
-  const int64_t tiles = static_cast<int64_t>(params.row_tiles) * params.bh_count;
-  // Persistent CTAs take the tiles after the first wave from the stream's counter.
-  if (sm90_shape_runs_persistent(shape, sms)) params.tile_counter = flash::stream_tile_counter(stream);
-  if (params.tile_counter != nullptr) {
-    return flash::launch_kernel(flash::flash_forward_sm90_persistent_kernel<T, kHeadDim>, static_cast<unsigned>(sms),
-                                Tr::kThreads, flash::kSm90PersistentForwardSmemBytes<kHeadDim>, stream, params,
-                                "flash_forward_sm90_persistent_kernel");
-  }
-  flash::launch_kernel(flash::flash_forward_sm90_kernel<T, kHeadDim>, static_cast<unsigned>(tiles),
-                       Tr::kThreads, Tr::kSmemBytes, stream, params, "flash_forward_sm90_kernel");
-}
-
-// Whether this build's image of the Hopper kernel for the device is the sm_90a one.
-template <typename T, int kHeadDim>
-bool sm90_kernel_compiled() {
-  return flash::sm90a_image_loaded<flash::flash_forward_sm90_kernel<T, kHeadDim>>(
-             "flash_forward_sm90_kernel") &&
-         flash::sm90a_image_loaded<flash::flash_forward_sm90_persistent_kernel<T, kHeadDim>>(
-             "flash_forward_sm90_persistent_kernel");
-}
-
 // Whether the Hopper kernel takes `args`: it applies and this build carries its sm_90a code.
 bool sm90_forward_runs(const FlashForwardArgs& args) {
   if (!sm90_forward_applies(args)) return false;
   const bool d64 = flash::sm90_padded_head_dim(static_cast<int>(args.shape.head_dim)) == 64;
+  using flash::sm90_forward_compiled;
   if (args.type == ElementType::bf16) {
-    return d64 ? sm90_kernel_compiled<__nv_bfloat16, 64>() : sm90_kernel_compiled<__nv_bfloat16, 128>();
+    return d64 ? sm90_forward_compiled<__nv_bfloat16, 64>() : sm90_forward_compiled<__nv_bfloat16, 128>();
   }
-  return d64 ? sm90_kernel_compiled<__half, 64>() : sm90_kernel_compiled<__half, 128>();
+  return d64 ? sm90_forward_compiled<__half, 64>() : sm90_forward_compiled<__half, 128>();
 }
 
 template <typename T>
 void dispatch_sm90(const FlashForwardArgs& args, cudaStream_t stream) {
   if (flash::sm90_padded_head_dim(static_cast<int>(args.shape.head_dim)) == 64) {
-    return launch_forward_sm90<T, 64>(args, stream);
+    return flash::launch_forward_sm90<T, 64>(args, stream);
   }
-  launch_forward_sm90<T, 128>(args, stream);
+  flash::launch_forward_sm90<T, 128>(args, stream);
 }
 
 // The key splits flash_forward_cuda runs `args` with: the tensor-core kernels' plan; none on the
@@ -142,7 +111,7 @@ flash::KeySplitPlan key_split_plan(const FlashForwardArgs& args) {
   if (args.key_splits == 1 || sm90_forward_runs(args)) return {};
   const AttentionShape& shape = args.shape;
   if (args.type == ElementType::f32) {
-    return args.path == KernelPath::fastest ? flash::tf32x3_forward_key_split_plan(shape, args.key_splits)
+    return args.path == KernelPath::fastest ? tf32x3_forward_key_split_plan(shape, args.key_splits)
                                             : flash::KeySplitPlan{};
   }
   const bool half = args.type == ElementType::f16;
@@ -221,7 +190,7 @@ void flash_forward_cuda(const FlashForwardArgs& args, cudaStream_t stream) {
   params.scale_log2 = args.softmax_scale * static_cast<float>(M_LOG2E);
 
   if (args.type == ElementType::f32 && args.path == KernelPath::fastest) {
-    return flash::launch_forward_tf32x3(params, shape, args.key_splits, args.workspace, stream);
+    return launch_forward_tf32x3(params, shape, args.key_splits, args.workspace, stream);
   }
   switch (flash::padded_head_dim(params.head_dim)) {
     case 32: return dispatch_type<32>(args, params, stream);

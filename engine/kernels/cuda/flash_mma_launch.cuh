@@ -1,13 +1,12 @@
-// Launchers of the tensor-core flash kernels for one input type and padded head dim, shared by
-// the 16-bit translation units (flash_forward.cu, flash_backward.cu) and the fp32 one
-// (flash_attention_tf32.cu), which compile in parallel.
+// Launchers of the tensor-core flash kernels for one input type and padded head dim (declared
+// in flash_variants.h), instantiated one variant a translation unit under instantiations/.
 #pragma once
 
 #include "kernels/cuda/flash_backward_mma.cuh"
-#include "kernels/cuda/flash_forward_combine.cuh"
 #include "kernels/cuda/flash_forward_mma.cuh"
 #include "kernels/cuda/flash_key_splits.h"
 #include "kernels/cuda/flash_launch_utils.h"
+#include "kernels/cuda/flash_variants.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -79,13 +78,7 @@ void launch_forward_mma(ForwardParams params, const AttentionShape& shape, int r
     launch_kernel(flash_forward_mma_kernel<T, kHeadDim>, grid, Tr::kThreads, Tr::kSmemBytes, stream, params,
                   "flash_forward_mma_kernel");
   }
-  if (plan.splits > 1) {
-    const int64_t items = params.rows * (partial_row_floats(shape.head_dim) / 4);
-    const auto combine_blocks =
-        static_cast<unsigned>(std::clamp<int64_t>((items + kCombineThreads - 1) / kCombineThreads, 1, 8192));
-    launch_kernel(flash_forward_combine_kernel<T>, combine_blocks, kCombineThreads, 0, stream, params,
-                  "flash_forward_combine_kernel");
-  }
+  if (plan.splits > 1) launch_forward_combine<T>(params, shape, stream);
 }
 
 // How many CTAs share each key tile's walk over the query tiles: enough to fill the GPU's

@@ -1,0 +1,11 @@
+// Forward, head dim 96, bf16: the tensor-core kernel (sm_80+) and its key splits.
+// One variant a translation unit, so that nvcc compiles them in parallel (flash_variants.h).
+#include "kernels/cuda/flash_mma_launch.cuh"
+
+namespace stepscope::kernels::flash {
+
+template KeySplitPlan forward_key_split_plan<__nv_bfloat16, 96>(const AttentionShape&, int);
+template void launch_forward_mma<__nv_bfloat16, 96>(ForwardParams, const AttentionShape&, int, float*,
+                                                    cudaStream_t);
+
+}  // namespace stepscope::kernels::flash
