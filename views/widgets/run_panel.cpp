@@ -173,7 +173,7 @@ void RunPanel::set_config(const BenchConfig& c) {
   mode_->setCurrentIndex(mode_->findData(static_cast<int>(c.mode)));
   attention_->setCurrentIndex(attention_->findData(static_cast<int>(c.model.attention)));
   // "cuda" is the first GPU, as the engine reads it.
-  const std::string device_id = to_string(Device{parse_device(c.device).kind, parse_device(c.device).ordinal()});
+  const std::string device_id = to_string(Device{c.device.kind, c.device.ordinal()});
   const int device = device_->findData(QString::fromStdString(device_id));
   if (device >= 0) device_->setCurrentIndex(device);
   profile_kernels_->setChecked(c.profile_kernels);
@@ -199,10 +199,10 @@ std::optional<BenchConfig> RunPanel::config(QString* error, std::string* field) 
   c.mode = static_cast<StepMode>(mode_->currentData().toInt());
   c.warmup_steps = warmup_->value();
   c.measured_steps = steps_->value();
-  c.device = device_->currentData().toString().toStdString();
   c.profile_kernels = profile_kernels_->isChecked();
   c.profile_memory = profile_memory_->isChecked();
   try {
+    c.device = parse_device(device_->currentData().toString().toStdString());
     validate(c);
   } catch (const ConfigError& e) {
     if (error) *error = QString::fromStdString(e.what());
