@@ -80,7 +80,7 @@ int run_check_subcommand(const std::vector<std::string>& args, std::ostream& out
   std::filesystem::path dir;
   AttentionImpl impl = AttentionImpl::flash;
   Precision precision = Precision::fp32;
-  std::string device;
+  Device device;
   bool causal = false;
   try {
     schema::ParsedArguments parsed{schema::InputValues(check_inputs()), false};
@@ -96,10 +96,10 @@ int run_check_subcommand(const std::vector<std::string>& args, std::ostream& out
     const schema::InputValues& options = parsed.values;
     impl = parse_attention_impl(options.text("impl"));
     precision = parse_precision(options.text("precision"));
-    device = options.text("device");
     causal = options.flag("causal");
     dir = options.text("out");
     try {
+      device = parse_device(options.text("device"));
       check_device(device);  // before .to(device): LibTorch's own error would end the process
     } catch (const ConfigError& e) {
       throw option_error(e);
@@ -130,7 +130,7 @@ int run_check_subcommand(const std::vector<std::string>& args, std::ostream& out
           throw CliError(std::string("--") + option + ": " + options.text(option) + " holds " +
                          overflow_text(*value, dtype) + " (--precision " + to_string(precision) + ")");
         }
-        return t.to(torch::Device(device), dtype);
+        return t.to(torch_device(device), dtype);
       };
       q = to_run("q", q), k = to_run("k", k), v = to_run("v", v);
       if (d_o.defined()) d_o = to_run("do", d_o);

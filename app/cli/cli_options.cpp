@@ -98,7 +98,7 @@ CheckOptions parse_check_options(const std::vector<std::string>& args) {
   } catch (const ConfigError& e) {
     throw CliError(std::string("--rope-theta: ") + e.what());
   }
-  result.device = v.text("device");
+  result.device = parse_device(v.text("device"));
   if (!result.adamw_out.empty() && result.targets.empty()) {
     throw CliError("--adamw-step-out needs --targets: the AdamW step follows the gradient of the loss");
   }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device.h"
 #include "experiments/bench/bench_sweep.h"
 #include "schema/input_values.h"
 
@@ -40,7 +41,7 @@ struct CheckOptions {
   std::string adamw_out;     // optional; needs targets
   int64_t heads = 0;
   double rope_theta = 10000.0;
-  std::string device = "cpu";
+  Device device;  // the CPU by default
   bool help = false;
 };
 

@@ -56,7 +56,7 @@ RankJobSpec rank_job(const distributed::TorchrunEnv& env, const AllreduceOptions
 int run_as_rank(const distributed::TorchrunEnv& env, distributed::Communicator& comm, std::timed_mutex& output_lock,
                 const AllreduceOptions& o, std::ostream& out, std::ostream& err) {
   AllreduceOptions local = o;
-  if (parse_device(o.spec.base.device).is_cuda()) local.spec.base.device = to_string(Device{DeviceKind::cuda, env.local_rank});
+  if (o.spec.base.device.is_cuda()) local.spec.base.device = Device{DeviceKind::cuda, env.local_rank};
   auto configs = expand(local.spec, env.world_size);
   for (auto& c : configs) c.ranks_on_host = env.local_world_size;
   const auto& schema = collective_schema();
@@ -91,7 +91,7 @@ int run_collectives_command(const std::vector<std::string>& args, std::ostream& 
   command.parse = [&](const std::vector<std::string>& a) { o = parse_options(a); };
   command.nprocs = [&] { return o.nprocs; };
   command.outputs = [&] { return output_files(o.outputs); };
-  command.on_gpus = [&] { return parse_device(o.spec.base.device).is_cuda(); };
+  command.on_gpus = [&] { return o.spec.base.device.is_cuda(); };
   command.check = [&](int ranks) {
     for (const auto& c : expand(o.spec, ranks)) check_runnable(c);
   };

@@ -83,7 +83,7 @@ RankJobSpec rank_job(const distributed::TorchrunEnv& env, const DdpOptions& o) {
 int run_as_rank(const distributed::TorchrunEnv& env, distributed::Communicator& comm, std::timed_mutex& output_lock,
                 const DdpOptions& o, std::ostream& out, std::ostream& err) {
   DdpSweepSpec spec = o.spec;
-  if (parse_device(spec.base.device).is_cuda()) spec.base.device = to_string(Device{DeviceKind::cuda, env.local_rank});
+  if (spec.base.device.is_cuda()) spec.base.device = Device{DeviceKind::cuda, env.local_rank};
   auto configs = expand(spec, env.world_size);
   for (auto& c : configs) c.ranks_on_host = env.local_world_size;
   StderrProgress progress(err);
@@ -136,7 +136,7 @@ int run_ddp_command(const std::vector<std::string>& args, std::ostream& out, std
     }
     return files;
   };
-  command.on_gpus = [&] { return parse_device(o.spec.base.device).is_cuda(); };
+  command.on_gpus = [&] { return o.spec.base.device.is_cuda(); };
   command.check = [&](int ranks) {
     for (const auto& c : expand(o.spec, ranks)) validate(c);
   };

@@ -102,7 +102,7 @@ int run_distributed_command(const DistributedCommand& c, const std::vector<std::
 }
 
 RankJobSpec rank_job_of(const std::string& command, const distributed::TorchrunEnv& env, CommBackend backend, int timeout_s,
-                        const TableOutputs& outputs, const std::string& device) {
+                        const TableOutputs& outputs, const Device& device) {
   RankJobSpec job;
   job.command = command;
   job.env = env;
@@ -110,7 +110,7 @@ RankJobSpec rank_job_of(const std::string& command, const distributed::TorchrunE
   job.timeout = std::chrono::seconds(timeout_s);
   job.worker_rows = outputs.worker_rows;
   job.quiet = outputs.quiet;
-  if (parse_device(device).is_cuda()) job.cuda_device = env.local_rank;
+  if (device.is_cuda()) job.cuda_device = env.local_rank;
   return job;
 }
 

@@ -14,6 +14,7 @@
 
 #include "cli/rank_job.h"
 #include "cli/rank_tables.h"
+#include "core/device.h"
 #include "distributed/communicator.h"
 #include "distributed/launch_env.h"
 #include "schema/input_values.h"
@@ -52,7 +53,7 @@ int status_of_rows(int status, const schema::Table& table,
 // What every distributed command's rank job holds: the backend, --timeout, --quiet,
 // --worker-rows, and with --device cuda the GPU of LOCAL_RANK; the command adds its settings.
 RankJobSpec rank_job_of(const std::string& command, const distributed::TorchrunEnv& env, CommBackend backend, int timeout_s,
-                        const TableOutputs& outputs, const std::string& device);
+                        const TableOutputs& outputs, const Device& device);
 
 // What every rank of a job must share: each input of the experiment but the job's own
 // (--nproc, --timeout), as canonical text (a flag "on" or "off"), from values made from the

@@ -271,11 +271,11 @@ void MainWindow::report_unkept(const QString& unkept) {
 
 void MainWindow::update_memory_status() {
   const auto configs = panel_->configs();
-  const std::string device = configs.empty() ? "cpu" : configs.front().device;
-  const bool on_cpu = parse_device(device).is_cpu();
+  const Device device = configs.empty() ? Device{} : configs.front().device;
+  const bool on_cpu = device.is_cpu();
   const int64_t bytes = on_cpu ? resident_bytes() : allocated_bytes_now(device);
   memory_label_->setText(bytes < 0 ? QString()
-                                   : tr("%1: %2 %3").arg(QString::fromStdString(device), mib(bytes),
+                                   : tr("%1: %2 %3").arg(QString::fromStdString(to_string(device)), mib(bytes),
                                                          on_cpu ? tr("resident") : tr("allocated")));
 }
 

@@ -301,7 +301,7 @@ bool RunHistory::set_tables(int64_t run, const std::vector<schema::Table>& table
 
 int64_t RunHistory::import_record(const RunRecord& record, const QString& label, QString* error) {
   const QString device = record.entries.empty() ? QString()
-                                                : QString::fromStdString(record.entries.front().result.config.device);
+                                                : QString::fromStdString(to_string(record.entries.front().result.config.device));
   const int64_t run = begin_run(record.environment, label, device, error, record.inputs);
   if (run == 0) return 0;
   // One transaction, positions counted here: a file of 50,000 configurations imports in seconds.

@@ -18,14 +18,14 @@ at::Tensor attend(AttentionImpl impl, const at::Tensor& q, const at::Tensor& k, 
   return naive_attention(q, k, v, causal);
 }
 
-void check_attention_impl(AttentionImpl impl, const std::string& device, int64_t head_dim, int64_t seq_q,
+void check_attention_impl(AttentionImpl impl, const Device& device, int64_t head_dim, int64_t seq_q,
                           int64_t seq_k) {
   if (impl == AttentionImpl::sdpa && !compat::has_scaled_dot_product_attention()) {
     throw ConfigError("sdpa needs LibTorch 2.0 or newer; this build has LibTorch " + compat::libtorch_version() +
                           " (use naive or flash)",
                       "impl");
   }
-  if (impl == AttentionImpl::flash && device_ordinal(device) >= 0) {
+  if (impl == AttentionImpl::flash && device.is_cuda()) {
     kernels::AttentionShape shape;
     shape.seq_q = seq_q;
     shape.seq_k = seq_k;

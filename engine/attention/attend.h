@@ -13,7 +13,7 @@ at::Tensor attend(AttentionImpl impl, const at::Tensor& q, const at::Tensor& k, 
 
 // Throws ConfigError when `impl` cannot run in this build or on `device` with these sizes
 // (sdpa on LibTorch 1.13, flash kernels' head dims), before anything is allocated.
-void check_attention_impl(AttentionImpl impl, const std::string& device, int64_t head_dim, int64_t seq_q,
+void check_attention_impl(AttentionImpl impl, const Device& device, int64_t head_dim, int64_t seq_q,
                           int64_t seq_k);
 
 }  // namespace stepscope

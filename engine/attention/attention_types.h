@@ -6,6 +6,7 @@
 #include <string>
 
 #include "attention/attention_impl.h"
+#include "core/device.h"
 #include "core/phase_stats.h"
 #include "core/precision.h"
 #include "core/run_status.h"
@@ -22,7 +23,7 @@ struct AttentionConfig {
   bool causal = false;
   int warmup_steps = 5;
   int measured_steps = 100;  // forward passes, and as many backward passes
-  std::string device = "cpu";
+  Device device;  // the CPU by default
   uint64_t seed = 0;
 };
 

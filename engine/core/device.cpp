@@ -21,6 +21,4 @@ std::string to_string(const Device& device) {
   return device.index < 0 ? "cuda" : "cuda:" + std::to_string(device.index);
 }
 
-int device_ordinal(const std::string& device) { return parse_device(device).ordinal(); }
-
 }  // namespace stepscope

@@ -1,5 +1,6 @@
-// Where a run computes: the CPU or a CUDA GPU. Configurations carry the text people typed
-// ("cpu", "cuda", "cuda:1"); Device is its parsed value, so no code compares strings.
+// Where a run computes: the CPU or a CUDA GPU. Configurations carry this parsed value; the
+// text people type ("cpu", "cuda", "cuda:1") is read and written only at the edges (inputs,
+// run records, CSV, argv), through parse_device and to_string, which round-trip it exactly.
 #pragma once
 
 #include <string>
@@ -22,9 +23,7 @@ struct Device {
 
 // "cpu", "cuda" or "cuda:N" (at most three digits); throws ConfigError("device") for anything else.
 Device parse_device(const std::string& text);
-// The text parse_device reads back.
+// The text parse_device reads back: to_string(parse_device(t)) == t for every valid t.
 std::string to_string(const Device& device);
-// parse_device(device).ordinal().
-int device_ordinal(const std::string& device);
 
 }  // namespace stepscope

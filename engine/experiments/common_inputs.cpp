@@ -94,9 +94,9 @@ InputField timeout_input() {
   return f;
 }
 
-CommBackend backend_of(const std::string& backend_text, const std::string& device) {
+CommBackend backend_of(const std::string& backend_text, const Device& device) {
   if (!backend_text.empty()) return parse_comm_backend(backend_text);
-  return parse_device(device).is_cuda() ? CommBackend::nccl : CommBackend::gloo;
+  return device.is_cuda() ? CommBackend::nccl : CommBackend::gloo;
 }
 
 void check_local_ranks(const schema::InputValues& values) {

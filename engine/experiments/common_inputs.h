@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/comm_backend.h"
+#include "core/device.h"
 #include "schema/input_field.h"
 #include "schema/input_values.h"
 
@@ -37,7 +38,7 @@ schema::InputField backend_input();
 schema::InputField rank_device_input();
 schema::InputField timeout_input();
 // The backend the values ask for: --backend, else the device's.
-CommBackend backend_of(const std::string& backend_text, const std::string& device);
+CommBackend backend_of(const std::string& backend_text, const Device& device);
 // A job of ranks started on this machine (the app's tabs): every --nproc value is a number of
 // local workers, 1 to distributed::kMaxLocalWorkers. Throws ConfigError (field "nproc").
 void check_local_ranks(const schema::InputValues& values);

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "core/device.h"
 #include "experiments/observer.h"
 #include "runners/bench_types.h"
 
@@ -32,7 +33,7 @@ class ExperimentCase {
   virtual ~ExperimentCase() = default;
   // "small ctx 256 b 4 fp32 train": how progress lines and people name the case.
   virtual std::string label() const = 0;
-  virtual std::string device() const = 0;
+  virtual Device device() const = 0;
   virtual int warmup_steps() const { return 0; }
   virtual int measured_steps() const { return 1; }
   virtual ObserverSpec observers() const { return {}; }

@@ -18,12 +18,12 @@ int64_t bytes_for_ranks(int64_t per_rank_bytes, int64_t ranks) {
   return total;
 }
 
-void refuse_if_clearly_too_large(int64_t needed_bytes, int64_t available_bytes, const std::string& device,
+void refuse_if_clearly_too_large(int64_t needed_bytes, int64_t available_bytes, const Device& device,
                                  const std::string& what) {
   if (available_bytes < 0) return;
   if (static_cast<double>(needed_bytes) <= kRefuseAboveAvailable * static_cast<double>(available_bytes)) return;
   throw EstimatedOutOfMemory("not started: needs about " + gib(needed_bytes) + " (" + what + ") by the estimate, " +
-                             device + " has " + gib(available_bytes) + " available");
+                             to_string(device) + " has " + gib(available_bytes) + " available");
 }
 
 }  // namespace stepscope

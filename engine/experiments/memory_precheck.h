@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/device.h"
+
 namespace stepscope {
 
 // Thrown by a case that refuses to start; the harness records it as OOM, with this message.
@@ -24,7 +26,7 @@ int64_t bytes_for_ranks(int64_t per_rank_bytes, int64_t ranks);
 
 // Throws EstimatedOutOfMemory when `needed_bytes` exceeds kRefuseAboveAvailable x
 // `available_bytes` (unknown: < 0, never refused); `what` says what the estimate holds.
-void refuse_if_clearly_too_large(int64_t needed_bytes, int64_t available_bytes, const std::string& device,
+void refuse_if_clearly_too_large(int64_t needed_bytes, int64_t available_bytes, const Device& device,
                                  const std::string& what);
 
 }  // namespace stepscope

@@ -1,6 +1,6 @@
 // Internal to the run-record files: writes and reads any value of a record as JSON, structs
 // through their field lists (run_record_fields.h). Integers stay exact, doubles round-trip,
-// enums go by their to_string names, timelines are decimated to a point budget.
+// enums and devices go by their to_string names, timelines are decimated to a point budget.
 #pragma once
 
 #include <memory>
@@ -38,8 +38,8 @@ class Writer {
       return value;
     } else if constexpr (std::is_floating_point_v<T>) {
       return json_double(value);
-    } else if constexpr (std::is_enum_v<T>) {
-      return to_string(value);
+    } else if constexpr (std::is_enum_v<T> || std::is_same_v<T, Device>) {
+      return to_string(value);  // a Device as typed: "cpu", "cuda", "cuda:1"
     } else if constexpr (std::is_same_v<T, profiling::CategoryBytes>) {
       // Keyed by name rather than by index, so that the file does not depend on enum order.
       json out = json::object();
@@ -87,6 +87,7 @@ inline void parse(const std::string& text, Precision& out) { out = parse_precisi
 inline void parse(const std::string& text, StepMode& out) { out = parse_step_mode(text); }
 inline void parse(const std::string& text, RunStatus& out) { out = parse_run_status(text); }
 inline void parse(const std::string& text, AttentionImpl& out) { out = parse_attention_impl(text); }
+inline void parse(const std::string& text, Device& out) { out = parse_device(text); }
 inline void parse(const std::string& text, profiling::KernelCategory& out) {
   out = parse_named(text, profiling::all_kernel_categories(), "kernel category");
 }
@@ -106,7 +107,7 @@ void read(const JsonAt& at, T& out) {
     out = read_double(at);
   } else if constexpr (std::is_same_v<T, std::string>) {
     out = read_string(at);
-  } else if constexpr (std::is_enum_v<T>) {
+  } else if constexpr (std::is_enum_v<T> || std::is_same_v<T, Device>) {
     const std::string text = read_string(at);
     try {
       parse(text, out);

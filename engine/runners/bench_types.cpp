@@ -24,7 +24,6 @@ void validate(const BenchConfig& c) {
   }
   if (c.warmup_steps < 0) throw ConfigError("warm-up steps cannot be negative", "warmup");
   if (c.measured_steps <= 0) throw ConfigError("at least one measured step is needed", "steps");
-  device_ordinal(c.device);  // throws for a malformed device
   if (c.peak_tflops < 0) throw ConfigError("peak TFLOP/s cannot be negative", "peak_tflops");
   if (c.memory_event_limit <= 0) throw ConfigError("the memory event limit must be positive", "memory_event_limit");
 }

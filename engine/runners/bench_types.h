@@ -29,7 +29,7 @@ struct BenchConfig {
   StepMode mode = StepMode::train;
   int warmup_steps = 5;
   int measured_steps = 10;
-  std::string device = "cpu";  // "cpu", "cuda", "cuda:N"
+  Device device;  // the CPU by default
   uint64_t seed = 0;
   double peak_tflops = 0.0;  // 0: look the device up
   bool profile_kernels = false;  // CUPTI kernel summaries by range (CPU range timings without a GPU)
@@ -38,7 +38,7 @@ struct BenchConfig {
 };
 
 // Throws ConfigError for a configuration that cannot run (the model's own checks,
-// non-positive batch/context/steps, negative warm-up, malformed device).
+// non-positive batch/context/steps, negative warm-up).
 void validate(const BenchConfig& config);
 // "small ctx 256 b 4 fp32 forward": how people and progress lines name a configuration.
 std::string describe(const BenchConfig& config);

@@ -5,35 +5,39 @@
 
 namespace stepscope {
 
-void check_device(const std::string& device) {
-  const int index = device_ordinal(device);
-  if (index < 0) return;
+void check_device(const Device& device) {
+  if (device.is_cpu()) return;
+  const int index = device.ordinal();
   if (!compat::built_with_cuda()) {
-    throw ConfigError("device '" + device + "' needs a CUDA build; this one uses a CPU-only LibTorch (" +
+    throw ConfigError("device '" + to_string(device) + "' needs a CUDA build; this one uses a CPU-only LibTorch (" +
                       compat::libtorch_version() + ")",
                       "device");
   }
   const int count = compat::cuda_device_count();
   if (index >= count) {
-    throw ConfigError("device '" + device + "' not found: " + std::to_string(count) + " CUDA device(s) visible",
+    throw ConfigError("device '" + to_string(device) + "' not found: " + std::to_string(count) + " CUDA device(s) visible",
                       "device");
   }
 }
 
-std::unique_ptr<DeviceBackend> make_device_backend(const std::string& device) {
+std::unique_ptr<DeviceBackend> make_device_backend(const Device& device) {
   check_device(device);
-  const int index = device_ordinal(device);
-  if (index < 0) return make_cpu_backend();
+  if (device.is_cpu()) return make_cpu_backend();
 #ifdef STEPSCOPE_WITH_CUDA
-  return make_cuda_backend(index);
+  return make_cuda_backend(device.ordinal());
 #else
   return nullptr;
 #endif
 }
 
-int64_t allocated_bytes_now(const std::string& device) {
+c10::Device torch_device(const Device& device) {
+  if (device.is_cpu()) return c10::Device(c10::kCPU);
+  return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(device.index));
+}
+
+int64_t allocated_bytes_now(const Device& device) {
 #ifdef STEPSCOPE_WITH_CUDA
-  if (const Device d = parse_device(device); d.is_cuda()) return cuda_allocated_bytes(d.ordinal());
+  if (device.is_cuda()) return cuda_allocated_bytes(device.ordinal());
 #endif
   (void)device;
   return -1;

@@ -9,6 +9,7 @@
 
 #include <c10/core/Device.h>
 
+#include "core/device.h"
 #include "runners/allocator_history.h"
 #include "runners/bench_types.h"
 
@@ -60,15 +61,18 @@ struct DeviceDescription {
 std::vector<DeviceDescription> available_devices();
 // What LibTorch has allocated on `device` now (the caching allocator's count); -1 for the CPU,
 // whose allocator keeps no count.
-int64_t allocated_bytes_now(const std::string& device);
+int64_t allocated_bytes_now(const Device& device);
 // "LibTorch 2.11.0, CUDA runtime 13.0, driver supports CUDA 13.0" (or "LibTorch 1.13.1, CPU build").
 std::string runtime_versions();
 
 // Throws ConfigError (field "device") when the device does not exist in this build or on this
 // machine: call it before a tensor moves to a device the user named, whose own error is no message.
-void check_device(const std::string& device);
+void check_device(const Device& device);
 // Throws as check_device does.
-std::unique_ptr<DeviceBackend> make_device_backend(const std::string& device);
+std::unique_ptr<DeviceBackend> make_device_backend(const Device& device);
+// The LibTorch device for `device`: the one place a Device becomes a c10::Device ("cuda" stays
+// the current GPU, without an index).
+c10::Device torch_device(const Device& device);
 
 std::unique_ptr<DeviceBackend> make_cpu_backend();
 #ifdef STEPSCOPE_WITH_CUDA

@@ -24,7 +24,7 @@ TEST(BenchOptions, DefaultsFollowTheHandout) {
   EXPECT_EQ(o.spec.batches, std::vector<int64_t>{4});
   EXPECT_EQ(o.spec.base.warmup_steps, 5);
   EXPECT_EQ(o.spec.base.measured_steps, 10);
-  EXPECT_EQ(o.spec.base.device, "cpu");
+  EXPECT_EQ(o.spec.base.device, Device{});
   EXPECT_EQ(o.spec.precisions, std::vector<Precision>{Precision::fp32});
   EXPECT_EQ(o.spec.modes, std::vector<StepMode>{StepMode::train});
 }
@@ -39,7 +39,7 @@ TEST(BenchOptions, CommaListsMakeASweep) {
   EXPECT_EQ(o.spec.precisions.size(), 2u);
   EXPECT_EQ(o.spec.modes.size(), 3u);
   EXPECT_EQ(o.spec.base.warmup_steps, 0);
-  EXPECT_EQ(o.spec.base.device, "cuda:1");
+  EXPECT_EQ(o.spec.base.device, (Device{DeviceKind::cuda, 1}));
   EXPECT_EQ(o.csv_path, "out.csv");
   EXPECT_EQ(o.json_path, "out.json");
   EXPECT_TRUE(o.quiet);

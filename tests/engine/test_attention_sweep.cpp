@@ -92,14 +92,19 @@ TEST(AttentionSweep, RefusesWhatCannotRunNamingTheField) {
   c.measured_steps = 0;
   EXPECT_EQ(field_of(c), "steps");
   c = small(AttentionImpl::naive, 64);
-  c.device = "gpu0";
-  EXPECT_EQ(field_of(c), "device");
+  // A malformed device is refused where its text is read, naming the same field.
+  try {
+    parse_device("gpu0");
+    ADD_FAILURE() << "gpu0 accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.field(), "device");
+  }
   // The CUDA kernels' head dims are checked before anything runs, even without a GPU here.
   c = small(AttentionImpl::flash, 64);
-  c.device = "cuda";
+  c.device = Device{DeviceKind::cuda, -1};
   c.head_dim = 1000;
   EXPECT_EQ(field_of(c), "d");
-  c.device = "cpu";  // the CPU reference takes any head dim
+  c.device = Device{};  // the CPU reference takes any head dim
   EXPECT_EQ(field_of(c), "accepted");
   c = small(AttentionImpl::sdpa, 64);
   EXPECT_EQ(field_of(c), compat::has_scaled_dot_product_attention() ? "accepted" : "impl");

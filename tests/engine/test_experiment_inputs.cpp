@@ -32,13 +32,14 @@ TEST(ExperimentInputs, BenchSpecThroughArgv) {
   spec.attentions = {AttentionImpl::naive, AttentionImpl::flash};
   spec.base.warmup_steps = 0;
   spec.base.measured_steps = 3;
-  spec.base.device = "cuda:1";
+  spec.base.device = Device{DeviceKind::cuda, 1};
   spec.base.seed = 7;
   spec.base.peak_tflops = 989.5;
   spec.base.profile_kernels = true;
   spec.base.profile_memory = true;
   spec.base.memory_event_limit = 5000;
   const schema::InputValues values = bench_values(spec);
+  EXPECT_EQ(values.text("device"), "cuda:1");
   const schema::InputValues back = through_argv(values);
   EXPECT_EQ(back, values);
   const SweepSpec again = bench_spec(back);
@@ -51,7 +52,7 @@ TEST(ExperimentInputs, BenchSpecThroughArgv) {
   EXPECT_EQ(again.attentions, spec.attentions);
   EXPECT_EQ(again.base.warmup_steps, 0);
   EXPECT_EQ(again.base.measured_steps, 3);
-  EXPECT_EQ(again.base.device, "cuda:1");
+  EXPECT_EQ(again.base.device, (Device{DeviceKind::cuda, 1}));
   EXPECT_EQ(again.base.seed, 7u);
   EXPECT_DOUBLE_EQ(again.base.peak_tflops, 989.5);
   EXPECT_TRUE(again.base.profile_kernels && again.base.profile_memory);
@@ -84,9 +85,10 @@ TEST(ExperimentInputs, AttentionSpecThroughArgv) {
   spec.base.warmup_steps = 2;
   spec.base.measured_steps = 20;
   spec.rounds = 4;
-  spec.base.device = "cuda";
+  spec.base.device = Device{DeviceKind::cuda, -1};
   spec.base.seed = 3;
   const schema::InputValues values = attention_values(spec);
+  EXPECT_EQ(values.text("device"), "cuda");  // the current GPU, as typed: no index added
   EXPECT_EQ(through_argv(values), values);
   const AttentionSweepSpec again = attention_spec(through_argv(values), false);
   EXPECT_EQ(again.impls, spec.impls);
@@ -99,7 +101,7 @@ TEST(ExperimentInputs, AttentionSpecThroughArgv) {
   EXPECT_EQ(again.base.warmup_steps, 2);
   EXPECT_EQ(again.base.measured_steps, 20);
   EXPECT_EQ(again.rounds, 4);
-  EXPECT_EQ(again.base.device, "cuda");
+  EXPECT_EQ(again.base.device, (Device{DeviceKind::cuda, -1}));
   EXPECT_EQ(again.base.seed, 3u);
 }
 
@@ -114,7 +116,7 @@ TEST(ExperimentInputs, AutocastRequestThroughArgv) {
   precision::AutocastRequest request;
   request.model = "tiny";
   request.precision = Precision::fp16;
-  request.device = "cuda:0";
+  request.device = Device{DeviceKind::cuda, 0};
   request.batch = 2;
   request.context = 8;
   request.seed = 11;
@@ -123,7 +125,7 @@ TEST(ExperimentInputs, AutocastRequestThroughArgv) {
   const precision::AutocastRequest again = precision::autocast_request(through_argv(values));
   EXPECT_EQ(again.model, "tiny");
   EXPECT_EQ(again.precision, Precision::fp16);
-  EXPECT_EQ(again.device, "cuda:0");
+  EXPECT_EQ(again.device, (Device{DeviceKind::cuda, 0}));
   EXPECT_EQ(again.batch, 2);
   EXPECT_EQ(again.context, 8);
   EXPECT_EQ(again.seed, 11u);
@@ -132,7 +134,7 @@ TEST(ExperimentInputs, AutocastRequestThroughArgv) {
 TEST(ExperimentInputs, CollectiveSpecThroughArgv) {
   CollectiveSweepSpec spec;
   spec.base.backend = CommBackend::nccl;
-  spec.base.device = "cuda";
+  spec.base.device = Device{DeviceKind::cuda, -1};
   spec.ops = {CollectiveOp::reduce_scatter, CollectiveOp::broadcast};
   spec.sizes_bytes = {4096, 1 << 20};
   spec.dtypes = {Precision::bf16};
@@ -142,7 +144,7 @@ TEST(ExperimentInputs, CollectiveSpecThroughArgv) {
   EXPECT_EQ(through_argv(values), values);
   const CollectiveSweepSpec again = collective_spec(through_argv(values));
   EXPECT_EQ(again.base.backend, CommBackend::nccl);
-  EXPECT_EQ(again.base.device, "cuda");
+  EXPECT_EQ(again.base.device, (Device{DeviceKind::cuda, -1}));
   EXPECT_EQ(again.ops, spec.ops);
   EXPECT_EQ(again.sizes_bytes, spec.sizes_bytes);
   EXPECT_EQ(again.dtypes, spec.dtypes);
@@ -165,7 +167,7 @@ TEST(ExperimentInputs, DdpSpecThroughArgv) {
   b.warmup_steps = 0;
   b.measured_steps = 2;
   b.seed = 5;
-  b.device = "cpu";
+  b.device = Device{};
   b.check = true;
   b.profile_memory = true;
   const schema::InputValues values = ddp_values(spec);

@@ -13,10 +13,10 @@ namespace {
 
 TEST(MemoryPrecheck, RefusesOnlyWhatIsClearlyTooLarge) {
   constexpr int64_t gib = int64_t{1} << 30;
-  EXPECT_NO_THROW(refuse_if_clearly_too_large(10 * gib, 8 * gib, "cpu", "x"));  // within the estimate's margin
-  EXPECT_NO_THROW(refuse_if_clearly_too_large(100 * gib, -1, "cpu", "x"));     // unknown: always tried
+  EXPECT_NO_THROW(refuse_if_clearly_too_large(10 * gib, 8 * gib, Device{}, "x"));  // within the estimate's margin
+  EXPECT_NO_THROW(refuse_if_clearly_too_large(100 * gib, -1, Device{}, "x"));     // unknown: always tried
   try {
-    refuse_if_clearly_too_large(100 * gib, 8 * gib, "cuda:0", "the weights");
+    refuse_if_clearly_too_large(100 * gib, 8 * gib, Device{DeviceKind::cuda, 0}, "the weights");
     FAIL() << "not refused";
   } catch (const EstimatedOutOfMemory& e) {
     EXPECT_EQ(std::string(e.what()),

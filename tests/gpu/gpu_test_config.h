@@ -14,7 +14,7 @@ inline BenchConfig mini_gpu_train_config(int measured_steps) {
   c.mode = StepMode::train;
   c.warmup_steps = 1;
   c.measured_steps = measured_steps;
-  c.device = "cuda";
+  c.device = Device{DeviceKind::cuda, -1};
   return c;
 }
 

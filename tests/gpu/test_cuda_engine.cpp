@@ -32,7 +32,7 @@ BenchConfig small_gpu_config(StepMode mode, Precision precision) {
   c.precision = precision;
   c.warmup_steps = 2;
   c.measured_steps = 3;
-  c.device = "cuda";
+  c.device = Device{DeviceKind::cuda, -1};
   return c;
 }
 
@@ -56,13 +56,13 @@ TEST(CudaEngine, EveryModeAndPrecisionRunsWithEventTimingAndPeakMemory) {
 // released and the next configuration runs.
 TEST(CudaEngine, OutOfMemoryIsARowAndMemoryIsReleased) {
   REQUIRE_GPU();
-  const int64_t available = make_device_backend("cuda")->available_memory_bytes();
+  const int64_t available = make_device_backend(Device{DeviceKind::cuda, -1})->available_memory_bytes();
   ASSERT_GT(available, 0);
   BenchConfig tried;
   tried.model = with_context(model_preset("small"), 1024);
   tried.context = 1024;
   tried.mode = StepMode::train;
-  tried.device = "cuda";
+  tried.device = Device{DeviceKind::cuda, -1};
   tried.warmup_steps = 1;
   tried.measured_steps = 2;
   // The batch whose estimate is 1.25x what is available (activations grow linearly with it).

@@ -31,7 +31,7 @@ DdpConfig mini_row(distributed::DdpVariant variant, Precision precision) {
   c.bucket_mb = 1;
   c.ranks = 1;
   c.backend = CommBackend::nccl;
-  c.device = "cuda:0";
+  c.device = Device{DeviceKind::cuda, 0};
   c.model = model_preset("mini");
   c.context = 64;
   c.batch = 2;

@@ -115,7 +115,7 @@ TEST(FlashAttentionCuda, TheSweepRunsEveryImplementationAndChecksItOnTheGpu) {
   spec.base.batch = 2;
   spec.base.heads = 4;
   spec.base.causal = true;
-  spec.base.device = "cuda";
+  spec.base.device = Device{DeviceKind::cuda, -1};
   spec.base.warmup_steps = 2;
   spec.base.measured_steps = 5;
   spec.impls = {AttentionImpl::naive, AttentionImpl::sdpa, AttentionImpl::flash};
@@ -148,7 +148,7 @@ TEST(FlashAttentionCuda, TheModelTrainsWithFlashAndSdpaAttention) {
     c.context = 128;
     c.batch = 2;
     c.precision = Precision::bf16;
-    c.device = "cuda";
+    c.device = Device{DeviceKind::cuda, -1};
     c.warmup_steps = 1;
     c.measured_steps = 2;
     c.profile_kernels = true;

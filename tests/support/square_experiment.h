@@ -42,7 +42,7 @@ class SquareCase final : public ExperimentCase {
  public:
   explicit SquareCase(int64_t n) : n_(n) {}
   std::string label() const override { return "n " + std::to_string(n_); }
-  std::string device() const override { return "cpu"; }
+  Device device() const override { return Device{}; }
   int measured_steps() const override { return 2; }
   void prepare(DeviceBackend&, profiling::AllocationRecorder*) override {}
   void run_step(const StepContext&) override { row_.square = n_ * n_; }

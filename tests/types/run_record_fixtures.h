@@ -255,7 +255,7 @@ inline BenchResult ok_result() {
   c.mode = StepMode::train;
   c.warmup_steps = 3;
   c.measured_steps = 11;
-  c.device = "cuda:1";
+  c.device = Device{DeviceKind::cuda, 1};  // written "cuda:1"
   c.seed = std::numeric_limits<uint64_t>::max() - 58;
   c.peak_tflops = 989.5;
   c.profile_kernels = true;
@@ -341,7 +341,7 @@ inline BenchResult oom_result() {
   r.config.model = with_context(model_preset("2.7B"), 1024);
   r.config.context = 1024;
   r.config.precision = Precision::fp16;
-  r.config.device = "cuda";
+  r.config.device = Device{DeviceKind::cuda, -1};  // written "cuda", no index added
   r.status = RunStatus::out_of_memory;
   r.message = "CUDA out of memory. Tried to allocate 2.00 GiB";
   r.device_name = "NVIDIA H100 80GB HBM3";

@@ -55,14 +55,19 @@ TEST(DdpTypes, RefusalsNameTheirField) {
   c = tiny();
   c.measured_steps = 0;
   EXPECT_EQ(refused_field(c), "steps");
-  c = tiny();
-  c.device = "tpu";
-  EXPECT_EQ(refused_field(c), "device");
+  // A malformed device is refused where its text is read, naming the same field; a DdpConfig
+  // holds a parsed Device.
+  try {
+    parse_device("tpu");
+    ADD_FAILURE() << "tpu accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.field(), "device");
+  }
   c = tiny();
   c.backend = CommBackend::nccl;  // on the CPU
   EXPECT_EQ(refused_field(c), "backend");
   c = tiny();
-  c.device = "cuda";  // with gloo
+  c.device = Device{DeviceKind::cuda, -1};  // with gloo
   EXPECT_EQ(refused_field(c), "backend");
   c.backend = CommBackend::nccl;
   EXPECT_NO_THROW(validate(c));

@@ -73,6 +73,11 @@ TEST(RunRecordJson, WritesTheEnvelopeAndEnumNames) {
   EXPECT_EQ(oom["row"]["status"], "OOM");
   EXPECT_EQ(oom["row"]["precision"], "fp16");
   EXPECT_EQ(oom["config"]["precision"], "fp16");
+  // A device as it was given: "cuda" (the current GPU) stays "cuda", "cuda:1" stays "cuda:1".
+  EXPECT_EQ(oom["config"]["device"], "cuda");
+  EXPECT_EQ(oom["row"]["device"], "cuda");
+  EXPECT_EQ(document["entries"][0]["config"]["device"], "cuda:1");
+  EXPECT_EQ(document["entries"][0]["row"]["device"], "cuda:1");
   EXPECT_TRUE(oom["row"]["total_mean_ms"].is_null());  // not measured: null, as the CSV leaves it blank
   EXPECT_TRUE(oom["kernel_profile"].is_null());
   EXPECT_TRUE(oom["timeline"].is_null());
@@ -195,6 +200,14 @@ TEST(RunRecordErrors, MissingOrMistypedDeepFields) {
   document = to_json(sample_record());
   document["entries"][1]["row"]["mode"] = "sideways";
   expect_contains(error_of(document), "entries[1].row.mode: unknown mode 'sideways'");
+
+  document = to_json(sample_record());
+  document["entries"][1]["config"]["device"] = "tpu";
+  expect_contains(error_of(document), "entries[1].config.device: unknown device 'tpu'");
+
+  document = to_json(sample_record());
+  document["entries"][1]["row"]["device"] = "cuda:x";
+  expect_contains(error_of(document), "entries[1].row.device: unknown device 'cuda:x'");
 
   document = to_json(sample_record());
   document["entries"][0]["config"]["warmup"] = int64_t{1} << 40;  // an int field

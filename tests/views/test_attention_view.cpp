@@ -233,12 +233,12 @@ class AttentionViewTest : public QObject {
     QCOMPARE(spec.base.measured_steps, 3);
     QCOMPARE(spec.rounds, 0);  // auto
     QCOMPARE(line(view, "rounds")->placeholderText(), QStringLiteral("auto"));
-    QCOMPARE(spec.base.device, std::string("cpu"));
+    QCOMPARE(to_string(spec.base.device), std::string("cpu"));
     run_button(view)->click();
     QCOMPARE(requested.size(), 1);
     QCOMPARE(requested.last().at(0).value<schema::InputValues>(), view.form()->values());
     device->setCurrentIndex(1);
-    QCOMPARE(spec_of(view).base.device, std::string("cuda:0"));
+    QCOMPARE(to_string(spec_of(view).base.device), std::string("cuda:0"));
     device->setCurrentIndex(0);
 
     type_into(line(view, "rounds"), QStringLiteral("4"));  // more rounds than the 3 passes

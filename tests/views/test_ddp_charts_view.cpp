@@ -147,7 +147,7 @@ class DdpChartsViewTest : public QObject {
     QVERIFY(spec.base.check);
     QCOMPARE(spec.base.precision, Precision::bf16);
     QCOMPARE(spec.base.backend, CommBackend::gloo);
-    QCOMPARE(spec.base.device, std::string("cpu"));
+    QCOMPARE(to_string(spec.base.device), std::string("cpu"));
 
     QSignalSpy cancelled(&view, &ExperimentView::cancel_requested);
     view.set_running(true);

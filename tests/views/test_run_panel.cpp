@@ -48,7 +48,7 @@ class RunPanelTest : public QObject {
     const auto configs = panel.configs();
     QCOMPARE(configs.size(), size_t{1});
     QCOMPARE(QString::fromStdString(configs.front().model.name), QStringLiteral("tiny"));
-    QCOMPARE(QString::fromStdString(configs.front().device), QStringLiteral("cpu"));
+    QCOMPARE(QString::fromStdString(to_string(configs.front().device)), QStringLiteral("cpu"));
     QVERIFY(panel.error_text().isEmpty());
     // tiny: its parameter count as the engine counts it, in millions.
     const double millions = static_cast<double>(parameter_count(model_preset("tiny"))) / 1e6;
@@ -107,12 +107,13 @@ class RunPanelTest : public QObject {
     panel.set_devices({{"cpu", "CPU", -1}, {"cuda:0", "Small GPU", int64_t{1} << 30}});
     BenchConfig c;
     c.model = model_preset("2.7B");
-    c.device = "cuda";  // the first GPU
+    c.device = Device{DeviceKind::cuda, -1};  // "cuda": the first GPU
     panel.set_config(c);
     QCOMPARE(panel.configs().size(), size_t{1});
+    QCOMPARE(QString::fromStdString(to_string(panel.configs().front().device)), QStringLiteral("cuda"));
     QVERIFY(!panel.fits_device());
     QVERIFY2(panel.estimate_text().contains("will not fit Small GPU"), qPrintable(panel.estimate_text()));
-    c.device = "cpu";
+    c.device = Device{};
     panel.set_config(c);
     QVERIFY(panel.fits_device());  // CPU memory is not known: no warning
   }

@@ -111,7 +111,7 @@ void RunPanel::refresh() {
                .arg(QString::fromStdString(describe(c)).toHtmlEscaped()) +
            text;
   }
-  const int ordinal = parse_device(c.device).ordinal();
+  const int ordinal = c.device.ordinal();
   for (const DeviceChoice& device : devices_) {
     const bool chosen = parse_device(device.id).ordinal() == ordinal;
     if (chosen && device.memory_bytes > 0 && e.peak_bytes > device.memory_bytes) {

@@ -24,7 +24,7 @@ class AttentionCase final : public ExperimentCase {
   ~AttentionCase() override;
 
   std::string label() const override;
-  std::string device() const override { return result_.config.device; }
+  Device device() const override { return result_.config.device; }
   int warmup_steps() const override { return round_.warmup; }
   int measured_steps() const override { return round_.measured; }
   void check(DeviceBackend& backend) override;

@@ -64,7 +64,7 @@ ExperimentDescriptor attention_descriptor() {
   };
   d.describe = [](const schema::InputValues& values) {
     const AttentionSweepSpec spec = spec_of(values);
-    return "attention: " + std::to_string(expand(spec).size()) + " configurations on " + spec.base.device;
+    return "attention: " + std::to_string(expand(spec).size()) + " configurations on " + to_string(spec.base.device);
   };
   return d;
 }

@@ -65,7 +65,7 @@ AttentionSweepSpec attention_spec(const schema::InputValues& v, bool has_sdpa) {
   base.warmup_steps = static_cast<int>(v.integer("warmup"));
   base.measured_steps = static_cast<int>(v.integer("steps"));
   spec.rounds = v.given("rounds") ? static_cast<int>(v.integer("rounds")) : 0;
-  base.device = v.text("device");
+  base.device = parse_device(v.text("device"));
   base.seed = static_cast<uint64_t>(v.integer("seed"));
   return spec;
 }
@@ -83,7 +83,7 @@ schema::InputValues attention_values(const AttentionSweepSpec& spec) {
   v.set("warmup", number(spec.base.warmup_steps));
   v.set("steps", number(spec.base.measured_steps));
   if (spec.rounds > 0) v.set("rounds", number(spec.rounds));
-  v.set("device", spec.base.device);
+  v.set("device", to_string(spec.base.device));
   v.set("seed", std::to_string(spec.base.seed));
   return v;
 }

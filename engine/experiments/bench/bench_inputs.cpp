@@ -133,7 +133,7 @@ SweepSpec bench_spec(const schema::InputValues& v) {
   BenchConfig& base = spec.base;
   base.warmup_steps = static_cast<int>(v.integer("warmup"));
   base.measured_steps = static_cast<int>(v.integer("steps"));
-  base.device = v.text("device");
+  base.device = parse_device(v.text("device"));
   base.seed = static_cast<uint64_t>(v.integer("seed"));
   if (v.given("peak-tflops")) base.peak_tflops = v.number("peak-tflops");
   for (const auto& profiler : v.items("profile")) {
@@ -172,7 +172,7 @@ schema::InputValues bench_values(const SweepSpec& spec) {
   const BenchConfig& base = spec.base;
   v.set("warmup", std::to_string(base.warmup_steps));
   v.set("steps", std::to_string(base.measured_steps));
-  v.set("device", base.device);
+  v.set("device", to_string(base.device));
   v.set("seed", std::to_string(base.seed));
   if (base.peak_tflops > 0) v.set("peak-tflops", schema::exact_number(base.peak_tflops));
   std::vector<std::string> profilers;

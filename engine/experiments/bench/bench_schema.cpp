@@ -84,7 +84,8 @@ schema::Schema<Row> make_bench_schema() {
   // Not read back from tables: files older than this column have none, and the run record's
   // configuration holds it.
   f.push_back({identity("attention", "Attention"), [](const Row& r) { return Value(to_string(r.config.model.attention)); }});
-  f.push_back(text_field(detail("device", "Device", ColumnKind::text), [](Row& r) -> std::string& { return r.config.device; }));
+  f.push_back({detail("device", "Device", ColumnKind::text), [](const Row& r) { return Value(to_string(r.config.device)); },
+               [](Row& r, const Value& v) { r.config.device = parse_device(text(v)); }});
   f.push_back(text_field(detail("device_name", "Device name", ColumnKind::text), [](Row& r) -> std::string& { return r.device_name; }));
   f.push_back(text_field(detail("timer", "Timer", ColumnKind::text, "cuda-events or steady-clock"), [](Row& r) -> std::string& { return r.timer; }));
   f.push_back(integer_field(detail("warmup", "Warm-up steps", ColumnKind::integer), [](Row& r) -> int& { return r.config.warmup_steps; }));

@@ -84,7 +84,7 @@ void StepBenchmarkCase::finish(CaseEnd end) {
   if (result_.allocation_log) {
     profiling::TimelineOptions options;
     options.include_warmup = false;  // peaks and largest allocations of the measured steps
-    options.device = device_ordinal(config_.device);
+    options.device = config_.device.ordinal();
     result_.memory_timeline = std::make_shared<const profiling::MemoryTimeline>(
         profiling::build_memory_timeline(*result_.allocation_log, options));
   }

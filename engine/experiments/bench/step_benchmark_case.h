@@ -18,7 +18,7 @@ class StepBenchmarkCase final : public ExperimentCase {
   ~StepBenchmarkCase() override;
 
   std::string label() const override;
-  std::string device() const override { return config_.device; }
+  Device device() const override { return config_.device; }
   int warmup_steps() const override { return config_.warmup_steps; }
   int measured_steps() const override { return config_.measured_steps; }
   ObserverSpec observers() const override;

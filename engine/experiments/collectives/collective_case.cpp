@@ -59,7 +59,7 @@ CollectiveCase::CollectiveCase(CollectiveConfig config, distributed::Communicato
 
 CollectiveCase::~CollectiveCase() = default;
 
-std::string CollectiveCase::device() const { return result_.config.device; }
+Device CollectiveCase::device() const { return result_.config.device; }
 
 void check_runnable(const CollectiveConfig& c) {
   validate(c);
@@ -83,7 +83,7 @@ void CollectiveCase::prepare(DeviceBackend& backend, profiling::AllocationRecord
   std::string refused;  // this rank's estimate says it cannot fit: nothing is allocated
   try {
     const CollectiveConfig& c = result_.config;
-    const int64_t sharing = parse_device(c.device).is_cpu() ? c.ranks_on_host : 1;
+    const int64_t sharing = c.device.is_cpu() ? c.ranks_on_host : 1;
     refuse_if_clearly_too_large(bytes_for_ranks(collective_memory_bytes(c), sharing), backend.available_memory_bytes(),
                                 c.device,
                                 sharing > 1 ? std::to_string(sharing) + " ranks on this machine, each its buffers and Gloo's"
@@ -202,9 +202,9 @@ void CollectiveCase::finish(CaseEnd end) {
   }
 }
 
-CollectiveResult combine_ranks(const CollectiveResult& local, distributed::Communicator& comm, const std::string& device) {
+CollectiveResult combine_ranks(const CollectiveResult& local, distributed::Communicator& comm, const Device& device) {
   CollectiveResult row = local;
-  const auto on = at::TensorOptions().dtype(at::kDouble).device(parse_device(device).is_cpu() ? at::Device(at::kCPU) : at::Device(device));
+  const auto on = at::TensorOptions().dtype(at::kDouble).device(torch_device(device));
   // [failed?, time], max over ranks; [wrong], summed.
   at::Tensor worst = at::tensor({local.status == RunStatus::ok ? 0.0 : 1.0, local.time_us}, on.device(at::kCPU)).to(on);
   comm.all_reduce(worst, distributed::ReduceOp::max)->wait();

@@ -28,7 +28,7 @@ class CollectiveCase final : public ExperimentCase {
   ~CollectiveCase() override;
 
   std::string label() const override { return describe(result_.config); }
-  std::string device() const override;
+  Device device() const override;
   int warmup_steps() const override { return result_.config.warmup_iters > 0 ? 1 : 0; }
   int measured_steps() const override { return 1; }
   // ConfigError for what this LibTorch's backend cannot do (Gloo's bf16 in 1.13).
@@ -57,7 +57,7 @@ class CollectiveCase final : public ExperimentCase {
 // Every rank calls it after the case, with the same case order: all-reduces status, the mean
 // time (max) and #wrong (sum), so each rank holds the whole row. `device` is where the
 // communicator's tensors live.
-CollectiveResult combine_ranks(const CollectiveResult& local, distributed::Communicator& comm, const std::string& device);
+CollectiveResult combine_ranks(const CollectiveResult& local, distributed::Communicator& comm, const Device& device);
 
 // Throws ConfigError for what this build's backends cannot do (Gloo's bf16 in LibTorch 1.13,
 // NCCL without CUDA), before any worker starts.

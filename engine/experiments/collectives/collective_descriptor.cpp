@@ -36,7 +36,7 @@ ExperimentDescriptor collective_descriptor() {
   };
   d.describe = [](const schema::InputValues& values) {
     const CollectiveSweepSpec spec = collective_spec(values);
-    return "collectives: " + to_string(spec.base.backend) + " on " + spec.base.device;
+    return "collectives: " + to_string(spec.base.backend) + " on " + to_string(spec.base.device);
   };
   return d;
 }

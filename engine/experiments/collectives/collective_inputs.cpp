@@ -38,7 +38,7 @@ const schema::InputSchema& collective_inputs() {
 CollectiveSweepSpec collective_spec(const schema::InputValues& v) {
   CollectiveSweepSpec spec;
   CollectiveConfig& base = spec.base;
-  base.device = v.text("device");
+  base.device = parse_device(v.text("device"));
   base.backend = backend_of(v.given("backend") ? v.text("backend") : "", base.device);
   spec.ops.clear();
   for (const auto& item : v.items("op")) spec.ops.push_back(parse_collective_op(item));
@@ -58,7 +58,7 @@ schema::InputValues collective_values(const CollectiveSweepSpec& spec) {
   v.set("dtype", schema::join_items(spec.dtypes, [](Precision p) { return to_string(p); }));
   v.set("warmup", std::to_string(spec.base.warmup_iters));
   v.set("iters", std::to_string(spec.base.iters));
-  v.set("device", spec.base.device);
+  v.set("device", to_string(spec.base.device));
   return v;
 }
 

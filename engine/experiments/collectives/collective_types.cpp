@@ -70,10 +70,10 @@ void validate(const CollectiveConfig& c) {
   }
   if (c.warmup_iters < 0) throw ConfigError("warm-up iterations cannot be negative", "warmup");
   if (c.iters < 1) throw ConfigError("iterations must be at least 1", "iters");
-  if (c.backend == CommBackend::nccl && !parse_device(c.device).is_cuda()) {
+  if (c.backend == CommBackend::nccl && !c.device.is_cuda()) {
     throw ConfigError("nccl runs on GPUs: use --device cuda (or --backend gloo on the CPU)", "backend");
   }
-  if (c.backend == CommBackend::gloo && !parse_device(c.device).is_cpu()) {
+  if (c.backend == CommBackend::gloo && !c.device.is_cpu()) {
     throw ConfigError("gloo runs here on CPU tensors: use --device cpu (or --backend nccl on GPUs)", "backend");
   }
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/comm_backend.h"
+#include "core/device.h"
 #include "core/precision.h"
 #include "core/run_status.h"
 
@@ -31,7 +32,7 @@ struct CollectiveConfig {
   Precision dtype = Precision::fp32;
   int warmup_iters = 5;
   int iters = 20;
-  std::string device = "cpu";  // cuda: each rank its LOCAL_RANK's GPU
+  Device device;  // the CPU by default; cuda: each rank its LOCAL_RANK's GPU
   // Ranks sharing this machine's memory (LOCAL_WORLD_SIZE): on the CPU, what the memory
   // precheck multiplies one rank's bytes by. Not part of the row.
   int ranks_on_host = 1;

@@ -87,7 +87,7 @@ void DdpCase::build_or_refuse(DeviceBackend& backend) {
   // Out of memory here is a result; every rank learns of any rank's before the first collective.
   std::string refused;
   try {
-    const int64_t sharing = parse_device(c.device).is_cpu() ? c.ranks_on_host : 1;
+    const int64_t sharing = c.device.is_cpu() ? c.ranks_on_host : 1;
     refuse_if_clearly_too_large(bytes_for_ranks(ddp_memory_bytes(c), sharing), backend.available_memory_bytes(), c.device,
                                 sharing > 1 ? std::to_string(sharing) + " ranks on this machine, each a training step of " +
                                                   std::to_string(c.batch) + " sequences"
@@ -295,7 +295,7 @@ std::optional<profiling::CategoryBytes> bytes_at(const profiling::MemoryTimeline
 
 void DdpCase::read_memory(const profiling::AllocationLog& log) {
   profiling::TimelineOptions options;
-  options.device = device_ordinal(result_.config.device);
+  options.device = result_.config.device.ordinal();
   const auto timeline = profiling::build_memory_timeline(log, options);
   const int last = result_.config.warmup_steps + result_.config.measured_steps - 1;
   const std::pair<const char*, int> where[] = {{profiling::step_ranges::kModelReady, -1},

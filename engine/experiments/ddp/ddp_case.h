@@ -36,7 +36,7 @@ class DdpCase final : public ExperimentCase {
   ~DdpCase() override;
 
   std::string label() const override { return describe(result_.config); }
-  std::string device() const override { return result_.config.device; }
+  Device device() const override { return result_.config.device; }
   int warmup_steps() const override { return result_.config.warmup_steps; }
   int measured_steps() const override { return result_.config.measured_steps; }
   ObserverSpec observers() const override { return {false, result_.config.profile_memory}; }

@@ -46,7 +46,7 @@ ExperimentDescriptor ddp_descriptor() {
   };
   d.describe = [](const schema::InputValues& values) {
     const DdpSweepSpec spec = ddp_spec(values);
-    return "ddp: " + spec.base.model.name + " " + to_string(spec.base.backend) + " on " + spec.base.device;
+    return "ddp: " + spec.base.model.name + " " + to_string(spec.base.backend) + " on " + to_string(spec.base.device);
   };
   return d;
 }

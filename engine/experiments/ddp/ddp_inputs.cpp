@@ -77,7 +77,7 @@ DdpSweepSpec ddp_spec(const schema::InputValues& v) {
   spec.zero1_gathers.clear();
   for (const auto& item : v.items("zero1-gather")) spec.zero1_gathers.push_back(distributed::parse_zero1_gathers(item));
   DdpConfig& base = spec.base;
-  base.device = v.text("device");
+  base.device = parse_device(v.text("device"));
   base.backend = backend_of(v.given("backend") ? v.text("backend") : "", base.device);
   base.model = model_preset(v.text("model"));
   base.context = v.integer("context");
@@ -108,7 +108,7 @@ schema::InputValues ddp_values(const DdpSweepSpec& spec) {
   v.set("warmup", std::to_string(b.warmup_steps));
   v.set("steps", std::to_string(b.measured_steps));
   v.set("seed", std::to_string(b.seed));
-  v.set("device", b.device);
+  v.set("device", to_string(b.device));
   v.set_flag("check", b.check);
   v.set_flag("profile-memory", b.profile_memory);
   return v;

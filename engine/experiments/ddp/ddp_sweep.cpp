@@ -1,6 +1,7 @@
 #include "experiments/ddp/ddp_sweep.h"
 
 #include "experiments/harness.h"
+#include "runners/device_backend.h"
 
 namespace stepscope {
 
@@ -12,7 +13,7 @@ void run_ddp_sweep(const std::vector<DdpConfig>& configs, distributed::Communica
     const DdpConfig& config = configs[static_cast<size_t>(i)];
     DdpCase c(config, comm);
     run_case(c, {i, count}, progress, cancel);
-    const DdpRowSet rows = combine_ranks(c, comm, c10::Device(config.device));
+    const DdpRowSet rows = combine_ranks(c, comm, torch_device(config.device));
     if (on_row) on_row(rows);
   }
 }

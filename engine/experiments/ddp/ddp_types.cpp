@@ -54,12 +54,7 @@ void validate(const DdpConfig& c) {
   }
   if (c.warmup_steps < 0) throw ConfigError("warm-up steps cannot be negative", "warmup");
   if (c.measured_steps < 1) throw ConfigError("measured steps must be at least 1", "steps");
-  bool on_gpu = false;
-  try {
-    on_gpu = parse_device(c.device).is_cuda();
-  } catch (const ConfigError&) {
-    throw ConfigError("device must be cpu or cuda (got \"" + c.device + "\")", "device");
-  }
+  const bool on_gpu = c.device.is_cuda();
   if (c.backend == CommBackend::nccl && !on_gpu) {
     throw ConfigError("nccl runs on GPUs: use --device cuda (or --backend gloo on the CPU)", "backend");
   }
@@ -90,7 +85,7 @@ DdpMemoryPoint parse_ddp_memory_point(const std::string& text) {
 }
 
 std::optional<double> check_tolerance(const DdpConfig& c) {
-  if (c.precision == Precision::fp32 && parse_device(c.device).is_cpu()) return 1e-5;
+  if (c.precision == Precision::fp32 && c.device.is_cpu()) return 1e-5;
   return std::nullopt;
 }
 

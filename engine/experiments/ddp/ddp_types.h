@@ -31,7 +31,7 @@ struct DdpConfig {
   Precision precision = Precision::fp32;
   int warmup_steps = 1;
   int measured_steps = 5;
-  std::string device = "cpu";
+  Device device;  // the CPU by default
   uint64_t seed = 0;
   bool check = false;  // after the measured steps, compare with one process
   bool profile_memory = false;  // record allocations: memory by category at the DdpMemoryPoints
@@ -45,7 +45,7 @@ struct DdpConfig {
 std::optional<double> check_tolerance(const DdpConfig& config);
 
 // Throws ConfigError (field key: "variant", "bucket-mb", "nproc", "backend", "model", "context",
-// "batch", "precision", "warmup", "steps", "device") for what cannot run.
+// "batch", "precision", "warmup", "steps") for what cannot run.
 void validate(const DdpConfig& config);
 // "bucketed 1 MiB gloo x2 tiny ctx 16 b 2 fp32"
 std::string describe(const DdpConfig& config);

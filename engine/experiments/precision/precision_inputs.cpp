@@ -44,7 +44,7 @@ AutocastRequest autocast_request(const schema::InputValues& v) {
   AutocastRequest request;
   request.model = v.text("model");
   request.precision = parse_precision(v.text("precision"));
-  request.device = v.text("device");
+  request.device = parse_device(v.text("device"));
   request.batch = v.integer("batch");
   request.context = v.integer("context");
   request.seed = static_cast<uint64_t>(v.integer("seed"));
@@ -55,7 +55,7 @@ schema::InputValues autocast_values(const AutocastRequest& r) {
   schema::InputValues v(autocast_inputs());
   v.set("model", r.model);
   v.set("precision", to_string(r.precision));
-  v.set("device", r.device);
+  v.set("device", to_string(r.device));
   v.set("batch", std::to_string(r.batch));
   v.set("context", std::to_string(r.context));
   v.set("seed", std::to_string(r.seed));

@@ -19,10 +19,10 @@ namespace {
 template <class Row>
 class TableCase : public ExperimentCase {
  public:
-  TableCase(std::string label, std::string device, const schema::Schema<Row>& schema)
-      : label_(std::move(label)), device_(std::move(device)), schema_(schema) {}
+  TableCase(std::string label, Device device, const schema::Schema<Row>& schema)
+      : label_(std::move(label)), device_(device), schema_(schema) {}
   std::string label() const override { return label_; }
-  std::string device() const override { return device_; }
+  Device device() const override { return device_; }
   void prepare(DeviceBackend&, profiling::AllocationRecorder*) override {}
   void finish(CaseEnd end) override {
     outcome_.status = end.status;
@@ -35,14 +35,15 @@ class TableCase : public ExperimentCase {
   std::vector<Row> rows_;
 
  private:
-  std::string label_, device_;
+  std::string label_;
+  Device device_;
   const schema::Schema<Row>& schema_;
   ExperimentOutcome outcome_;
 };
 
 class AccumulationExperiment final : public TableCase<AccumulationCase> {
  public:
-  AccumulationExperiment() : TableCase("accumulation of 0.01, 1000 times", "cpu", accumulation_schema()) {}
+  AccumulationExperiment() : TableCase("accumulation of 0.01, 1000 times", Device{}, accumulation_schema()) {}
   void run_step(const StepContext&) override { rows_ = accumulation_cases(); }
 };
 
@@ -61,7 +62,7 @@ class AutocastExperiment final : public TableCase<TensorDtype> {
     spec_.context = request_.context;
     spec_.seed = request_.seed;
     if (!compat::autocast_supported(spec_.device.type(), spec_.dtype)) {
-      throw ConfigError(to_string(request_.precision) + " autocast is not available on " + request_.device +
+      throw ConfigError(to_string(request_.precision) + " autocast is not available on " + to_string(request_.device) +
                             " with this LibTorch (" + compat::libtorch_version() + ")",
                         "precision");
     }
@@ -123,7 +124,7 @@ void validate(const AutocastRequest& r) {
 }
 
 std::string describe(const AutocastRequest& r) {
-  return "autocast " + to_string(r.precision) + ", " + r.model + " on " + r.device;
+  return "autocast " + to_string(r.precision) + ", " + r.model + " on " + to_string(r.device);
 }
 
 ExperimentOutcome run_accumulation(ProgressSink* progress, const CancelFlag* cancel) {

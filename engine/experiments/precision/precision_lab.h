@@ -14,7 +14,7 @@ namespace stepscope::precision {
 struct AutocastRequest {
   std::string model = "toy";  // "toy" or a Transformer preset
   Precision precision = Precision::bf16;
-  std::string device = "cpu";
+  Device device;  // the CPU by default
   int64_t batch = 4;
   int64_t context = 16;
   uint64_t seed = 0;
