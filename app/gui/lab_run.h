@@ -1,18 +1,17 @@
-// Runs one table-producing experiment (the precision lab's, the attention sweep) on a worker
-// thread and keeps it in the history as a run with its table; the GUI thread never waits on it.
-// Progress and the table so far reach the GUI thread while it runs, at most ten times a second.
+// Runs one table-producing experiment (an experiment tab's) on the app's worker thread
+// (gui/worker_thread.h) and keeps it in the history as a run with its tables; the GUI thread
+// never waits on it. Progress and the table so far reach the GUI thread while it runs, at most
+// ten times a second.
 #pragma once
 
 #include <QObject>
 #include <QString>
-#include <QTimer>
 
 #include <functional>
-#include <memory>
-#include <thread>
 
 #include "core/progress.h"
 #include "experiments/experiment_outcome.h"
+#include "gui/worker_thread.h"
 #include "history/run_history.h"
 #include "io/run_record_json.h"
 
@@ -27,13 +26,12 @@ class LabRun : public QObject {
   using Experiment = std::function<ExperimentOutcome(ProgressSink*, const CancelFlag*, const TablePublisher&)>;
 
   explicit LabRun(history::RunHistory& history, QObject* parent = nullptr);
-  ~LabRun() override;  // cancels a run in progress and waits for it
 
-  bool is_running() const { return worker_.joinable(); }
+  bool is_running() const { return worker_.is_running(); }
   // `label` names the run in the history; `inputs` are what it was asked, kept in its record
   // so that it reopens and runs again with them.
   void start(const QString& label, Experiment experiment, RunInputs inputs = {});
-  void cancel() { cancel_.cancel(); }
+  void cancel() { worker_.cancel(); }
 
  signals:
   // The experiment's table (also on failure: what it measured), its status and message;
@@ -49,14 +47,11 @@ class LabRun : public QObject {
   void history_problem(const QString& message);
 
  private:
-  class Sink;
-  void publish_latest();
+  void finish(const QString& label, const RunEnvironment& environment, const RunInputs& inputs,
+              const ExperimentOutcome& outcome, const QString& error);
 
   history::RunHistory& history_;
-  std::thread worker_;
-  std::unique_ptr<Sink> sink_;
-  QTimer throttle_;
-  CancelFlag cancel_;
+  WorkerThread worker_;  // cancels a run in progress and waits for it when destroyed
 };
 
 }  // namespace stepscope::gui

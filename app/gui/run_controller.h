@@ -1,22 +1,20 @@
-// Runs configurations on a worker thread and hands what they report to the GUI thread,
-// throttled: progress and live kernel summaries at most ten times a second, each finished
-// configuration at once. The GUI thread never waits on the engine, nor on the history's disk:
-// each configuration is kept there from the worker thread.
+// Runs the step benchmark's configurations on the app's worker thread (gui/worker_thread.h):
+// progress with an estimate of the time left and live kernel summaries at most ten times a
+// second, each finished configuration at once. The GUI thread never waits on the engine, nor
+// on the history's disk: each configuration is kept there from the worker thread.
 #pragma once
 
 #include <QElapsedTimer>
 #include <QObject>
-#include <QTimer>
 
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include "runners/bench_types.h"
 #include "widgets/run_outcome.h"
 #include "core/progress.h"
+#include "gui/worker_thread.h"
 #include "history/run_writer.h"
 
 namespace stepscope::gui {
@@ -33,9 +31,8 @@ class RunController : public QObject {
 
  public:
   explicit RunController(QObject* parent = nullptr);
-  ~RunController() override;  // cancels a run in progress and waits for it
 
-  bool is_running() const { return worker_.joinable(); }
+  bool is_running() const { return worker_.is_running(); }
   // With `keep_in`, each configuration is written to that history run before it is reported,
   // and the run's end after the last.
   void start(const std::vector<BenchConfig>& configs, std::optional<history::RunDestination> keep_in);
@@ -52,14 +49,9 @@ class RunController : public QObject {
   void finished(bool cancelled, const QString& error, const QString& unkept);
 
  private:
-  class Sink;
-  void publish_latest();
   double eta_seconds(const Progress& p);
 
-  std::thread worker_;
-  std::unique_ptr<Sink> sink_;
-  CancelFlag cancel_;
-  QTimer throttle_;
+  WorkerThread worker_;  // cancels a run in progress and waits for it when destroyed
   std::vector<BenchConfig> configs_;
   QElapsedTimer phase_clock_;
   std::string phase_key_;
