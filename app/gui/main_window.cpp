@@ -116,9 +116,10 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
   tabs_->setObjectName("resultTabs");
   tabs_->setDocumentMode(true);
   const auto experiment = [](const std::string& id) -> const ExperimentDescriptor& { return *find_experiment(id); };
-  for (const auto& [title, view] : views::make_result_views(experiment)) {
-    tabs_->addTab(view, title);
-    views_.push_back(view);
+  for (const auto& tab : views::make_result_views(experiment)) {
+    tabs_->addTab(tab.view, tab.title);
+    views_.push_back(tab.view);
+    if (tab.bench_view != nullptr) bench_views_.push_back(tab.bench_view);
   }
   setCentralWidget(tabs_);
 
@@ -156,7 +157,7 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
   connect(&session_, &RunSession::outcome_ready, this, &MainWindow::on_outcome);
   connect(&session_, &RunSession::kernel_profile_changed, this,
           [this](std::shared_ptr<const profiling::KernelProfile> profile) {
-            for (auto* view : views_) view->show_live_profile(profile);
+            for (auto* view : bench_views_) view->show_live_profile(profile);
           });
   connect(&session_, &RunSession::finished, this, &MainWindow::on_finished);
   connect(&session_, &RunSession::history_changed, history_dock_, &HistoryDock::refresh);
@@ -241,7 +242,7 @@ void MainWindow::on_progress(const RunProgress& p) {
 
 void MainWindow::on_outcome(const views::RunOutcome& outcome) {
   outcomes_.push_back(outcome);
-  for (auto* view : views_) view->add_outcome(outcome);
+  for (auto* view : bench_views_) view->add_outcome(outcome);
 }
 
 void MainWindow::on_finished(bool complete, bool cancelled, const QString& error) {
@@ -344,7 +345,7 @@ void MainWindow::show_record(const RunRecord& record, const QString& source) {
   for (const auto& entry : record.entries) {
     outcomes_.push_back({std::make_shared<const BenchResult>(entry.result), entry.timeline, nullptr});
   }
-  for (auto* view : views_) view->add_outcomes(outcomes_);
+  for (auto* view : bench_views_) view->add_outcomes(outcomes_);
   for (auto* view : views_) view->show_tables(record.tables);
   // Its inputs in their form; a benchmark recorded before runs kept them, by its first configuration.
   if (!show_inputs(record) && !record.entries.empty()) panel_->set_config(record.entries.front().result.config);

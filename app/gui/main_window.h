@@ -83,7 +83,8 @@ class MainWindow : public QMainWindow {
   class HistoryDock* history_dock_ = nullptr;
   views::RunPanel* panel_;
   QTabWidget* tabs_;
-  std::vector<views::ResultView*> views_;
+  std::vector<views::ResultView*> views_;             // every tab
+  std::vector<views::BenchResultsView*> bench_views_;  // the tabs of the benchmark's outcomes
   QProgressBar* progress_;
   QLabel* progress_label_;
   QLabel* device_label_;

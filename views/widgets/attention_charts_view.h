@@ -24,7 +24,6 @@ class AttentionChartsView : public ResultView {
   explicit AttentionChartsView(QWidget* parent = nullptr);
 
   void clear() override;
-  void add_outcome(const RunOutcome&) override {}
   // The attention table of a run (live, as rows arrive, or a stored record's); others are not its.
   void show_tables(const std::vector<schema::Table>& tables) override;
   // The table is the experiment tab's to export; the charts are these.

@@ -13,7 +13,7 @@
 
 namespace stepscope::views {
 
-BenchmarkView::BenchmarkView(QWidget* parent) : ResultView(parent) {
+BenchmarkView::BenchmarkView(QWidget* parent) : BenchResultsView(parent) {
   model_ = new BenchTableModel(this);
   table_ = new ResultTable(model_, "benchmark");
   bars_ = new BenchBarChartView;

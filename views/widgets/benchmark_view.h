@@ -13,7 +13,7 @@ class BenchTableModel;
 class StepTimeChartView;
 class ResultTable;
 
-class BenchmarkView : public ResultView {
+class BenchmarkView : public BenchResultsView {
   Q_OBJECT
 
  public:

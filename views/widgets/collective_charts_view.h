@@ -16,7 +16,6 @@ class CollectiveChartsView : public ResultView {
   explicit CollectiveChartsView(QWidget* parent = nullptr);
 
   void clear() override;
-  void add_outcome(const RunOutcome&) override {}
   // Draws the "collective" table among `tables`; others are left alone.
   void show_tables(const std::vector<schema::Table>& tables) override;
   std::vector<NamedTable> tables() const override { return {}; }

@@ -24,7 +24,6 @@ class DdpChartsView : public ResultView {
   explicit DdpChartsView(QWidget* parent = nullptr);
 
   void clear() override;
-  void add_outcome(const RunOutcome&) override {}
   // Takes the "ddp", "ddp.timeline" and "collective" tables among `tables` (others are left
   // alone, and a table not among them keeps what it drew): live as rows arrive, or a record's.
   void show_tables(const std::vector<schema::Table>& tables) override;

@@ -25,7 +25,6 @@ class ExperimentGroupView : public ResultView {
   void show_view(ExperimentView* view);
 
   void clear() override;
-  void add_outcome(const RunOutcome&) override {}
   void show_tables(const std::vector<schema::Table>& tables) override;
   std::vector<NamedTable> tables() const override;
   std::vector<NamedChart> charts() const override;

@@ -53,7 +53,6 @@ class ExperimentView : public ResultView {
   bool request_run();
 
   void clear() override;
-  void add_outcome(const RunOutcome&) override {}
   // The tables of this experiment's schemas among `tables`; others are not its own. The charts
   // and the reading get them as the tables show them (columns matched by key).
   void show_tables(const std::vector<schema::Table>& tables) override;

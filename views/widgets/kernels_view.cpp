@@ -19,7 +19,7 @@
 
 namespace stepscope::views {
 
-KernelsView::KernelsView(QWidget* parent) : ResultView(parent) {
+KernelsView::KernelsView(QWidget* parent) : BenchResultsView(parent) {
   selector_ = new OutcomeSelector;
   range_ = new QComboBox;
   range_->setSizeAdjustPolicy(QComboBox::AdjustToContents);

@@ -19,7 +19,7 @@ class OutcomeSelector;
 class ResultTable;
 class StepGpuUsageModel;
 
-class KernelsView : public ResultView {
+class KernelsView : public BenchResultsView {
   Q_OBJECT
 
  public:

@@ -22,7 +22,7 @@ int64_t threshold_bytes(int position) { return position <= 0 ? 0 : int64_t{1} <<
 
 }  // namespace
 
-MemoryView::MemoryView(QWidget* parent) : ResultView(parent) {
+MemoryView::MemoryView(QWidget* parent) : BenchResultsView(parent) {
   selector_ = new OutcomeSelector;
   note_ = new QLabel;
   note_->setWordWrap(true);

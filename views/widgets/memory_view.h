@@ -14,7 +14,7 @@ class MemoryChartView;
 class MemoryPeaksModel;
 class OutcomeSelector;
 
-class MemoryView : public ResultView {
+class MemoryView : public BenchResultsView {
   Q_OBJECT
 
  public:

@@ -16,7 +16,7 @@
 
 namespace stepscope::views {
 
-PlannerView::PlannerView(const ExperimentDescriptor& plan, QWidget* parent) : ResultView(parent) {
+PlannerView::PlannerView(const ExperimentDescriptor& plan, QWidget* parent) : BenchResultsView(parent) {
   ExperimentForm::Options options;
   options.left_out = {"allreduce"};  // a file of the command line's; here set_all_reduce
   options.columns = {3, 6};

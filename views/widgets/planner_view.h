@@ -20,7 +20,7 @@ namespace stepscope::views {
 class ExperimentForm;
 class SchemaTableModel;
 
-class PlannerView : public ResultView {
+class PlannerView : public BenchResultsView {
   Q_OBJECT
 
  public:

@@ -13,17 +13,26 @@
 
 namespace stepscope::views {
 
-std::vector<std::pair<QString, ResultView*>> make_result_views(const ExperimentLookup& experiment) {
-  return {{QObject::tr("Benchmark"), new BenchmarkView},
-          {QObject::tr("Kernels"), new KernelsView},
-          {QObject::tr("Memory"), new MemoryView},
-          {QObject::tr("Sweep"), new SweepView},
-          {QObject::tr("Attention"), new ExperimentView(experiment("attention"), new AttentionChartsView)},
-          {QObject::tr("Collectives"), new ExperimentView(experiment("collectives"), new CollectiveChartsView)},
-          {QObject::tr("DDP"), new ExperimentView(experiment("ddp"), new DdpChartsView)},
-          {QObject::tr("Precision"), new ExperimentGroupView({new ExperimentView(experiment("precision.accumulate")),
-                                                              new ExperimentView(experiment("precision.autocast"))})},
-          {QObject::tr("Planner"), new PlannerView(experiment("plan"))}};
+namespace {
+
+// The benchmark's tabs are both: what they show comes as its outcomes.
+ResultTab bench(const QString& title, BenchResultsView* view) { return {title, view, view}; }
+ResultTab tables(const QString& title, ResultView* view) { return {title, view, nullptr}; }
+
+}  // namespace
+
+std::vector<ResultTab> make_result_views(const ExperimentLookup& experiment) {
+  return {bench(QObject::tr("Benchmark"), new BenchmarkView),
+          bench(QObject::tr("Kernels"), new KernelsView),
+          bench(QObject::tr("Memory"), new MemoryView),
+          bench(QObject::tr("Sweep"), new SweepView),
+          tables(QObject::tr("Attention"), new ExperimentView(experiment("attention"), new AttentionChartsView)),
+          tables(QObject::tr("Collectives"), new ExperimentView(experiment("collectives"), new CollectiveChartsView)),
+          tables(QObject::tr("DDP"), new ExperimentView(experiment("ddp"), new DdpChartsView)),
+          tables(QObject::tr("Precision"),
+                 new ExperimentGroupView({new ExperimentView(experiment("precision.accumulate")),
+                                          new ExperimentView(experiment("precision.autocast"))})),
+          bench(QObject::tr("Planner"), new PlannerView(experiment("plan")))};
 }
 
 }  // namespace stepscope::views

@@ -15,6 +15,11 @@ namespace stepscope::views {
 
 // `experiment` finds a descriptor by id (the app's registry; views cannot link it).
 using ExperimentLookup = std::function<const ExperimentDescriptor&(const std::string& id)>;
-std::vector<std::pair<QString, ResultView*>> make_result_views(const ExperimentLookup& experiment);
+struct ResultTab {
+  QString title;
+  ResultView* view;
+  BenchResultsView* bench_view;  // the same view where it presents the benchmark's outcomes, else null
+};
+std::vector<ResultTab> make_result_views(const ExperimentLookup& experiment);
 
 }  // namespace stepscope::views

@@ -15,7 +15,7 @@
 
 namespace stepscope::views {
 
-SweepView::SweepView(QWidget* parent) : ResultView(parent) {
+SweepView::SweepView(QWidget* parent) : BenchResultsView(parent) {
   axis_ = new QComboBox;
   axis_->addItem(tr("model size"), static_cast<int>(SweepAxis::model_size));
   axis_->addItem(tr("context length"), static_cast<int>(SweepAxis::context));

@@ -14,7 +14,7 @@ namespace stepscope::views {
 class BenchTableModel;
 class SweepChartView;
 
-class SweepView : public ResultView {
+class SweepView : public BenchResultsView {
   Q_OBJECT
 
  public:
