@@ -1,5 +1,6 @@
 #include "gui/history_dock.h"
 
+#include <QGridLayout>
 #include <QHBoxLayout>
 
 #include <algorithm>
@@ -32,8 +33,13 @@ HistoryDock::HistoryDock(history::RunHistory& history, QWidget* parent) : QWidge
   auto* open_file = new QPushButton(tr("Open file..."));
   auto* compare = new QPushButton(tr("Compare"));
   compare->setToolTip(tr("Select two runs (Ctrl+click) to see them side by side"));
-  auto* buttons = new QHBoxLayout;
-  for (auto* b : {open, compare, remove, save, open_file}) buttons->addWidget(b);
+  // Two rows: the dock stays as narrow as the run panel beside it.
+  auto* buttons = new QGridLayout;
+  int at = 0;
+  for (auto* b : {open, compare, remove, save, open_file}) {
+    buttons->addWidget(b, at / 3, at % 3);
+    ++at;
+  }
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(filter_);
   layout->addWidget(table_, 1);

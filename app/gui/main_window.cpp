@@ -11,7 +11,9 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QGuiApplication>
 #include <QProgressBar>
+#include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
@@ -166,7 +168,11 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
     history_problem_ = message;  // said again when the run ends: a result must not go unkept silently
   });
 
-  resize(1400, 900);
+  // As large as asked, within the screen's free area (a laptop's 1280 x 720 included), leaving
+  // the window manager room for the title bar.
+  const QScreen* screen = QGuiApplication::primaryScreen();
+  const QSize room = screen != nullptr ? screen->availableGeometry().size() - QSize(0, 48) : QSize(1400, 900);
+  resize(QSize(1400, 900).boundedTo(room));
   QSettings settings;
   restoreGeometry(settings.value("window/geometry").toByteArray());
   restoreState(settings.value("window/state").toByteArray());

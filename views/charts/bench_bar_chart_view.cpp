@@ -24,6 +24,7 @@ constexpr double kBarWidth = 0.6;  // of a category's height
 }  // namespace
 
 BenchBarChartView::BenchBarChartView(QWidget* parent) : QChartView(new QChart, parent) {
+  allow_small(*this);
   setRenderHint(QPainter::Antialiasing);
   QChart& c = *chart();
   style_chart(c, tr("Mean step time by configuration"));
@@ -60,7 +61,6 @@ BenchBarChartView::BenchBarChartView(QWidget* parent) : QChartView(new QChart, p
                          this);
     }
   });
-  setMinimumSize(480, 260);
   setData({});
 }
 

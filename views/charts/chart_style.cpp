@@ -1,5 +1,7 @@
 #include "charts/chart_style.h"
 
+#include <QChartView>
+
 #include <QApplication>
 #include <QChart>
 #include <QGraphicsLayout>
@@ -74,5 +76,7 @@ void style_axis(QAbstractAxis& axis, const QString& title) {
   axis.setGridLineColor(QColor(0xE0E0E0));
   axis.setLinePenColor(QColor(0x808080));
 }
+
+void allow_small(QChartView& view) { view.setMinimumSize(280, 200); }
 
 }  // namespace stepscope::views

@@ -8,6 +8,8 @@
 class QAbstractAxis;
 class QChart;
 
+class QChartView;
+
 namespace stepscope::views {
 
 // The tick step, a nice number, giving about `target_ticks` intervals over `span`; 1 when
@@ -26,4 +28,7 @@ void style_chart(QChart& chart, const QString& title);
 QFont annotation_font();
 // Title and fonts of an axis of a styled chart.
 void style_axis(QAbstractAxis& axis, const QString& title);
+// A chart's view may be narrower and shorter than its labels ask (the plot shrinks, the tick
+// labels thin out), so that a window with charts side by side fits a laptop screen.
+void allow_small(QChartView& view);
 }  // namespace stepscope::views

@@ -18,6 +18,7 @@
 namespace stepscope::views {
 
 DdpStepChartView::DdpStepChartView(QWidget* parent) : QChartView(new QChart, parent) {
+  allow_small(*this);
   setRenderHint(QPainter::Antialiasing);
   QChart& c = *chart();
   style_chart(c, tr("Step time by DDP row"));
@@ -49,7 +50,6 @@ DdpStepChartView::DdpStepChartView(QWidget* parent) : QChartView(new QChart, par
                        QStringLiteral("%1 · %2: %3 ms").arg(data_.labels[bar], set->label(), format_significant(set->at(index))),
                        this);
   });
-  setMinimumSize(420, 240);
   setData({});
 }
 

@@ -17,6 +17,7 @@
 namespace stepscope::views {
 
 KernelChartView::KernelChartView(QWidget* parent) : QChartView(new QChart, parent) {
+  allow_small(*this);
   setRenderHint(QPainter::Antialiasing);
   QChart& c = *chart();
   style_chart(c, tr("GPU time by kernel category"));
@@ -50,7 +51,6 @@ KernelChartView::KernelChartView(QWidget* parent) : QChartView(new QChart, paren
                                                 format_duration_ns(static_cast<double>(shares.total_ns[static_cast<size_t>(bar)]))),
                        this);
   });
-  setMinimumSize(420, 240);
   setData({});
 }
 

@@ -85,7 +85,7 @@ MemoryChartView::MemoryChartView(QWidget* parent) : XZoomChartView(new QChart, p
     labels_->update();
     if (timeline_) refine_timer_.start();
   });
-  setMinimumSize(480, 320);
+  allow_small(*this);
   showExtents();  // first: the pieces' overlap depends on the visible range
   showSeries();
 }

@@ -25,6 +25,7 @@ constexpr double kMinimumShare = 1e-3;
 }  // namespace
 
 RankTimelineView::RankTimelineView(QWidget* parent) : QChartView(new QChart, parent) {
+  allow_small(*this);
   setRenderHint(QPainter::Antialiasing);
   QChart& c = *chart();
   style_chart(c, tr("Overlap of compute and communication"));
@@ -41,7 +42,6 @@ RankTimelineView::RankTimelineView(QWidget* parent) : QChartView(new QChart, par
     paint_span_starts(p, plot);
     paint_corner_note(p, plot, data_.note);
   });
-  setMinimumSize(480, 220);
   setData({});
 }
 

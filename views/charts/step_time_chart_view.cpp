@@ -17,6 +17,7 @@ constexpr qsizetype kMostStepsWithMarkers = 60;  // beyond that, markers clutter
 }
 
 StepTimeChartView::StepTimeChartView(QWidget* parent) : QChartView(new QChart, parent) {
+  allow_small(*this);
   setRenderHint(QPainter::Antialiasing);
   QChart& c = *chart();
   style_chart(c, tr("Time of each measured step"));
@@ -29,7 +30,6 @@ StepTimeChartView::StepTimeChartView(QWidget* parent) : QChartView(new QChart, p
   note_ = new ChartOverlayItem(c, ChartOverlayItem::kAboveSeries, [this](QPainter& p, const QRectF& plot) {
     if (lines_.empty()) paint_plot_note(p, plot, tr("No measured steps"));
   });
-  setMinimumSize(480, 260);
   setLines({});
 }
 

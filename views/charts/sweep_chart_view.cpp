@@ -21,6 +21,7 @@ const QString kTimeTitle = QStringLiteral("mean step time (ms)");
 }  // namespace
 
 SweepChartView::SweepChartView(const QString& title, QWidget* parent) : QChartView(new QChart, parent) {
+  allow_small(*this);
   setRenderHint(QPainter::Antialiasing);
   QChart& c = *chart();
   style_chart(c, title);
@@ -47,7 +48,6 @@ SweepChartView::SweepChartView(const QString& title, QWidget* parent) : QChartVi
   overlay_ = new ChartOverlayItem(c, ChartOverlayItem::kAboveSeries,
                                   [this](QPainter& p, const QRectF& plot) { paintFailures(p, plot); });
   showAxes();
-  setMinimumSize(480, 300);
   setData({});
 }
 

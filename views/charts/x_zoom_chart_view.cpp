@@ -1,5 +1,7 @@
 #include "charts/x_zoom_chart_view.h"
 
+#include "charts/chart_style.h"
+
 #include <QMouseEvent>
 #include <QWheelEvent>
 #include <algorithm>
@@ -15,6 +17,7 @@ constexpr double kSmallestSpanFraction = 1e-7;  // of the extent: deeper zoom on
 }  // namespace
 
 XZoomChartView::XZoomChartView(QChart* chart, QWidget* parent) : QChartView(chart, parent) {
+  allow_small(*this);
   setRenderHint(QPainter::Antialiasing);
   setMouseTracking(true);
   setRubberBand(QChartView::NoRubberBand);  // on only while Shift+drag

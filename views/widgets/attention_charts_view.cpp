@@ -23,8 +23,8 @@ namespace {
 
 // Two charts side by side beside a form: smaller than a sweep chart's own minimum, still
 // readable.
-constexpr int kChartMinWidth = 320;
-constexpr int kChartMinHeight = 240;
+constexpr int kChartMinWidth = 280;
+constexpr int kChartMinHeight = 200;
 
 }  // namespace
 

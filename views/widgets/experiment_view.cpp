@@ -36,6 +36,7 @@ ExperimentView::ExperimentView(const ExperimentDescriptor& descriptor, ResultVie
     : ResultView(parent), descriptor_(descriptor), charts_(charts) {
   qRegisterMetaType<schema::InputValues>();
   ExperimentForm::Options options;
+  options.columns = {2, 4};  // two where the window is narrow: the charts keep their width
   if (descriptor.runs_as_ranks) {
     for (const auto& input : descriptor.inputs->fields) {
       if (input.kind == schema::InputKind::path) options.left_out.push_back(input.key);

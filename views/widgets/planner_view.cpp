@@ -1,6 +1,7 @@
 #include "widgets/planner_view.h"
 
 #include <QLabel>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QVBoxLayout>
 
@@ -37,9 +38,20 @@ PlannerView::PlannerView(const ExperimentDescriptor& plan, QWidget* parent) : Be
   splitter->addWidget(measured);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 1);
+  // The form scrolls where the window is short; the plan takes the height it can.
+  auto* form_scroll = new QScrollArea;
+  form_scroll->setObjectName("formScroll");
+  form_scroll->setWidget(form_);
+  form_scroll->setWidgetResizable(true);
+  form_scroll->setFrameShape(QFrame::NoFrame);
+  form_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  form_scroll->setMinimumHeight(120);
+  auto* page = new QSplitter(Qt::Vertical);
+  page->addWidget(form_scroll);
+  page->addWidget(splitter);
+  page->setStretchFactor(1, 1);
   auto* layout = new QVBoxLayout(this);
-  layout->addWidget(form_);
-  layout->addWidget(splitter, 1);
+  layout->addWidget(page, 1);
 
   connect(form_, &ExperimentForm::changed, this, &PlannerView::replan);
   replan();
