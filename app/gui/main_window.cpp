@@ -5,7 +5,6 @@
 #include <QChartView>
 #include <QCloseEvent>
 #include <QDir>
-#include <QFileInfo>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QLabel>
@@ -23,7 +22,6 @@
 
 #include <iostream>
 
-#include "cli/recorded_inputs.h"
 #include "core/config_error.h"
 #include "core/device.h"
 #include "experiments/bench/bench_inputs.h"
@@ -34,7 +32,6 @@
 #include "gui/result_export.h"
 #include "registry/experiment_registry.h"
 #include "runners/device_backend.h"
-#include "widgets/experiment_group_view.h"
 #include "widgets/result_views.h"
 #include "widgets/run_panel.h"
 
@@ -298,107 +295,6 @@ bool MainWindow::check_export(const QString& dir, bool with_windows, QString* er
 
 bool MainWindow::save_screenshot(const QString& path, QString* error) {
   return views::write_png_file(grab().toImage(), path, error);
-}
-
-bool MainWindow::open_run(int64_t run, QString* error) {
-  if (session_.is_running()) {
-    if (error) *error = tr("a run is in progress");
-    return false;
-  }
-  if (!history_.is_open()) {
-    if (error) *error = history_.why_closed();
-    return false;
-  }
-  if (run == 0) {
-    const auto runs = history_.runs();
-    if (runs.empty()) {
-      if (error) *error = tr("the history holds no runs");
-      return false;
-    }
-    run = runs.front().id;
-  }
-  const auto record = history_.load(run, error);
-  if (!record) return false;
-  show_record(*record, tr("run %1 from the history").arg(run));
-  return true;
-}
-
-bool MainWindow::open_run_file(const QString& path, QString* error) {
-  if (session_.is_running()) {
-    if (error) *error = tr("a run is in progress");
-    return false;
-  }
-  try {
-    const RunRecord record = read_run_record_file(path.toStdString());
-    show_record(record, path);
-    // Shown either way; a file the history cannot keep is said to be unkept, never silently.
-    QString why = history_.why_closed();
-    if (why.isEmpty() && history_.import_record(record, tr("opened from %1").arg(QFileInfo(path).fileName()), &why) != 0) {
-      why.clear();
-    }
-    history_dock_->refresh();
-    report_unkept(why.isEmpty() ? QString() : tr("not kept in the history: %1").arg(why));
-    return true;
-  } catch (const RunRecordError& e) {
-    if (error) *error = QString::fromStdString(e.what());
-    return false;
-  }
-}
-
-void MainWindow::show_record(const RunRecord& record, const QString& source) {
-  for (auto* view : views_) view->clear();
-  outcomes_.clear();
-  for (const auto& entry : record.entries) {
-    outcomes_.push_back({std::make_shared<const BenchResult>(entry.result), entry.timeline, nullptr});
-  }
-  for (auto* view : bench_views_) view->add_outcomes(outcomes_);
-  for (auto* view : views_) view->show_tables(record.tables);
-  // Its inputs in their form; a benchmark recorded before runs kept them, by its first configuration.
-  if (!show_inputs(record) && !record.entries.empty()) panel_->set_config(record.entries.front().result.config);
-  progress_label_->setText(tr("Showing %1 (%2 configuration(s), started %3)")
-                               .arg(source)
-                               .arg(record.entries.size())
-                               .arg(QString::fromStdString(record.environment.started_at)));
-}
-
-bool MainWindow::show_inputs(const RunRecord& record) {
-  // The inputs it ran with, in its experiment's form: to look at, or to run again.
-  const auto recorded = cli::recorded_inputs(record);
-  if (!recorded) return false;
-  if (&panel_->form().descriptor() == recorded->experiment) {
-    panel_->set_values(recorded->values);
-    if (auto* dock = findChild<QDockWidget*>("runDock")) dock->raise();
-    return true;
-  }
-  bool shown = false;
-  for (auto* view : findChildren<views::ExperimentView*>()) {
-    if (&view->descriptor() != recorded->experiment) continue;
-    view->set_values(recorded->values);
-    shown = true;
-    for (auto* tab : views_) {
-      if (tab != view && !tab->isAncestorOf(view)) continue;
-      tabs_->setCurrentWidget(tab);
-      if (auto* group = qobject_cast<views::ExperimentGroupView*>(tab)) group->show_view(view);
-    }
-  }
-  return shown;
-}
-
-void MainWindow::save_run_file(int64_t run) {
-  QString error;
-  const auto record = history_.load(run, &error);
-  if (!record) {
-    QMessageBox::warning(this, tr("Cannot save the run"), error);
-    return;
-  }
-  const QString path = QFileDialog::getSaveFileName(this, tr("Save the run to a file"), "stepscope-run.json",
-                                                    tr("Stepscope runs (*.json)"));
-  if (path.isEmpty()) return;
-  try {
-    write_run_record_file(path.toStdString(), *record);
-  } catch (const RunRecordError& e) {
-    QMessageBox::warning(this, tr("Cannot save the run"), QString::fromStdString(e.what()));
-  }
 }
 
 QString MainWindow::window_file(const QString& dir, int tab) const {
