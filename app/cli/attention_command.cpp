@@ -3,6 +3,7 @@
 
 #include <torch/torch.h>
 
+#include "core/config_error.h"
 #include "attention/attend.h"
 #include "attention/flash_attention.h"
 #include "cli/command_output.h"

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <unistd.h>
 
+#include "core/config_error.h"
 #include "cli/cli_options.h"
 #include "cli/command_output.h"
 #include "cli/commands.h"

@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include "core/config_error.h"
 #include "cli/cli_options.h"
 #include "cli/command_output.h"
 #include "cli/commands.h"

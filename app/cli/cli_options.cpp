@@ -1,5 +1,6 @@
 #include "cli/cli_options.h"
 
+#include "core/config_error.h"
 #include "cli/experiment_command.h"
 #include "experiments/bench/bench_inputs.h"
 #include "experiments/common_inputs.h"

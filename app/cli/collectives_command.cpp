@@ -5,6 +5,7 @@
 
 #include <ATen/ATen.h>
 
+#include "core/config_error.h"
 #include "cli/command_output.h"
 #include "cli/rank_launch.h"
 #include "cli/commands.h"

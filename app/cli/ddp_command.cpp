@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "core/config_error.h"
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "cli/distributed_command.h"

@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 
+#include "core/config_error.h"
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "cli/console_table.h"

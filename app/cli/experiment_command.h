@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/config_error.h"
 #include "cli/cli_options.h"
 #include "cli/rank_tables.h"
 #include "experiments/experiment_descriptor.h"

@@ -4,6 +4,7 @@
 // Scaling Book's compute-bound batch; with a measured all-reduce run, the DDP bucket optimum.
 #include <iostream>
 
+#include "core/config_error.h"
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "cli/console_table.h"

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/config_error.h"
 #include "export/file_output.h"
 #include "gui/gui_options.h"
 #include "gui/main_window.h"

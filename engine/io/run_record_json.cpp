@@ -1,5 +1,6 @@
 #include "io/run_record_json.h"
 
+#include "core/config_error.h"
 #include "experiments/bench/bench_schema.h"
 #include "io/output_file.h"
 #include "io/input_file.h"

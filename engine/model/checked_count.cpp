@@ -1,5 +1,7 @@
 #include "model/checked_count.h"
 
+#include "core/config_error.h"
+
 #include <cmath>
 #include <cstdio>
 

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <string>
 
-#include "core/config_error.h"
 
 namespace stepscope {
 

@@ -1,5 +1,7 @@
 #include "model/model_config.h"
 
+#include "core/config_error.h"
+
 #include <cmath>
 #include <sstream>
 

@@ -2,7 +2,6 @@
 #pragma once
 
 #include "attention/attention_impl.h"
-#include "core/config_error.h"
 #include "core/size_limits.h"
 
 #include <cstdint>

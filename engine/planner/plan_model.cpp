@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "core/config_error.h"
 #include "planner/plan_text.h"
 
 namespace stepscope::planner {

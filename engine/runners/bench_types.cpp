@@ -1,5 +1,7 @@
 #include "runners/bench_types.h"
 
+#include "core/config_error.h"
+
 namespace stepscope {
 
 std::string describe(const BenchConfig& c) {

@@ -1,5 +1,6 @@
 #include "runners/device_backend.h"
 
+#include "core/config_error.h"
 #include "compat/torch_compat.h"
 #include "core/device.h"
 

@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include "core/config_error.h"
 #include "compat/torch_compat.h"
 #include "model/loss.h"
 #include "profiling/range_recorder.h"

@@ -2,6 +2,7 @@
 // convention and the memory the implementations keep for the backward pass.
 #include <gtest/gtest.h>
 
+#include "core/config_error.h"
 #include "attention/attend.h"
 #include "attention/attention_memory.h"
 #include "compat/torch_compat.h"

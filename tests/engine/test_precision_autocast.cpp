@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include "core/config_error.h"
 #include "compat/torch_compat.h"
 #include "experiments/precision/accumulation.h"  // dtype_name
 #include "experiments/precision/autocast_dtypes.h"

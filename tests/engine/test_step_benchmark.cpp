@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "core/config_error.h"
 #include "model/flops.h"
 #include "experiments/bench/bench_sweep.h"
 #include "experiments/bench/step_benchmark.h"

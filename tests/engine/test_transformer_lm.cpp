@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "core/config_error.h"
 #include "io/npy_file.h"
 #include "io/state_dict_file.h"
 #include "model/adamw.h"

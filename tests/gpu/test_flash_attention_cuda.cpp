@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include "core/config_error.h"
 #include "attention/attend.h"
 #include "attention/flash_attention.h"
 #include "attention/naive_attention.h"

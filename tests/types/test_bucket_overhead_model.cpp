@@ -7,6 +7,7 @@
 #include <limits>
 #include <tuple>
 
+#include "core/config_error.h"
 #include "experiments/collectives/collective_schema.h"
 #include "experiments/ddp/bucket_overhead_model.h"
 #include "experiments/ddp/bucket_overhead_reading.h"

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/config_error.h"
 #include "experiments/ddp/ddp_schema.h"
 #include "experiments/ddp/ddp_types.h"
 

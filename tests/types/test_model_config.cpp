@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "core/config_error.h"
 #include "model/model_config.h"
 
 namespace stepscope {

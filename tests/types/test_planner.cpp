@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/config_error.h"
 #include "runners/memory_estimate.h"
 #include "planner/plan.h"
 #include "planner/plan_json.h"

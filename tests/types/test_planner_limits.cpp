@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/config_error.h"
 #include "model/checked_count.h"
 #include "runners/memory_estimate.h"
 #include "planner/plan.h"

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "core/config_error.h"
 #include "runners/memory_estimate.h"
 #include "model/model_config.h"
 #include "runners/bench_types.h"

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/config_error.h"
 #include "experiments/interleaved_rounds.h"
 #include "model/model_config.h"
 

@@ -1,5 +1,6 @@
 #include "experiments/bench/bench_inputs.h"
 
+#include "core/config_error.h"
 #include "experiments/common_inputs.h"
 #include "schema/value_format.h"
 

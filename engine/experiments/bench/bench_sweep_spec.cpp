@@ -1,3 +1,4 @@
+#include "core/config_error.h"
 #include "experiments/bench/bench_sweep.h"
 
 namespace stepscope {

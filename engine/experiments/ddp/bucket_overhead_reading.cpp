@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/config_error.h"
 #include "experiments/collectives/collective_schema.h"
 #include "experiments/ddp/ddp_schema.h"
 #include "model/model_config.h"

@@ -1,5 +1,6 @@
 #include "experiments/ddp/ddp_case.h"
 
+#include "core/config_error.h"
 #include "core/device.h"
 #include "schema/value_format.h"
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <sstream>
 
+#include "core/config_error.h"
 #include "core/device.h"
 #include "distributed/launch_env.h"
 #include "runners/memory_estimate.h"

@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include "core/config_error.h"
 #include "compat/torch_compat.h"
 #include "experiments/precision/accumulation.h"
 #include "model/loss.h"

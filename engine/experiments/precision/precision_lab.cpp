@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include "core/config_error.h"
 #include "compat/torch_compat.h"
 #include "experiments/harness.h"
 #include "experiments/memory_precheck.h"
