@@ -24,6 +24,7 @@
 
 #include "core/config_error.h"
 #include "core/device.h"
+#include "experiments/bench/bench_duration.h"
 #include "experiments/bench/bench_inputs.h"
 #include "export/file_output.h"
 #include "gui/compare_dialog.h"
@@ -174,6 +175,10 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
   restoreGeometry(settings.value("window/geometry").toByteArray());
   restoreState(settings.value("window/state").toByteArray());
   tabs_->setCurrentIndex(settings.value("window/tab", 0).toInt());
+  settings.beginGroup("pace");
+  for (const QString& device : settings.childKeys()) paces_[device.toStdString()] = settings.value(device).toDouble();
+  settings.endGroup();
+  panel_->set_paces(paces_);
 }
 
 MainWindow::~MainWindow() = default;
@@ -245,6 +250,13 @@ void MainWindow::on_progress(const RunProgress& p) {
 
 void MainWindow::on_outcome(const views::RunOutcome& outcome) {
   outcomes_.push_back(outcome);
+  // The pace the run panel's duration estimate reads, kept for the next session too.
+  if (const auto pace = measured_pace(*outcome.result)) {
+    const std::string device = to_string(outcome.result->config.device);
+    QSettings().setValue(QString::fromStdString("pace/" + device), *pace);
+    paces_[device] = *pace;
+    panel_->set_paces(paces_);
+  }
   for (auto* view : bench_views_) view->add_outcome(outcome);
 }
 

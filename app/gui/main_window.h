@@ -6,6 +6,8 @@
 #include <QMainWindow>
 
 #include <functional>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "gui/run_session.h"
@@ -90,6 +92,7 @@ class MainWindow : public QMainWindow {
   QLabel* device_label_;
   QLabel* memory_label_;
   std::vector<views::RunOutcome> outcomes_;
+  std::map<std::string, double> paces_;  // FLOP/s of the last run on each device
   bool headless_ = false;
   QString history_problem_;  // the last thing the history could not keep of this run
 };

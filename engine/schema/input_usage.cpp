@@ -3,6 +3,8 @@
 #include <sstream>
 #include <vector>
 
+#include "schema/input_ranges.h"
+
 namespace stepscope::schema {
 
 namespace {
@@ -52,6 +54,11 @@ std::string usage_text(const InputSchema& schema, const UsageText& text) {
       out << line << help << "\n";
     }
   }
+  bool ranges = false;
+  for (const auto& field : schema.fields) {
+    ranges = ranges || (field.list && !field.hidden && (field.kind == InputKind::integer || field.kind == InputKind::size));
+  }
+  if (ranges) out << "\n" << kRangeHelp << "\n";
   if (!text.epilogue.empty()) out << "\n" << text.epilogue;
   return out.str();
 }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/config_error.h"
+#include "schema/input_ranges.h"
 #include "schema/size_text.h"
 
 namespace stepscope::schema {
@@ -125,14 +126,17 @@ void InputValues::set(const std::string& key, const std::string& text) {
   const std::string value = trimmed(text);
   if (value.empty()) throw ConfigError("needs a value", key);
   if (!field.list) {
+    if (value.find("..") != std::string::npos) expand_input_range(field, value);  // says a range needs a list
     check_input_item(field, value);
     given_[key] = value;
     return;
   }
   std::string joined;
-  for (const auto& item : split_input_list(key, value)) {
-    check_input_item(field, item);
-    joined += (joined.empty() ? "" : ",") + item;
+  for (const auto& typed : split_input_list(key, value)) {
+    for (const auto& item : expand_input_range(field, typed)) {
+      check_input_item(field, item);
+      joined += (joined.empty() ? "" : ",") + item;
+    }
   }
   given_[key] = joined;
 }

@@ -53,6 +53,34 @@ std::string error_parsing(const std::vector<std::string>& args) {
   return "<no error>";
 }
 
+TEST(InputValues, RangesInASweepAxisExpand) {
+  InputValues v(demo());
+  v.set("seq", "256..4096 x2");
+  EXPECT_EQ(v.integers("seq"), (std::vector<int64_t>{256, 512, 1024, 2048, 4096}));
+  v.set("seq", "1..4");
+  EXPECT_EQ(v.integers("seq"), (std::vector<int64_t>{1, 2, 3, 4}));
+  v.set("seq", "8..30 +8, 100");  // the end is never passed; ranges mix with items
+  EXPECT_EQ(v.integers("seq"), (std::vector<int64_t>{8, 16, 24, 100}));
+  v.set("seq", "3..100 *4");
+  EXPECT_EQ(v.integers("seq"), (std::vector<int64_t>{3, 12, 48}));
+  v.set("sizes", "1KiB..1MiB x32");
+  EXPECT_EQ(v.sizes("sizes"), (std::vector<int64_t>{1024, 32768, 1048576}));
+}
+
+TEST(InputValues, RangesRefusedWithTheFieldNamed) {
+  EXPECT_EQ(error_setting("seq", "4096..256 x2"), "range '4096..256 x2' ends below its start");
+  EXPECT_EQ(error_setting("seq", "1..8 x1"), "range '1..8 x1' needs a factor of at least 2 or a step of at least 1");
+  EXPECT_EQ(error_setting("seq", "1..8 y2"),
+            "'1..8 y2' is not a range (use FIRST..LAST, FIRST..LAST xFACTOR or FIRST..LAST +STEP)");
+  EXPECT_EQ(error_setting("seq", "..8"),
+            "'..8' is not a range (use FIRST..LAST, FIRST..LAST xFACTOR or FIRST..LAST +STEP)");
+  EXPECT_EQ(error_setting("seq", "a..8"), "'a' in range 'a..8' is not an integer");
+  EXPECT_EQ(error_setting("seq", "1..65536"), "range '1..65536' gives more than 1000 values");
+  EXPECT_EQ(error_setting("seq", "1024..131072 x2"), "at most 65536 (got 131072)");  // each value checked
+  EXPECT_EQ(error_setting("batch", "1..4"), "'1..4': a range needs a list of integers or sizes");
+  EXPECT_EQ(error_setting("precision", "fp32..bf16"), "'fp32..bf16': a range needs a list of integers or sizes");
+}
+
 TEST(InputValues, DefaultsUntilGivenThenTyped) {
   InputValues v(demo());
   EXPECT_FALSE(v.given("batch"));

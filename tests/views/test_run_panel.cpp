@@ -8,7 +8,9 @@
 #include <QTest>
 
 #include "experiments/bench/bench_inputs.h"
+#include "model/flops.h"
 #include "runners/memory_estimate.h"
+#include "schema/value_format.h"
 #include "widgets/input_form.h"
 #include "widgets/run_panel.h"
 
@@ -100,6 +102,26 @@ class RunPanelTest : public QObject {
     QVERIFY2(panel.estimate_text().contains("<b>4</b> configurations"), qPrintable(panel.estimate_text()));
     QVERIFY2(panel.estimate_text().contains("ctx 128") || panel.estimate_text().contains("context 128"),
              qPrintable(panel.estimate_text()));
+  }
+
+  void aRangeMakesASweepAndItsDurationFollowsTheLastPace() {
+    RunPanel panel(bench());
+    panel.form().form()->findChild<QLineEdit*>("context")->setText("32..128 x2");
+    const auto configs = panel.configs();
+    QCOMPARE(configs.size(), size_t{3});
+    QCOMPARE(configs[1].context, int64_t{64});
+    QVERIFY2(panel.estimate_text().contains("known after a first run on cpu"), qPrintable(panel.estimate_text()));
+    // 1 GFLOP/s: each configuration's steps' FLOPs, counted by the engine's formula, in seconds.
+    double flops = 0;
+    for (const auto& c : configs) {
+      flops += (c.warmup_steps + c.measured_steps) * step_matmul_flops(c.model, c.batch, c.context, true);
+    }
+    panel.set_paces({{"cpu", 1e9}});
+    const QString expected = QString::fromStdString(schema::duration_ns_text(flops));
+    QVERIFY2(panel.estimate_text().contains("takes about <b>" + expected + "</b>"), qPrintable(panel.estimate_text()));
+    panel.form().form()->findChild<QLineEdit*>("context")->setText("128..32 x2");
+    QVERIFY(framed(panel, "context"));
+    QVERIFY(panel.configs().empty());
   }
 
   void warnsWhenTheEstimateExceedsTheDevice() {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "schema/input_ranges.h"
 #include "schema/input_values.h"
 #include "widgets/form_fields.h"
 #include "widgets/input_form.h"
@@ -19,6 +20,9 @@ QString tip_of(const InputField& input) {
   QStringList lines;
   for (const QString& line : QString::fromStdString(input.help).split(QLatin1Char('\n'))) {
     if (!line.trimmed().isEmpty()) lines << line.trimmed();
+  }
+  if (input.list && (input.kind == InputKind::integer || input.kind == InputKind::size)) {
+    lines << QString::fromUtf8(schema::kRangeHelp);
   }
   return lines.join(QLatin1Char(' '));
 }

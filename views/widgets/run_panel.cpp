@@ -7,6 +7,7 @@
 
 #include "core/config_error.h"
 #include "core/device.h"
+#include "experiments/bench/bench_duration.h"
 #include "experiments/bench/bench_inputs.h"
 #include "model/flops.h"
 #include "runners/memory_estimate.h"
@@ -74,6 +75,11 @@ void RunPanel::set_values(const schema::InputValues& values) { form_->set_values
 
 void RunPanel::set_config(const BenchConfig& config) { form_->set_values(bench_values(config)); }
 
+void RunPanel::set_paces(std::map<std::string, double> flops_per_second) {
+  paces_ = std::move(flops_per_second);
+  refresh();
+}
+
 std::vector<BenchConfig> RunPanel::configs() const { return configs_; }
 
 void RunPanel::set_running(bool running) { form_->set_running(running); }
@@ -119,6 +125,16 @@ void RunPanel::refresh() {
       text += tr("<br><span style='color:#b00020'>will not fit %1 (%2): expect an out-of-memory result</span>")
                   .arg(QString::fromStdString(device.name), size_text(device.memory_bytes));
     }
+  }
+  const std::string device = to_string(c.device);
+  const auto pace = paces_.find(device);
+  if (pace != paces_.end() && pace->second > 0) {
+    const double seconds = estimated_run_seconds(configs_, pace->second);
+    text += tr("<br>takes about <b>%1</b> at the pace of the last run on %2 (%3FLOP/s)")
+                .arg(QString::fromStdString(schema::duration_ns_text(seconds * 1e9)), QString::fromStdString(device),
+                     count(pace->second));
+  } else {
+    text += tr("<br>how long it takes: known after a first run on %1").arg(QString::fromStdString(device));
   }
   estimate_->setText(text);
   emit config_changed();

@@ -1,11 +1,13 @@
 // The run panel: the step benchmark's form (its inputs as declared, lists making a sweep),
 // with the experiment's own widget under it: what the run needs (parameters, FLOP per step,
-// memory by kind) and whether it fits the device chosen. Its runs fill the result tabs.
+// memory by kind), whether it fits the device chosen and how long it will take. Its runs fill the result tabs.
 #pragma once
 
 #include <QWidget>
 
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "runners/bench_types.h"
@@ -32,6 +34,9 @@ class RunPanel : public QWidget {
   // saying why and the field at fault framed, when they cannot run.
   std::vector<BenchConfig> configs() const;
   void set_running(bool running);
+  // The FLOP/s of the last run on each device (by its id, "cpu", "cuda:0"), from which the
+  // panel says how long the configurations will take.
+  void set_paces(std::map<std::string, double> flops_per_second);
   bool is_running() const { return form_->is_running(); }
   // What the panel shows under the fields (for tests and the status bar).
   QString estimate_text() const;
@@ -49,6 +54,7 @@ class RunPanel : public QWidget {
   ExperimentForm* form_;
   QLabel* estimate_;
   std::vector<DeviceChoice> devices_;
+  std::map<std::string, double> paces_;
   std::vector<BenchConfig> configs_;  // of the form as it is, checked
   bool fits_ = true;
 };
