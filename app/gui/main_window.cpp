@@ -13,8 +13,6 @@
 #include <QGuiApplication>
 #include <QProgressBar>
 #include <QScreen>
-#include <QScrollArea>
-#include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -31,6 +29,7 @@
 #include "gui/history_dock.h"
 #include "gui/lab_tabs.h"
 #include "gui/result_export.h"
+#include "gui/splitter_state.h"
 #include "registry/experiment_registry.h"
 #include "runners/device_backend.h"
 #include "widgets/result_views.h"
@@ -67,15 +66,7 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
   panel_->set_devices(devices);
   auto* dock = new QDockWidget(tr("Run"), this);
   dock->setObjectName("runDock");
-  // A short screen scrolls the panel rather than push Run out of reach.
-  auto* panel_scroll = new QScrollArea;
-  panel_scroll->setObjectName("runPanelScroll");
-  panel_scroll->setWidget(panel_);
-  panel_scroll->setWidgetResizable(true);
-  panel_scroll->setFrameShape(QFrame::NoFrame);
-  panel_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  panel_scroll->setMinimumWidth(panel_->minimumSizeHint().width() + panel_scroll->verticalScrollBar()->sizeHint().width());
-  dock->setWidget(panel_scroll);
+  dock->setWidget(panel_);  // its fields scroll above Run where the screen is short
   dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
   addDockWidget(Qt::LeftDockWidgetArea, dock);
 
@@ -174,6 +165,7 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
   QSettings settings;
   restoreGeometry(settings.value("window/geometry").toByteArray());
   restoreState(settings.value("window/state").toByteArray());
+  restore_splitters(*this, settings);
   tabs_->setCurrentIndex(settings.value("window/tab", 0).toInt());
   settings.beginGroup("pace");
   for (const QString& device : settings.childKeys()) paces_[device.toStdString()] = settings.value(device).toDouble();
@@ -333,6 +325,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   QSettings settings;
   settings.setValue("window/geometry", saveGeometry());
   settings.setValue("window/state", saveState());
+  save_splitters(*this, settings);
   settings.setValue("window/tab", tabs_->currentIndex());
   QMainWindow::closeEvent(event);
 }

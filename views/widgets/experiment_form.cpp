@@ -3,6 +3,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QVBoxLayout>
 
 #include "core/config_error.h"
@@ -16,6 +18,16 @@ std::string input_key(const schema::InputSchema& inputs, std::string field) {
 }
 
 namespace {
+
+// The fields as wide as they would be on their own (QScrollArea's own hint stops at 36
+// characters and squeezes a reading beside an empty form).
+class FormScroll : public QScrollArea {
+ public:
+  QSize sizeHint() const override {
+    if (widget() == nullptr) return QScrollArea::sizeHint();
+    return widget()->sizeHint() + QSize(verticalScrollBar()->sizeHint().width(), 0);
+  }
+};
 
 // The items of a choice list's default that this build or machine cannot run (sdpa where
 // LibTorch has none): each asked alone, the rest at their defaults, of the descriptor's check;
@@ -50,11 +62,28 @@ ExperimentForm::ExperimentForm(const ExperimentDescriptor& descriptor, Options o
   status_->setObjectName("experimentStatus");
   status_->setWordWrap(true);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* body = new QWidget;
+  auto* body_layout = new QVBoxLayout(body);
+  body_layout->setContentsMargins(0, 0, 0, 0);
+  body_layout->addWidget(form_);
+  below_ = new QVBoxLayout;
+  body_layout->addLayout(below_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(form_);
-  below_ = new QVBoxLayout;
-  layout->addLayout(below_);
+  if (options.run_button) {
+    // Run/Cancel and the status stay in view under fields that scroll where the window is short.
+    body_layout->addStretch(1);
+    auto* scroll = new FormScroll;
+    scroll->setObjectName("formScroll");
+    scroll->setWidget(body);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(body->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width());
+    layout->addWidget(scroll, 1);
+  } else {
+    layout->addWidget(body);
+  }
   auto* controls = new QHBoxLayout;
   if (options.run_button) {
     run_ = new QPushButton(tr("Run"));

@@ -1,7 +1,7 @@
 // An experiment's inputs as a user meets them: the form built from its descriptor's schema,
 // checked as typed and together by the descriptor's check (the field at fault framed), a
 // custom widget where the experiment asks for one (the step benchmark's memory estimate), and
-// Run/Cancel with the status line. The tabs and the run panel all use it, so they agree on
+// Run/Cancel with the status line in a footer that stays in view while the fields scroll. The tabs and the run panel all use it, so they agree on
 // what a bad input, a run and a refusal look like.
 #pragma once
 

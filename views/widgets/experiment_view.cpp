@@ -3,8 +3,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
-#include <QScrollArea>
-#include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -17,20 +15,6 @@
 #include "widgets/result_table.h"
 
 namespace stepscope::views {
-
-namespace {
-
-// The form and its reading as wide as they would be on their own (QScrollArea's own hint
-// stops at 36 characters and squeezes a reading beside an empty form).
-class FormScroll : public QScrollArea {
- public:
-  QSize sizeHint() const override {
-    if (widget() == nullptr) return QScrollArea::sizeHint();
-    return widget()->sizeHint() + QSize(verticalScrollBar()->sizeHint().width(), 0);
-  }
-};
-
-}  // namespace
 
 ExperimentView::ExperimentView(const ExperimentDescriptor& descriptor, ResultView* charts, QWidget* parent)
     : ResultView(parent), descriptor_(descriptor), charts_(charts) {
@@ -60,30 +44,17 @@ ExperimentView::ExperimentView(const ExperimentDescriptor& descriptor, ResultVie
   }
   table_tabs_->tabBar()->setVisible(models_.size() > 1);
 
-  auto* left = new QWidget;
-  auto* left_layout = new QVBoxLayout(left);
-  left_layout->setContentsMargins(0, 0, 0, 0);
-  left_layout->addWidget(form_);
-  left_layout->addWidget(reading_);
-  left_layout->addStretch(1);
+  form_->add_widget(reading_);  // scrolls with the fields; Run stays in view under them
 
   auto* results = new QSplitter(Qt::Vertical);
   if (charts_ != nullptr) results->addWidget(charts_);
   results->addWidget(table_tabs_);
-  // A long form (the DDP experiments') scrolls where the window is short, rather than make it taller.
-  auto* form_scroll = new FormScroll;
-  form_scroll->setObjectName("formScroll");
-  form_scroll->setWidget(left);
-  form_scroll->setWidgetResizable(true);
-  form_scroll->setFrameShape(QFrame::NoFrame);
-  form_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  form_scroll->setMinimumWidth(left->minimumSizeHint().width() + form_scroll->verticalScrollBar()->sizeHint().width());
   auto* split = new QSplitter(Qt::Horizontal);
-  split->addWidget(form_scroll);
+  split->addWidget(form_);
   split->addWidget(results);
   split->setStretchFactor(1, 1);
   // Charts want the width: the form starts at its narrowest (its fields in fewer columns).
-  if (charts_ != nullptr) split->setSizes({left->minimumSizeHint().width(), 4 * left->minimumSizeHint().width()});
+  if (charts_ != nullptr) split->setSizes({form_->minimumSizeHint().width(), 4 * form_->minimumSizeHint().width()});
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(split);
 

@@ -54,9 +54,8 @@ RunPanel::RunPanel(const ExperimentDescriptor& bench, QWidget* parent) : QWidget
   estimate_->setTextFormat(Qt::RichText);
   form_->add_widget(estimate_);
   auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setContentsMargins(6, 0, 6, 6);  // in a dock, which has no margins of its own
   layout->addWidget(form_);
-  layout->addStretch(1);
   connect(form_, &ExperimentForm::changed, this, [this] { refresh(); });
   connect(form_, &ExperimentForm::run_requested, this, &RunPanel::run_requested);
   connect(form_, &ExperimentForm::cancel_requested, this, &RunPanel::cancel_requested);
