@@ -45,7 +45,8 @@ RangePhaseChartView::RangePhaseChartView(QWidget* parent) : QChartView(new QChar
   c.addSeries(series_);
   series_->attachAxis(time_axis_);
   series_->attachAxis(bar_axis_);
-  c.legend()->setAlignment(Qt::AlignRight);
+  // Below the bars, one row: a phase's ranges are many, and the bars need the width.
+  c.legend()->setAlignment(Qt::AlignBottom);
   note_ = new ChartOverlayItem(c, ChartOverlayItem::kAboveSeries,
                                [this](QPainter& p, const QRectF& plot) { paint_plot_note(p, plot, data_.note); });
   // The exact time and share of a segment on hover.
@@ -57,11 +58,11 @@ RangePhaseChartView::RangePhaseChartView(QWidget* parent) : QChartView(new QChar
     if (bar < 0 || bar >= data_.bars.size()) return;
     const double ns = data_.segments[static_cast<size_t>(position)].ns_per_step[static_cast<size_t>(bar)];
     const double whole = data_.bar_ns_per_step[static_cast<size_t>(bar)];
-    QToolTip::showText(QCursor::pos(),
-                       tr("%1 in %2: %3 per step (%4)")
-                           .arg(set->label(), data_.bars[bar], format_duration_ns(ns),
-                                format_percent(whole > 0 ? 100.0 * ns / whole : 0.0)),
-                       this);
+    QString text = tr("%1 in %2: %3 per step (%4)")
+                       .arg(set->label(), data_.bars[bar], format_duration_ns(ns),
+                            format_percent(whole > 0 ? 100.0 * ns / whole : 0.0));
+    if (set->label() == QLatin1String(kOutsideRanges)) text += tr("\nthe time no narrower range covers");
+    QToolTip::showText(QCursor::pos(), text, this);
   });
   setData({});
 }

@@ -42,7 +42,7 @@ struct RangePhaseData {
 };
 
 // The segment of a bar's time that no range inside it covers (embeddings, gradient zeroing).
-inline constexpr const char* kOutsideRanges = "outside narrower ranges";
+inline constexpr const char* kOutsideRanges = "other";
 
 RangePhaseData build_range_phase_data(const profiling::KernelProfile& profile);
 

@@ -126,7 +126,7 @@ void ExperimentView::set_values(const schema::InputValues& values) { form_->set_
 InputForm* ExperimentView::form() const { return form_->form(); }
 
 void ExperimentView::show_failure(const QString& message) {
-  failure_->setText(tr("%1 stopped: %2\nThe rows it measured before are kept below; Run measures them all again.")
+  failure_->setText(tr("%1 stopped: %2\nThe rows it measured before it stopped are kept below.")
                         .arg(QString::fromStdString(descriptor_.name), message));
   failure_->show();
 }

@@ -121,6 +121,7 @@ KernelsView::KernelsView(QWidget* parent) : BenchResultsView(parent) {
   cpu_page->addWidget(range_chart_);
   cpu_page->setStretchFactor(0, 1);
   cpu_page->setStretchFactor(1, 1);
+  cpu_page->setSizes({360, 260});  // a model's dozen ranges, and the bars below them
 
   pages_ = new QStackedWidget;
   pages_->insertWidget(kKernelPage, kernel_page);
@@ -229,6 +230,8 @@ void KernelsView::show_profile(std::shared_ptr<const profiling::KernelProfile> p
   if (largest && largest->phase_percent >= 0) {
     text += tr(" %1 takes %2 of the forward pass.").arg(largest->range, format_percent(largest->phase_percent));
   }
+  // The step in progress has ranges closed, but is not over: its share is in part.
+  if (!finished) text += tr(" Live: the figures settle when the configuration finishes.");
   note_->setText(text);
 }
 
