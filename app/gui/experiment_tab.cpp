@@ -63,6 +63,7 @@ ExperimentTab::ExperimentTab(history::RunHistory& history, views::ExperimentView
     const QString name = QString::fromStdString(view_->descriptor().name);
     const QString text = ok ? tr("%1 done: %2 row(s)").arg(name).arg(table.rows.size()) : tr("%1: %2").arg(name, message);
     view_->show_status(text);
+    if (!ok) view_->show_failure(message);
     emit status(text);
     emit finished(ok);
   });

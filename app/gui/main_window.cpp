@@ -190,6 +190,7 @@ void MainWindow::build_menus() {
     QString error;
     if (!save_screenshot(path, &error)) QMessageBox::warning(this, tr("Screenshot failed"), error);
   });
+  for (auto* view : views_) file->addActions(view->file_actions());  // the Kernels tab's Perfetto trace
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
   QMenu* view = menuBar()->addMenu(tr("&View"));

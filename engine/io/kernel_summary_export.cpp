@@ -66,9 +66,9 @@ void write_step_gpu_usage_csv(std::ostream& out, const profiling::KernelProfile&
 
 void write_cpu_ranges_csv(std::ostream& out, const profiling::KernelProfile& profile) {
   CsvWriter csv(out);
-  csv.write_row({"Range", "Instances", "Total Time (ns)", "Avg (ns)"});
+  csv.write_row({"Range", "Instances", "Total Time (ns)", "Avg (ns)", "Parent"});
   for (const auto& r : profile.cpu_ranges) {
-    csv.write_row({r.range, integer(r.instances), integer(r.total_ns), one_decimal(r.mean_ns)});
+    csv.write_row({r.range, integer(r.instances), integer(r.total_ns), one_decimal(r.mean_ns), r.parent});
   }
 }
 

@@ -147,6 +147,7 @@ void fields(V& v, S& s, Of<profiling::RangeCpuTiming>) {
   v("instances", s.instances);
   v("total_ns", s.total_ns);
   v("mean_ns", s.mean_ns);
+  v("parent", s.parent, kAddedLater);
 }
 
 template <class V, class S>

@@ -66,12 +66,14 @@ struct StepGpuUsage {
 };
 
 // CPU-side time of a range name over the measured steps: what remains when no GPU
-// activity can be recorded.
+// activity can be recorded. Kept apart per enclosing range, so that the views can tell which
+// phase a range ran in and stack a phase's ranges without counting nested ones twice.
 struct RangeCpuTiming {
   std::string range;
   int64_t instances = 0;
   int64_t total_ns = 0;
   double mean_ns = 0;
+  std::string parent;  // the enclosing range's name; "" at the top (step) or when unknown
 };
 
 struct KernelProfile {

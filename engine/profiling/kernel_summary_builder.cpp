@@ -68,6 +68,7 @@ uint32_t KernelSummaryBuilder::kernel_id(const std::string& reported_name, bool 
 }
 
 void KernelSummaryBuilder::add_ranges(const std::vector<RangeRecord>& ranges) {
+  std::vector<const RangeRecord*> closing;
   for (const auto& r : ranges) {
     auto [it, inserted] = ranges_.try_emplace(r.id);
     Range& range = it->second;
@@ -78,12 +79,17 @@ void KernelSummaryBuilder::add_ranges(const std::vector<RangeRecord>& ranges) {
     if (r.step >= 0) steps_[r.step] = r.warmup;
     if (was_open && r.end_ns != 0) {
       closed_ranges_.emplace_back(r.end_ns, r.id);
-      if (r.step >= 0 && (!r.warmup || options_.include_warmup)) {
-        auto& [count, total] = cpu_ranges_[r.name];
-        ++count;
-        total += r.end_ns - r.start_ns;
-      }
+      if (r.step >= 0 && (!r.warmup || options_.include_warmup)) closing.push_back(&r);
     }
+  }
+  // Timed once the whole batch is in: a recorder hands a closed range over before the copy of
+  // its still open parent.
+  for (const RangeRecord* r : closing) {
+    const auto parent = ranges_.find(r->parent_id);
+    const std::string& parent_name = parent != ranges_.end() ? range_names_[parent->second.name] : std::string();
+    auto& [count, total] = cpu_ranges_[{parent_name, r->name}];
+    ++count;
+    total += r->end_ns - r->start_ns;
   }
 }
 
@@ -256,9 +262,10 @@ KernelProfile KernelSummaryBuilder::build(bool final) {
   profile.steps.reserve(finished_steps_.size() + step_intervals_.size());
   for (const auto& [step, usage] : finished_steps_) profile.steps.push_back(usage);
   for (const auto& [step, intervals] : step_intervals_) profile.steps.push_back(usage_of(step, intervals));
-  for (const auto& [name, count_total] : cpu_ranges_) {
+  for (const auto& [parent_name, count_total] : cpu_ranges_) {
     const auto [count, total] = count_total;
-    profile.cpu_ranges.push_back({name, count, total, count > 0 ? static_cast<double>(total) / count : 0.0});
+    profile.cpu_ranges.push_back({parent_name.second, count, total, count > 0 ? static_cast<double>(total) / count : 0.0,
+                                  parent_name.first});
   }
   profile.dropped_records = dropped_;
   profile.unattributed_kernels = unattributed_;

@@ -93,7 +93,8 @@ class KernelSummaryBuilder {
   std::unordered_map<uint64_t, DurationStats> stats_;  // (range name << 32 | kernel)
   std::map<int, std::vector<std::pair<int64_t, int64_t>>> step_intervals_;
   std::map<int, StepGpuUsage> finished_steps_;
-  std::map<std::string, std::pair<int64_t, int64_t>> cpu_ranges_;  // name -> (count, total)
+  // (parent name, name) -> (count, total)
+  std::map<std::pair<std::string, std::string>, std::pair<int64_t, int64_t>> cpu_ranges_;
   std::map<int, bool> steps_;  // step -> warm-up
   uint64_t dropped_ = 0;
   uint64_t unattributed_ = 0;

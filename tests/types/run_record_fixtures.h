@@ -108,6 +108,7 @@ inline void expect_same(const profiling::RangeCpuTiming& a, const profiling::Ran
   RR_EQ(a, b, instances);
   RR_EQ(a, b, total_ns);
   RR_DOUBLE(a, b, mean_ns);
+  RR_EQ(a, b, parent);
 }
 
 inline void expect_same(const profiling::KernelProfile& a, const profiling::KernelProfile& b) {
@@ -298,7 +299,7 @@ inline BenchResult ok_result() {
   softmax.categories = {{profiling::KernelCategory::softmax, 5555, 5, 100.0}};
   profile->ranges = {window, softmax};
   profile->steps = {{0, 1000000, 900000, 100000, 40, 22500.5, false}, {1, 2000000, 500000, 1500000, 41, 12195.1, true}};
-  profile->cpu_ranges = {{"forward", 11, 33000000, 3000000.0}, {"optimizer step", 10, 5000, 500.0}};
+  profile->cpu_ranges = {{"forward", 11, 33000000, 3000000.0}, {"optimizer step", 10, 5000, 500.0, "step"}};
   profile->measured_steps = 11;
   profile->dropped_records = std::numeric_limits<uint64_t>::max();
   profile->unattributed_kernels = 3;

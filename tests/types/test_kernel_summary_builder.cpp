@@ -153,6 +153,24 @@ TEST_F(KernelSummaryBuilderTest, CpuRangeTimesCoverMeasuredStepsOnly) {
   }
 }
 
+// A range is timed under the name of the range around it, also when it closes in a batch
+// that hands over its parent later (a recorder lists closed ranges before the open ones).
+TEST(KernelSummaryBuilder, CpuRangeTimesKeepTheirParentsName) {
+  KernelSummaryBuilder builder;
+  builder.add_ranges({range(2, 1, "softmax", 20, 30, 0, false), range(1, 0, "forward", 0, 0, 0, false)});
+  builder.add_ranges({range(1, 0, "forward", 0, 100, 0, false), range(3, 0, "softmax", 150, 160, 0, false)});
+  const auto p = builder.build(true);
+  ASSERT_EQ(p.cpu_ranges.size(), 3u);
+  int64_t nested = -1, top = -1;
+  for (const auto& r : p.cpu_ranges) {
+    if (r.range == "softmax" && r.parent == "forward") nested = r.total_ns;
+    if (r.range == "softmax" && r.parent.empty()) top = r.total_ns;
+    if (r.range == "forward") EXPECT_EQ(r.parent, "");
+  }
+  EXPECT_EQ(nested, 10);
+  EXPECT_EQ(top, 10);
+}
+
 TEST(KernelSummaryBuilder, WarmupIsIncludedOnRequestAndPendingWaitsForItsLaunch) {
   KernelSummaryBuilder builder(SummaryOptions{true});
   builder.add_ranges({range(1, 0, "step", 0, 100, 0, true)});

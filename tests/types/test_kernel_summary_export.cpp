@@ -53,7 +53,7 @@ profiling::KernelProfile sample_profile() {
   forward.categories = {{KernelCategory::elementwise, 6000, 12, 100}};
   p.ranges = {window, forward};
   p.steps = {{1, 1000, 750, 250, 4, 187.5, false}, {2, 3000, 1000, 2000, 40, 25, true}, {3, 0, 0, 0, 0, 0, false}};
-  p.cpu_ranges = {{"step", 3, 3000000, 1000000}, {"attention scores", 24, 100, 4.1666666}};
+  p.cpu_ranges = {{"step", 3, 3000000, 1000000}, {"attention scores", 24, 100, 4.1666666, "attention"}};
   return p;
 }
 
@@ -108,9 +108,9 @@ TEST(KernelSummaryExport, CpuRangesTable) {
   std::ostringstream out;
   write_cpu_ranges_csv(out, sample_profile());
   EXPECT_EQ(out.str(),
-            "Range,Instances,Total Time (ns),Avg (ns)\n"
-            "step,3,3000000,1000000.0\n"
-            "attention scores,24,100,4.2\n");
+            "Range,Instances,Total Time (ns),Avg (ns),Parent\n"
+            "step,3,3000000,1000000.0,\n"
+            "attention scores,24,100,4.2,attention\n");
 }
 
 TEST(KernelSummaryExport, EmptyProfileWritesHeadersOnly) {
@@ -125,7 +125,7 @@ TEST(KernelSummaryExport, EmptyProfileWritesHeadersOnly) {
             "Category,Name\n");
   EXPECT_EQ(categories.str(), "Range,Category,Time (%),Total Time (ns),Instances\n");
   EXPECT_EQ(steps.str(), "Step,Span (ns),Busy (ns),Idle (ns),Busy (%),Kernels,Avg Kernel (ns),Launch Bound\n");
-  EXPECT_EQ(cpu.str(), "Range,Instances,Total Time (ns),Avg (ns)\n");
+  EXPECT_EQ(cpu.str(), "Range,Instances,Total Time (ns),Avg (ns),Parent\n");
 }
 
 }  // namespace

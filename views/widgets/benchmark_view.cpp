@@ -16,6 +16,8 @@ namespace stepscope::views {
 BenchmarkView::BenchmarkView(QWidget* parent) : BenchResultsView(parent) {
   model_ = new BenchTableModel(this);
   table_ = new ResultTable(model_, "benchmark");
+  table_->set_empty_text(tr("No configurations measured yet. Set the model, context, batch and precision in the run "
+                            "panel and run the step benchmark (F5): each configuration adds a row as it finishes."));
   bars_ = new BenchBarChartView;
   steps_ = new StepTimeChartView;
   add_png_export_menu(bars_, "benchmark_phases");

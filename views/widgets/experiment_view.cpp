@@ -40,15 +40,32 @@ ExperimentView::ExperimentView(const ExperimentDescriptor& descriptor, ResultVie
     models_.push_back(model);
     QString name = QString::fromStdString(table.schema);
     name.replace('.', '_');
-    table_tabs_->addTab(new ResultTable(model, name), QString::fromStdString(table.schema));
+    auto* result_table = new ResultTable(model, name);
+    result_table->set_empty_text(tr("No rows yet. Set the inputs on the left and press Run: each configuration "
+                                    "of %1 adds a row here as it finishes.")
+                                     .arg(QString::fromStdString(descriptor.name)));
+    table_tabs_->addTab(result_table, QString::fromStdString(table.schema));
   }
   table_tabs_->tabBar()->setVisible(models_.size() > 1);
 
   form_->add_widget(reading_);  // scrolls with the fields; Run stays in view under them
 
-  auto* results = new QSplitter(Qt::Vertical);
-  if (charts_ != nullptr) results->addWidget(charts_);
-  results->addWidget(table_tabs_);
+  failure_ = new QLabel;
+  failure_->setObjectName("runFailure");
+  failure_->setWordWrap(true);
+  failure_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  failure_->setStyleSheet(QStringLiteral("QLabel#runFailure { color: #7a1020; background: #fbe9eb; "
+                                         "border: 1px solid #a0182a; border-radius: 3px; padding: 6px; }"));
+  failure_->hide();
+  auto* split_results = new QSplitter(Qt::Vertical);
+  if (charts_ != nullptr) split_results->addWidget(charts_);
+  split_results->addWidget(table_tabs_);
+  // The failure above the results: seen with the rows it left, not only in the status bar.
+  auto* results = new QWidget;
+  auto* results_layout = new QVBoxLayout(results);
+  results_layout->setContentsMargins(0, 0, 0, 0);
+  results_layout->addWidget(failure_);
+  results_layout->addWidget(split_results, 1);
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(form_);
   split->addWidget(results);
@@ -79,7 +96,17 @@ void ExperimentView::set_values(const schema::InputValues& values) { form_->set_
 
 InputForm* ExperimentView::form() const { return form_->form(); }
 
+void ExperimentView::show_failure(const QString& message) {
+  failure_->setText(tr("%1 stopped: %2\nThe rows it measured before it stopped are kept below.")
+                        .arg(QString::fromStdString(descriptor_.name), message));
+  failure_->show();
+}
+
+QString ExperimentView::failure_text() const { return failure_->isHidden() ? QString() : failure_->text(); }
+
 void ExperimentView::clear() {
+  failure_->clear();
+  failure_->hide();
   for (auto* model : models_) model->clear();
   reading_->clear();
   reading_->hide();

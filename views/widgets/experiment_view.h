@@ -47,6 +47,10 @@ class ExperimentView : public ResultView {
   // Progress and outcomes, under the form.
   void show_status(const QString& text);
   QString status_text() const;
+  // How a run that did not finish ended, above its tables (which keep the rows it measured),
+  // until the next run of this tab or another record clears the tab.
+  void show_failure(const QString& message);
+  QString failure_text() const;
   // A run reopened from the history: its inputs, to look at or run again.
   void set_values(const schema::InputValues& values);
   // Presses Run as a user would: false (the form saying why) when the inputs cannot run.
@@ -77,6 +81,7 @@ class ExperimentView : public ResultView {
   ResultView* charts_;
   ExperimentForm* form_;
   QLabel* reading_;
+  QLabel* failure_;
   QTabWidget* table_tabs_;
   std::vector<SchemaTableModel*> models_;
   std::vector<schema::Table> linked_;

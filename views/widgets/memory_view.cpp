@@ -36,6 +36,9 @@ MemoryView::MemoryView(QWidget* parent) : BenchResultsView(parent) {
   largest_ = new LargestAllocationsModel(this);
   auto* peaks_table = new ResultTable(peaks_, "memory_peaks");
   auto* largest_table = new ResultTable(largest_, "largest_allocations");
+  const QString how = tr("Tick Profile: memory in the run panel and run the step benchmark (F5)");
+  peaks_table->set_empty_text(tr("No memory recorded. %1 to see the memory at each phase's peak.").arg(how));
+  largest_table->set_empty_text(tr("No memory recorded. %1 to see the largest allocations.").arg(how));
 
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel(tr("Configuration")));

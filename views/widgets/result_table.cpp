@@ -8,6 +8,7 @@
 #include <QKeyEvent>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPainter>
 #include <QSortFilterProxyModel>
 
 #include "charts/chart_export.h"
@@ -60,6 +61,23 @@ void ResultTable::fit_shown_columns() {
   for (int c = 0; c < model()->columnCount(); ++c) {
     if (!isColumnHidden(c)) resizeColumnToContents(c);
   }
+}
+
+void ResultTable::set_empty_text(const QString& text) {
+  empty_text_ = text;
+  viewport()->update();
+}
+
+bool ResultTable::shows_empty_text() const { return !empty_text_.isEmpty() && model()->rowCount() == 0; }
+
+void ResultTable::paintEvent(QPaintEvent* event) {
+  QTableView::paintEvent(event);
+  if (!shows_empty_text()) return;
+  QPainter painter(viewport());
+  painter.setPen(palette().color(QPalette::PlaceholderText));
+  const int margin = fontMetrics().height();
+  painter.drawText(viewport()->rect().adjusted(margin, margin, -margin, -margin),
+                   Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, empty_text_);
 }
 
 void ResultTable::copy_selection() const {

@@ -21,9 +21,16 @@ class ResultTable : public QTableView {
   // What a CSV export writes: the rows as shown (sorted, filtered).
   const QAbstractItemModel* shown_model() const;
   void copy_selection() const;
+  // What the table says while it has no rows, in place of an empty grid: why it is empty and
+  // what would fill it ("Run ... with ... to see ...").
+  void set_empty_text(const QString& text);
+  const QString& empty_text() const { return empty_text_; }
+  // Whether the empty text shows now: no rows (as filtered), and a text to say.
+  bool shows_empty_text() const;
 
  protected:
   void keyPressEvent(QKeyEvent* event) override;
+  void paintEvent(QPaintEvent* event) override;
 
  private:
   void show_menu(const QPoint& at);
@@ -31,6 +38,7 @@ class ResultTable : public QTableView {
   // Which columns show; every column exports whatever shows.
   void show_column_menu(const QPoint& at);
   QString export_name_;
+  QString empty_text_;
 };
 
 // Gives a chart view a context menu with "Save as PNG...".

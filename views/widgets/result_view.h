@@ -4,6 +4,7 @@
 // kernel profiles and memory timelines) are BenchResultsViews as well.
 #pragma once
 
+#include <QList>
 #include <QString>
 #include <QWidget>
 
@@ -15,6 +16,7 @@
 #include "widgets/run_outcome.h"
 
 class QAbstractItemModel;
+class QAction;
 class QChartView;
 
 namespace stepscope::views {
@@ -41,6 +43,8 @@ class ResultView : public QWidget {
   virtual void prepare_export() {}
   virtual std::vector<NamedTable> tables() const = 0;
   virtual std::vector<NamedChart> charts() const = 0;
+  // What the tab adds to the window's File menu (the Kernels tab's trace export).
+  virtual QList<QAction*> file_actions() const { return {}; }
 };
 
 // A tab that presents the step benchmark's configurations as they finish: results with their

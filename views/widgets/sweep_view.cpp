@@ -24,6 +24,8 @@ SweepView::SweepView(QWidget* parent) : BenchResultsView(parent) {
   add_png_export_menu(chart_, "sweep");
   model_ = new BenchTableModel(this);
   auto* table = new ResultTable(model_, "sweep");
+  table->set_empty_text(tr("No sweep yet. Type lists in the run panel (models small,medium or contexts 256,1024) and "
+                           "run the step benchmark (F5): the step time against size shows here."));
 
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel(tr("Step time against")));
