@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "charts/chart_colors.h"
+#include "charts/chart_legend.h"
 #include "charts/chart_overlay.h"
 #include "charts/chart_style.h"
 #include "charts/nice_value_axis.h"
@@ -74,9 +75,7 @@ void BenchBarChartView::setData(BenchBarData data) {
     QList<qreal> values(data_.mean_ms[phase].rbegin(), data_.mean_ms[phase].rend());
     sets_[phase]->remove(0, sets_[phase]->count());
     sets_[phase]->append(values);
-    for (auto* marker : chart()->legend()->markers(series_)) {
-      if (marker->label() == sets_[phase]->label()) marker->setVisible(data_.phase_used[phase]);
-    }
+    show_bar_set_in_legend(*chart(), series_, sets_[phase]->label(), data_.phase_used[phase]);
   }
   time_axis_->setZeroBasedRange(data_.max_ms * 1.05);
   overlay_->update();

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "charts/chart_colors.h"
+#include "charts/chart_legend.h"
 #include "charts/chart_style.h"
 #include "charts/memory_chart_painting.h"
 #include "charts/nice_value_axis.h"
@@ -46,7 +47,7 @@ MemoryChartView::MemoryChartView(QWidget* parent) : XZoomChartView(new QChart, p
       area->setPen(Qt::NoPen);  // an outline would draw the pieces' seams
       attach(area);
       if (k > 0) {
-        for (auto* marker : c.legend()->markers(area)) marker->setVisible(false);
+        show_in_legend(c, area, false);
       }
       layer.pieces.push_back(area);
       layer.uppers.push_back(upper);
@@ -162,9 +163,7 @@ void MemoryChartView::showExtents() {
   setExtent(data_.x_min, data_.x_max);
   y_axis_->setZeroBasedRange(data_.y_max * kHeadroom);
   // Categories never used, and lines without data, stay out of the legend.
-  auto show_marker = [this](QAbstractSeries* series, bool visible) {
-    for (auto* marker : chart()->legend()->markers(series)) marker->setVisible(visible);
-  };
+  auto show_marker = [this](QAbstractSeries* series, bool visible) { show_in_legend(*chart(), series, visible); };
   for (size_t l = 0; l < layers_.size(); ++l) {
     show_marker(layers_[l].pieces.front(), l < data_.layers.size() && data_.layers[l].max_mib > 0);
   }

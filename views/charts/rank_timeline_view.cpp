@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 
+#include "charts/chart_legend.h"
 #include "charts/chart_overlay.h"
 #include "charts/chart_style.h"
 #include "charts/nice_value_axis.h"
@@ -115,7 +116,7 @@ void RankTimelineView::setData(RankTimelineData data) {
     area->attachAxis(time_axis_);
     area->attachAxis(lane_axis_);
     auto& shown = in_legend[static_cast<size_t>(band.category)];
-    for (QLegendMarker* marker : c.legend()->markers(area)) marker->setVisible(!shown);
+    show_in_legend(c, area, !shown);
     shown = true;
     connect(area, &QAreaSeries::hovered, this, [this](const QPointF& at, bool on) {
       if (!on) return QToolTip::hideText();
