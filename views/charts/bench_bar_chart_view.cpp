@@ -55,10 +55,10 @@ BenchBarChartView::BenchBarChartView(QWidget* parent) : QChartView(new QChart, p
     const auto phase = static_cast<size_t>(std::find(sets_.begin(), sets_.end(), set) - sets_.begin());
     for (const auto& error : data_.error_bars) {
       if (error.bar != bar || error.phase != phase) continue;
-      QToolTip::showText(QCursor::pos(), QStringLiteral("%1 · %2: %3 ± %4 ms")
+      QToolTip::showText(QCursor::pos(), QStringLiteral("%1 · %2: %3")
                                              .arg(data_.labels[bar], set->label(),
-                                                  format_significant(data_.mean_ms[phase][static_cast<size_t>(bar)]),
-                                                  format_significant(error.high - error.value)),
+                                                  format_mean_std_ms(data_.mean_ms[phase][static_cast<size_t>(bar)],
+                                                                     error.high - error.value)),
                          this);
     }
   });
