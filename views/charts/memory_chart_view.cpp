@@ -25,7 +25,7 @@ MemoryChartView::MemoryChartView(QWidget* parent) : XZoomChartView(new QChart, p
   QChart& c = *chart();
   style_chart(c, tr("Active memory timeline"));
   x_axis_ = new NiceValueAxis(tr("time (ms)"), 8);
-  y_axis_ = new NiceValueAxis(tr("memory (MiB)"), 6);
+  y_axis_ = new NiceValueAxis(y_unit_.title(tr("memory")), 6);
   c.addAxis(x_axis_, Qt::AlignBottom);
   c.addAxis(y_axis_, Qt::AlignLeft);
   auto attach = [&](QAbstractSeries* series) {
@@ -133,14 +133,26 @@ void MemoryChartView::refineNow() {
 
 void MemoryChartView::showSeries() {
   const bool complete = data_.layers.size() == layers_.size();
+  // The data in MiB, the series in the axis' unit.
+  const double f = yPerMib();
+  const auto scaled = [f](const QList<QPointF>& points) {
+    QList<QPointF> out;
+    out.reserve(points.size());
+    for (const QPointF& p : points) out.append(QPointF(p.x(), p.y() * f));
+    return out;
+  };
+  std::vector<QList<QPointF>> uppers;
+  if (complete) {
+    for (const auto& layer : data_.layers) uppers.push_back(scaled(layer.upper));
+  }
   // Two pixels at the current zoom (zooming in only widens it).
   const auto [shown_from, shown_to] = visibleRange();
   const double overlap = 2 * (shown_to - shown_from) / std::max(chart()->plotArea().width(), 200.0);
   for (size_t l = 0; l < layers_.size(); ++l) {
     const Layer& layer = layers_[l];
     const QList<QPointF> none;
-    const QList<QPointF>& upper = complete ? data_.layers[l].upper : none;
-    const QList<QPointF>& lower = complete && l > 0 ? data_.layers[l - 1].upper : none;
+    const QList<QPointF>& upper = complete ? uppers[l] : none;
+    const QList<QPointF>& lower = complete && l > 0 ? uppers[l - 1] : none;
     const auto ranges = split_into_pieces(upper, kPieces, overlap);
     for (size_t k = 0; k < kPieces; ++k) {
       const auto [from, to] = ranges[k];
@@ -150,9 +162,9 @@ void MemoryChartView::showSeries() {
       if (layer.lowers[k]) layer.lowers[k]->replace(empty ? none : lower.mid(from, to - from));
     }
   }
-  reserved_->replace(data_.reserved);
+  reserved_->replace(scaled(data_.reserved));
   QList<QPointF> peaks;
-  for (const auto& peak : data_.peaks) peaks.append(QPointF(peak.x_ms, peak.y_mib));
+  for (const auto& peak : data_.peaks) peaks.append(QPointF(peak.x_ms, peak.y_mib * f));
   peaks_->replace(peaks);
   hover_x_.reset();
   bands_->update();
@@ -161,7 +173,9 @@ void MemoryChartView::showSeries() {
 
 void MemoryChartView::showExtents() {
   setExtent(data_.x_min, data_.x_max);
-  y_axis_->setZeroBasedRange(data_.y_max * kHeadroom);
+  y_unit_ = bytes_axis_unit(data_.y_max * kHeadroom * 1024.0 * 1024.0);
+  y_axis_->setTitleText(y_unit_.title(tr("memory")));
+  y_axis_->setZeroBasedRange(data_.y_max * kHeadroom * yPerMib());
   // Categories never used, and lines without data, stay out of the legend.
   auto show_marker = [this](QAbstractSeries* series, bool visible) { show_in_legend(*chart(), series, visible); };
   for (size_t l = 0; l < layers_.size(); ++l) {
@@ -173,7 +187,7 @@ void MemoryChartView::showExtents() {
 
 PlotMapping MemoryChartView::mapping(const QRectF& plot) const {
   const auto [from, to] = visibleRange();
-  return {plot, from, to, y_axis_->min(), y_axis_->max()};
+  return {plot, from, to, y_axis_->min() / yPerMib(), y_axis_->max() / yPerMib()};
 }
 
 std::optional<size_t> MemoryChartView::pointAt(const QPoint& pos) const {
