@@ -2,6 +2,7 @@
 
 #include "charts/chart_style.h"
 
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QWheelEvent>
 #include <algorithm>
@@ -13,6 +14,7 @@ namespace stepscope::views {
 
 namespace {
 constexpr double kWheelZoomPerNotch = 1.25;
+constexpr double kKeyPanFraction = 0.2;  // of the visible span per arrow key
 constexpr double kSmallestSpanFraction = 1e-7;  // of the extent: deeper zoom only shows rounding
 }  // namespace
 
@@ -20,6 +22,7 @@ XZoomChartView::XZoomChartView(QChart* chart, QWidget* parent) : QChartView(char
   allow_small(*this);
   setRenderHint(QPainter::Antialiasing);
   setMouseTracking(true);
+  setFocusPolicy(Qt::StrongFocus);  // the keys zoom and pan once the chart is clicked or tabbed to
   setRubberBand(QChartView::NoRubberBand);  // on only while Shift+drag
 }
 
@@ -118,6 +121,22 @@ void XZoomChartView::mouseDoubleClickEvent(QMouseEvent* event) {
     return;
   }
   QChartView::mouseDoubleClickEvent(event);
+}
+
+void XZoomChartView::keyPressEvent(QKeyEvent* event) {
+  const auto [from, to] = visibleRange();
+  const double middle_x = mapFromScene(chart()->plotArea().center()).x();
+  switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: zoomAround(kWheelZoomPerNotch, middle_x); break;
+    case Qt::Key_Minus: zoomAround(1 / kWheelZoomPerNotch, middle_x); break;
+    case Qt::Key_Left: setVisibleRange(from - (to - from) * kKeyPanFraction, to - (to - from) * kKeyPanFraction); break;
+    case Qt::Key_Right: setVisibleRange(from + (to - from) * kKeyPanFraction, to + (to - from) * kKeyPanFraction); break;
+    case Qt::Key_0:
+    case Qt::Key_Home: resetZoom(); break;
+    default: return QChartView::keyPressEvent(event);
+  }
+  event->accept();
 }
 
 }  // namespace stepscope::views

@@ -1,6 +1,7 @@
 // A chart view whose x axis zooms and pans within the data's extent: mouse wheel zooms
 // around the pointer, dragging pans, Shift+drag zooms to a rubber band, a double click shows
-// everything again. The y axis stays put, so heights compare across zoom levels.
+// everything again; keys too (+ and - zoom on the middle, Left and Right pan, 0 or Home
+// resets). The y axis stays put, so heights compare across zoom levels.
 #pragma once
 
 #include <QChartView>
@@ -43,6 +44,7 @@ class XZoomChartView : public QChartView {
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
 
  private:
   NiceValueAxis* axis_ = nullptr;
