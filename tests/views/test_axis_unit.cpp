@@ -5,6 +5,7 @@
 
 #include "charts/attention_chart_data.h"
 #include "charts/axis_unit.h"
+#include "charts/bench_bar_chart_view.h"
 #include "charts/memory_chart_view.h"
 #include "experiments/attention/attention_schema.h"
 
@@ -52,11 +53,34 @@ class AxisUnitTest : public QObject {
   void memoryTimelineAxisFollowsItsData() {
     MemoryChartView view;
     view.setTimeline(std::make_shared<const profiling::MemoryTimeline>(holding(int64_t{48} << 30)));
-    QCOMPARE(vertical(view)->titleText(), QStringLiteral("memory (GiB)"));
+    QCOMPARE(vertical(view)->titleText(), QStringLiteral("GiB"));
     QVERIFY2(vertical(view)->max() >= 48 && vertical(view)->max() <= 60, qPrintable(QString::number(vertical(view)->max())));
     view.setTimeline(std::make_shared<const profiling::MemoryTimeline>(holding(int64_t{300} << 20)));
-    QCOMPARE(vertical(view)->titleText(), QStringLiteral("memory (MiB)"));
+    QCOMPARE(vertical(view)->titleText(), QStringLiteral("MiB"));
     QVERIFY(vertical(view)->max() >= 300 && vertical(view)->max() < 400);
+  }
+  void timeAxesFollowTheirData() {
+    MemoryChartView memory;
+    auto long_run = holding(int64_t{1} << 20);
+    long_run.points[1].time_ns = 25'000'000'000;  // 25 s
+    memory.setTimeline(std::make_shared<const profiling::MemoryTimeline>(long_run));
+    auto* x = qobject_cast<QValueAxis*>(memory.chart()->axes(Qt::Horizontal).value(0));
+    QCOMPARE(x->titleText(), QStringLiteral("time (s)"));
+    QVERIFY2(x->max() >= 25 && x->max() <= 30, qPrintable(QString::number(x->max())));
+    QCOMPARE(memory.visibleRange().second, x->max() * 1000);  // zooming still speaks ms
+    memory.setVisibleRange(5000, 10'000);
+    QCOMPARE(x->min(), 5.0);
+
+    BenchBarChartView bars;
+    BenchResult r;
+    r.config.model.name = "xl";
+    r.config.mode = StepMode::forward;
+    r.forward.mean_ms = r.total.mean_ms = 25'000;
+    r.forward.count = r.total.count = 3;
+    bars.setResults({r});
+    auto* t = qobject_cast<QValueAxis*>(bars.chart()->axes(Qt::Horizontal).value(0));
+    QCOMPARE(t->titleText(), QStringLiteral("mean time per step (s)"));
+    QVERIFY2(t->max() >= 25 && t->max() <= 30, qPrintable(QString::number(t->max())));
   }
   void attentionMemoryAxisFollowsItsData() {
     std::vector<AttentionResult> rows(1);

@@ -65,6 +65,7 @@ class MemoryChartView : public XZoomChartView {
   std::optional<std::pair<double, double>> window_;  // the visible range data_ was built for; none: all
   std::optional<double> hover_x_;  // the hovered point's x, marked by a line
   AxisUnit y_unit_ = bytes_axis_unit(0);
+  AxisUnit x_unit_ = duration_axis_unit(0);  // the data's x is in ms
 
   // Each category's area is drawn as kPieces consecutive area series (one legend entry):
   // Qt's rasteriser slows down with the square of the edges crossing a scan line, and a

@@ -28,7 +28,16 @@ XZoomChartView::XZoomChartView(QChart* chart, QWidget* parent) : QChartView(char
 
 void XZoomChartView::setZoomAxis(NiceValueAxis* axis) {
   axis_ = axis;
-  connect(axis_, &QValueAxis::rangeChanged, this, &XZoomChartView::visibleRangeChanged);
+  connect(axis_, &QValueAxis::rangeChanged, this, [this](qreal from, qreal to) {
+    emit visibleRangeChanged(from * per_axis_unit_, to * per_axis_unit_);
+  });
+}
+
+void XZoomChartView::setAxisUnitScale(double data_per_axis_unit) {
+  if (!(data_per_axis_unit > 0) || data_per_axis_unit == per_axis_unit_) return;
+  const auto [from, to] = visibleRange();
+  per_axis_unit_ = data_per_axis_unit;
+  setVisibleRange(from, to);
 }
 
 void XZoomChartView::setExtent(double min, double max) {
@@ -38,7 +47,8 @@ void XZoomChartView::setExtent(double min, double max) {
 }
 
 std::pair<double, double> XZoomChartView::visibleRange() const {
-  return axis_ ? std::make_pair(axis_->min(), axis_->max()) : std::make_pair(extent_min_, extent_max_);
+  return axis_ ? std::make_pair(axis_->min() * per_axis_unit_, axis_->max() * per_axis_unit_)
+               : std::make_pair(extent_min_, extent_max_);
 }
 
 void XZoomChartView::setVisibleRange(double from, double to) {
@@ -46,7 +56,7 @@ void XZoomChartView::setVisibleRange(double from, double to) {
   const double full = extent_max_ - extent_min_;
   const double span = std::clamp(to - from, full * kSmallestSpanFraction, full);
   from = std::clamp(from, extent_min_, extent_max_ - span);
-  axis_->setNiceRange(from, from + span);
+  axis_->setNiceRange(from / per_axis_unit_, (from + span) / per_axis_unit_);
 }
 
 void XZoomChartView::resetZoom() { setVisibleRange(extent_min_, extent_max_); }
