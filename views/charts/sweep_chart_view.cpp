@@ -4,15 +4,18 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPainter>
+#include <QToolTip>
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "charts/chart_colors.h"
 #include "charts/chart_limits.h"
 #include "charts/chart_overlay.h"
 #include "charts/chart_style.h"
 #include "charts/nice_value_axis.h"
+#include "models/format.h"
 
 namespace stepscope::views {
 
@@ -83,6 +86,22 @@ void SweepChartView::setData(SweepChartData data) {
     series->setPen(QPen(color, 2));
     series->setPointsVisible(true);
     series->replace(data_.lines[i].points);
+    // Hover: the exact values of the point under the pointer, named by the axes' titles.
+    connect(series, &QLineSeries::hovered, this, [this, series](const QPointF& at, bool on) {
+      if (!on) return QToolTip::hideText();
+      QPointF nearest = at;
+      double best = std::numeric_limits<double>::infinity();
+      const QPointF pixel = chart()->mapToPosition(at, series);
+      for (const QPointF& p : series->points()) {
+        const double d = QLineF(chart()->mapToPosition(p, series), pixel).length();
+        if (d < best) best = d, nearest = p;
+      }
+      const QString y_title = log_scale_ ? log_time_axis_->titleText() : linear_time_axis_->titleText();
+      QToolTip::showText(QCursor::pos(), QStringLiteral("%1\n%2: %3\n%4: %5")
+                                             .arg(series->name(), data_.x_title, format_significant(nearest.x()), y_title,
+                                                  format_significant(nearest.y())),
+                         this);
+    });
     chart()->addSeries(series);
     series->attachAxis(x_axis);
     series->attachAxis(time_axis);
