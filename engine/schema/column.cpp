@@ -10,6 +10,10 @@ std::string unit_of(ColumnKind kind) {
     case ColumnKind::fraction:
     case ColumnKind::percent: return "%";
     case ColumnKind::per_second: return "/s";
+    case ColumnKind::microseconds: return "\u00b5s";
+    case ColumnKind::mebibytes: return "MiB";
+    case ColumnKind::gb_per_second: return "GB/s";
+    case ColumnKind::tflop_per_second: return "TFLOP/s";
     case ColumnKind::text:
     case ColumnKind::integer:
     case ColumnKind::real: return "";
@@ -19,13 +23,7 @@ std::string unit_of(ColumnKind kind) {
 
 bool is_numeric(ColumnKind kind) { return kind != ColumnKind::text; }
 
-std::string header_text(const Column& column) {
-  // Adaptive units (ns, bytes) carry their unit in every cell; fixed ones in the header.
-  switch (column.kind) {
-    case ColumnKind::milliseconds: return column.label + " (ms)";
-    default: return column.label;
-  }
-}
+std::string header_text(const Column& column) { return column.label; }
 
 }  // namespace stepscope::schema
 
@@ -34,7 +32,9 @@ namespace stepscope::schema {
 namespace {
 constexpr ColumnKind kKinds[] = {ColumnKind::text,         ColumnKind::integer,     ColumnKind::real,
                                  ColumnKind::milliseconds, ColumnKind::nanoseconds, ColumnKind::bytes,
-                                 ColumnKind::fraction,     ColumnKind::percent,     ColumnKind::per_second};
+                                 ColumnKind::fraction,     ColumnKind::percent,     ColumnKind::per_second,
+                                 ColumnKind::microseconds, ColumnKind::mebibytes,   ColumnKind::gb_per_second,
+                                 ColumnKind::tflop_per_second};
 constexpr ColumnRole kRoles[] = {ColumnRole::identity, ColumnRole::measure, ColumnRole::detail, ColumnRole::note};
 }  // namespace
 
@@ -49,6 +49,10 @@ std::string to_string(ColumnKind kind) {
     case ColumnKind::fraction: return "fraction";
     case ColumnKind::percent: return "percent";
     case ColumnKind::per_second: return "per_second";
+    case ColumnKind::microseconds: return "microseconds";
+    case ColumnKind::mebibytes: return "mebibytes";
+    case ColumnKind::gb_per_second: return "gb_per_second";
+    case ColumnKind::tflop_per_second: return "tflop_per_second";
   }
   return "?";
 }

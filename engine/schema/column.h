@@ -8,17 +8,27 @@
 
 namespace stepscope::schema {
 
-// What a column's values are; decides how people see them (files write the exact value).
+// What a column's values are, in which unit files hold them; decides how people see them
+// (files write the exact value).
+//
+// The rule for units on screen: a header carries no unit, every cell carries its own, picked
+// for the value ("812 µs", "9.45 s", "24.0 MiB", "1.50 GiB", "12.3 GB/s"). A column then never
+// says "(ms)" above "9.45 s", and a size reads right however large or small. Counts have no
+// unit and get thousands separators. Labels hold no unit either: the kind gives it.
 enum class ColumnKind {
   text,
-  integer,       // a count or a size in elements
+  integer,       // a count or a size in elements: "100,000,000"
   real,          // a plain number, three significant digits on screen
-  milliseconds,  // durations in ms
+  milliseconds,  // durations in ms, shown in adaptive units
   nanoseconds,   // durations in ns, shown in adaptive units
-  bytes,         // shown in MiB
+  bytes,         // sizes in bytes, shown in B, KiB, MiB or GiB
   fraction,      // 0..1, shown as a percentage
   percent,       // 0..100
-  per_second,    // a rate
+  per_second,    // a rate of things per second: "45,678/s"
+  microseconds,  // durations in µs (nccl-tests' tables), shown in adaptive units
+  mebibytes,     // sizes in MiB (DDP bucket sizes as typed), shown in adaptive units
+  gb_per_second, // bandwidths in 10^9 bytes per second: "12.3 GB/s"
+  tflop_per_second,  // throughput in 10^12 FLOP per second: "123 TFLOP/s"
 };
 
 // What a column does in a table: identity columns name a row (compare matches rows by them),
@@ -45,9 +55,9 @@ struct Column {
   CsvNumberFormat csv = {};
 };
 
-std::string unit_of(ColumnKind kind);  // "ms", "ns", "bytes", "/s", "" ...
+std::string unit_of(ColumnKind kind);  // the unit files hold: "ms", "ns", "bytes", "/s", "" ...
 bool is_numeric(ColumnKind kind);
-// "Step (ms)": the label with the unit a screen shows for it.
+// What a table header shows: the label (the unit is in the cells; see ColumnKind).
 std::string header_text(const Column& column);
 
 }  // namespace stepscope::schema

@@ -10,6 +10,9 @@ namespace stepscope::schema {
 
 namespace {
 
+constexpr double kSmallestPlain = 1e-4;  // below it, significant() writes an exponent
+constexpr double kKiB = 1024.0;
+
 std::string exact(double value);
 
 std::string fixed(double value, int decimals) {
@@ -59,6 +62,15 @@ std::string significant(double value) {
   if (!std::isfinite(value)) return missing_text();
   const double magnitude = std::fabs(value);
   if (magnitude == 0) return "0";
+  if (magnitude < kSmallestPlain) {
+    // "3.81e-6", not "0.00000381": the digits that matter, not a row of zeros to count.
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.2e", value);
+    std::string text = buffer;
+    const auto e = text.find('e');
+    const int exponent = std::atoi(text.c_str() + e + 1);
+    return text.substr(0, e) + "e" + std::to_string(exponent);
+  }
   int decimals = std::max(0, 2 - static_cast<int>(std::floor(std::log10(magnitude))));
   // 9.996 rounds to 10.00: one decimal fewer keeps it at three significant digits.
   if (decimals > 0 && std::round(magnitude * std::pow(10.0, decimals)) >= 1000) --decimals;
@@ -71,7 +83,7 @@ std::string duration_ns_text(double ns) {
     double scale;
     const char* name;
   };
-  static constexpr Unit kUnits[] = {{1, "ns"}, {1e3, "us"}, {1e6, "ms"}, {1e9, "s"}};
+  static constexpr Unit kUnits[] = {{1, "ns"}, {1e3, "\u00b5s"}, {1e6, "ms"}, {1e9, "s"}};
   // The largest unit in which the value still reads at least 1 once rounded: 999.7 ns is "1.00 us".
   size_t unit = 0;
   while (unit + 1 < std::size(kUnits) && std::fabs(ns) >= 999.5 * kUnits[unit].scale) ++unit;
@@ -84,11 +96,39 @@ std::string bytes_text(double bytes) {
   if (!std::isfinite(bytes)) return missing_text();
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   size_t unit = 0;
-  while (std::fabs(bytes) >= 1024.0 && unit + 1 < sizeof units / sizeof *units) {
-    bytes /= 1024.0;
+  // As with durations: 1023.9 KiB reads "1.00 MiB", not "1024 KiB".
+  while (std::fabs(bytes) >= 1023.5 && unit + 1 < sizeof units / sizeof *units) {
+    bytes /= kKiB;
     ++unit;
   }
-  return (unit == 0 ? std::to_string(static_cast<int64_t>(bytes)) : significant(bytes)) + " " + units[unit];
+  return (unit == 0 ? fixed(bytes, 0) : significant(bytes)) + " " + units[unit];
+}
+
+std::string count_text(double count) {
+  if (!std::isfinite(count)) return missing_text();
+  if (std::fabs(count) >= 9.2e18) return exact(count);
+  const int64_t whole = std::llround(count);
+  if (std::fabs(count - static_cast<double>(whole)) > 1e-9 * std::max(1.0, std::fabs(count))) return significant(count);
+  std::string digits = std::to_string(whole < 0 ? -static_cast<uint64_t>(whole) : static_cast<uint64_t>(whole));
+  for (auto at = static_cast<std::ptrdiff_t>(digits.size()) - 3; at > 0; at -= 3) digits.insert(static_cast<size_t>(at), ",");
+  return (whole < 0 ? "-" : "") + digits;
+}
+
+std::string duration_ms_text(double ms, double spread_ms) {
+  if (!std::isfinite(ms)) return missing_text();
+  // Past 1e9 ms only seconds apply, and nanoseconds might not fit a double (1e308 ms).
+  if (std::fabs(ms) >= 1e9) return significant(ms / 1e3) + " s";
+  const std::string mean = duration_ns_text(ms * 1e6);
+  if (!std::isfinite(spread_ms)) return mean;
+  // Mean and spread in the mean's unit, two decimals each, as a spread needs them.
+  const std::string unit = mean.substr(mean.rfind(' ') + 1);
+  const double per_ms = unit == "s" ? 1e-3 : unit == "ms" ? 1.0 : unit == "ns" ? 1e6 : 1e3;
+  return fixed(ms * per_ms, 2) + " \u00b1 " + fixed(spread_ms * per_ms, 2) + " " + unit;
+}
+
+std::string rate_text(double value, const char* unit) {
+  if (!std::isfinite(value)) return missing_text();
+  return significant(value) + " " + unit;
 }
 
 std::string mib_text(int64_t bytes) { return significant(static_cast<double>(bytes) / (1024.0 * 1024.0)) + " MiB"; }
@@ -105,14 +145,17 @@ std::string display_text(const Value& value, ColumnKind kind) {
   if (const auto* text = std::get_if<std::string>(&value)) return *text;
   const double number = *number_of(value);
   switch (kind) {
-    case ColumnKind::integer:
-      return std::holds_alternative<int64_t>(value) ? std::to_string(std::get<int64_t>(value)) : significant(number);
-    case ColumnKind::milliseconds: return std::isfinite(number) ? fixed(number, 2) : missing_text();
+    case ColumnKind::integer: return count_text(number);
+    case ColumnKind::milliseconds: return duration_ms_text(number);
     case ColumnKind::nanoseconds: return duration_ns_text(number);
-    case ColumnKind::bytes: return mib_text(static_cast<int64_t>(number));
+    case ColumnKind::microseconds: return duration_ns_text(number * 1e3);
+    case ColumnKind::bytes: return bytes_text(number);
+    case ColumnKind::mebibytes: return bytes_text(number * kKiB * kKiB);
     case ColumnKind::fraction: return percent_text(100.0 * number);
     case ColumnKind::percent: return percent_text(number);
-    case ColumnKind::per_second: return std::isfinite(number) ? fixed(number, 0) : missing_text();
+    case ColumnKind::per_second: return std::isfinite(number) ? count_text(std::round(number)) + "/s" : missing_text();
+    case ColumnKind::gb_per_second: return rate_text(number, "GB/s");
+    case ColumnKind::tflop_per_second: return rate_text(number, "TFLOP/s");
     case ColumnKind::real:
     case ColumnKind::text: return significant(number);
   }
@@ -126,7 +169,7 @@ std::string display_cell(const Table& table, size_t row, size_t column) {
     const int spread = table.column_index(c.spread_key);
     if (spread >= 0) {
       if (const auto s = number_of(table.rows[row][static_cast<size_t>(spread)])) {
-        return mean_std_text(*number_of(value), *s);
+        return duration_ms_text(*number_of(value), *s);
       }
     }
   }

@@ -40,7 +40,7 @@ class CompareDialogTest : public QObject {
     const auto& bench = dialog.benchmark_model();
     int step_row = -1;
     for (int r = 0; r < bench.rowCount(); ++r) {
-      if (bench.rows()[static_cast<size_t>(r)].measure == "Step (ms)") step_row = r;
+      if (bench.rows()[static_cast<size_t>(r)].measure == "Step") step_row = r;
     }
     QVERIFY(step_row >= 0);
     QCOMPARE(bench.data(bench.index(step_row, views::ComparisonModel::Ratio), views::ExactValueRole).toDouble(), 1.2);

@@ -18,7 +18,7 @@ using namespace stepscope;
 
 namespace {
 
-constexpr double kO = 20e-6;  // 20 us per call
+constexpr double kO = 20e-6;  // 20 µs per call
 constexpr double kW = 100e9;  // 100 GB/s
 
 std::vector<AllReduceSample> exact_line(std::initializer_list<double> sizes) {
@@ -102,7 +102,7 @@ TEST(BucketOverheadModel, BucketCountAndPredictedOverhead) {
   EXPECT_EQ(bucket_count(100, 1000), 1);
   EXPECT_EQ(bucket_count(0, 10), 1);
   const AllReduceFit fit{kO, kW, 4, 4};
-  // 4 x 20 us + (400 MB / 4) / 100 GB/s = 80 us + 1 ms.
+  // 4 x 20 µs + (400 MB / 4) / 100 GB/s = 80 µs + 1 ms.
   EXPECT_NEAR(predicted_overhead_s(fit, 4e8, 4), 1.08e-3, 1e-15);
   EXPECT_NEAR(predicted_overhead_s(fit, 4e8, 1), 20e-6 + 4e-3, 1e-15);
 }
@@ -142,20 +142,20 @@ TEST(BucketOverheadModel, OptimumRefusesFreeCalls) {
 
 TEST(BucketOverheadModel, TextsCarryTheirNumbers) {
   const AllReduceFit fit{kO, kW, 5, 4};
-  EXPECT_EQ(fit_text(fit), "time = o + bytes/w: o = 20.0 us, w = 100 GB/s (least squares over 4 sizes, 5 rows)");
+  EXPECT_EQ(fit_text(fit), "time = o + bytes/w: o = 20.0 \u00b5s, w = 100 GB/s (least squares over 4 sizes, 5 rows)");
   const std::string overhead = overhead_text(fit, 4e8, 4);
-  EXPECT_NE(overhead.find("n_b*o + (s/n_b)/w = 4 x 20.0 us + (381 MiB / 4) / 100 GB/s = 80.0 us + 1.00 ms = 1.08 ms"),
+  EXPECT_NE(overhead.find("n_b*o + (s/n_b)/w = 4 x 20.0 \u00b5s + (381 MiB / 4) / 100 GB/s = 80.0 \u00b5s + 1.00 ms = 1.08 ms"),
             std::string::npos)
       << overhead;
   const std::string optimum = optimum_text(fit, 4e8);
-  EXPECT_NE(optimum.find("n_b* = sqrt(s/(w*o)) = sqrt(381 MiB / (100 GB/s x 20.0 us)) = 14.1"), std::string::npos)
+  EXPECT_NE(optimum.find("n_b* = sqrt(s/(w*o)) = sqrt(381 MiB / (100 GB/s x 20.0 \u00b5s)) = 14.1"), std::string::npos)
       << optimum;
-  EXPECT_NE(optimum.find("sqrt(s*w*o) = sqrt(381 MiB x 100 GB/s x 20.0 us) = 27.0 MiB"), std::string::npos) << optimum;
+  EXPECT_NE(optimum.find("sqrt(s*w*o) = sqrt(381 MiB x 100 GB/s x 20.0 \u00b5s) = 27.0 MiB"), std::string::npos) << optimum;
   EXPECT_NE(optimum.find("best whole n_b = 14"), std::string::npos) << optimum;
 }
 
 TEST(BucketOverheadReading, ReadsTheRunsTables) {
-  // 10 us + bytes / 1 GB/s, exact.
+  // 10 \u00b5s + bytes / 1 GB/s, exact.
   std::vector<CollectiveResult> measured;
   for (int64_t bytes : {1000000, 10000000, 100000000}) measured.push_back(all_reduce(bytes, 10 + bytes * 1e-3));
   measured.push_back(all_reduce(1000000, 5, 2, RunStatus::ok, CollectiveOp::broadcast));
@@ -177,7 +177,7 @@ TEST(BucketOverheadReading, ReadsTheRunsTables) {
   EXPECT_DOUBLE_EQ(first.measured_ms, 0.5);
   EXPECT_EQ(reading->rows[1].buckets, 1);  // tiny is far below 100 MiB
   const std::string text = reading_text(*reading);
-  EXPECT_NE(text.find("All-reduce gloo x2 fp32: time = o + bytes/w: o = 10.0 us, w = 1.00 GB/s"), std::string::npos) << text;
+  EXPECT_NE(text.find("All-reduce gloo x2 fp32: time = o + bytes/w: o = 10.0 \u00b5s, w = 1.00 GB/s"), std::string::npos) << text;
   EXPECT_NE(text.find("bucketed 100 MiB x2: n_b = 1; predicted"), std::string::npos) << text;
   EXPECT_NE(text.find("measured (exposed comm) 2.50 ms"), std::string::npos) << text;
 }

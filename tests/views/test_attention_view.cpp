@@ -127,7 +127,7 @@ class AttentionViewTest : public QObject {
 
   void memoryIsInMibAndAllRowsNameWhatVaries() {
     const auto data = build_attention_chart_data(sweep_table(), AttentionMeasure::memory_before_backward);
-    QCOMPARE(data.y_title, QStringLiteral("memory before backward (MiB)"));
+    QCOMPARE(data.y_title, QStringLiteral("memory (MiB)"));
     QCOMPARE(data.lines.size(), size_t{3});
     QCOMPARE(data.lines[0].name, QStringLiteral("naive d16 fp32"));
     QCOMPARE(data.lines[2].name, QStringLiteral("flash d64 bf16"));

@@ -99,13 +99,13 @@ class BenchTableModelTest : public QObject {
                                   "fp32",
                                   "train",
                                   "ok",
-                                  QString::fromUtf8("120.50 \u00b1 1.25"),
-                                  QString::fromUtf8("40.25 \u00b1 0.50"),
-                                  QString::fromUtf8("70.00 \u00b1 1.00"),
-                                  QString::fromUtf8("10.13 \u00b1 0.10"),
-                                  "8500",
+                                  QString::fromUtf8("120.50 \u00b1 1.25 ms"),
+                                  QString::fromUtf8("40.25 \u00b1 0.50 ms"),
+                                  QString::fromUtf8("70.00 \u00b1 1.00 ms"),
+                                  QString::fromUtf8("10.13 \u00b1 0.10 ms"),
+                                  "8,500/s",
                                   "45.7%",
-                                  "3072 MiB"};
+                                  "3.00 GiB"};
     const char* keys[] = {"model", "context", "batch", "precision", "mode", "status", "total_mean_ms",
                           "forward_mean_ms", "backward_mean_ms", "optimizer_mean_ms", "tokens_per_s", "mfu",
                           "peak_memory_bytes"};
@@ -128,13 +128,13 @@ class BenchTableModelTest : public QObject {
     BenchTableModel model;
     fixtures::tester(&model);
     model.set_results({forward_only()});
-    QCOMPARE(text(model, 0, col(model, "forward_mean_ms")), QString::fromUtf8("30.00 \u00b1 0.25"));
+    QCOMPARE(text(model, 0, col(model, "forward_mean_ms")), QString::fromUtf8("30.00 \u00b1 0.25 ms"));
     for (int c : {col(model, "backward_mean_ms"), col(model, "optimizer_mean_ms"), col(model, "mfu"),
                   col(model, "peak_memory_bytes")}) {
       QCOMPARE(text(model, 0, c), QStringLiteral("-"));
       QVERIFY(!exact(model, 0, c).isValid());  // unknown: sorts last
     }
-    QCOMPARE(text(model, 0, col(model, "tokens_per_s")), QStringLiteral("136533"));
+    QCOMPARE(text(model, 0, col(model, "tokens_per_s")), QStringLiteral("136,533/s"));
     QCOMPARE(text(model, 0, col(model, "mode")), QStringLiteral("forward"));
   }
 
@@ -148,7 +148,7 @@ class BenchTableModelTest : public QObject {
       QCOMPARE(text(model, 0, col(model, key)), QStringLiteral("-"));
       QVERIFY(!exact(model, 0, col(model, key)).isValid());
     }
-    QCOMPARE(text(model, 0, col(model, "peak_memory_bytes")), QStringLiteral("80896 MiB"));  // known despite the OOM
+    QCOMPARE(text(model, 0, col(model, "peak_memory_bytes")), QStringLiteral("79.0 GiB"));  // known despite the OOM
     QCOMPARE(text(model, 0, col(model, "message")), QStringLiteral("CUDA out of memory. Tried to allocate 2.00 GiB"));
     QCOMPARE(model.data(model.index(0, col(model, "message")), Qt::ToolTipRole).toString(),
              QStringLiteral("CUDA out of memory. Tried to allocate 2.00 GiB"));

@@ -61,7 +61,7 @@ class CategoryShareModelTest : public QObject {
 
     model.set_range("softmax");
     QCOMPARE(model.rowCount(), 1);
-    QCOMPARE(text(model, 0, CategoryShareModel::TotalTime), QStringLiteral("40.0 us"));
+    QCOMPARE(text(model, 0, CategoryShareModel::TotalTime), QStringLiteral("40.0 \u00b5s"));
     QCOMPARE(model.ranges(), QStringList({"measured window", "softmax"}));
   }
 

@@ -274,11 +274,11 @@ class DdpChartsViewTest : public QObject {
     QCOMPARE(charts->timeline().data().spans[3].start_ms, 4.0);  // rank 0's all-reduce, overlapping backward
 
     const QString reading = charts->reading();
-    QVERIFY2(reading.contains("All-reduce gloo x2 fp32: time = o + bytes/w: o = 50.0 us, w = 2.00 GB/s"), qPrintable(reading));
+    QVERIFY2(reading.contains("All-reduce gloo x2 fp32: time = o + bytes/w: o = 50.0 \u00b5s, w = 2.00 GB/s"), qPrintable(reading));
     QVERIFY2(reading.contains("n_b* = sqrt(s/(w*o))"), qPrintable(reading));
     QVERIFY2(reading.contains("bucket* = s/n_b* = sqrt(s*w*o)"), qPrintable(reading));
     QVERIFY2(reading.contains("bucketed 1 MiB x2: n_b = "), qPrintable(reading));
-    QVERIFY2(reading.contains("measured (exposed comm) 800 us"), qPrintable(reading));
+    QVERIFY2(reading.contains("measured (exposed comm) 800 \u00b5s"), qPrintable(reading));
     QVERIFY2(reading.contains("bucketed 10 MiB x2: n_b = 1; predicted"), qPrintable(reading));
 
     // Rows arriving during a run: the DDP table alone keeps the rest.
@@ -299,11 +299,35 @@ class DdpChartsViewTest : public QObject {
     QCOMPARE(model.rowCount(), 0);
     QCOMPARE(charts->timeline_selector()->count(), 0);
     QVERIFY(charts->step_chart().data().labels.isEmpty());
-    QVERIFY2(charts->reading().contains("All-reduce gloo x2 fp32: time = o + bytes/w: o = 50.0 us, w = 2.00 GB/s"),
+    QVERIFY2(charts->reading().contains("All-reduce gloo x2 fp32: time = o + bytes/w: o = 50.0 \u00b5s, w = 2.00 GB/s"),
              qPrintable(charts->reading()));
     QVERIFY2(charts->reading().contains("No bucketed DDP rows"), qPrintable(charts->reading()));
     view.show_tables({ddp_table()});
     QVERIFY2(charts->reading().contains("bucketed 1 MiB x2: n_b = "), qPrintable(charts->reading()));
+  }
+
+  // A DDP run as the app drives it, twice: the view cleared, rows as they come, the finished
+  // tables (all four); the all-reduce rows linked from the Collectives tab stay for the model.
+  void bucketModelKeepsItsAllReduceRowsAcrossDdpRuns() {
+    const ExperimentDescriptor d = ddp_experiment();
+    auto* charts = new DdpChartsView;
+    ExperimentView view(d, charts);
+    view.show_linked_tables({collective_table()});
+    const QString fit = QStringLiteral("All-reduce gloo x2 fp32: time = o + bytes/w");
+    QVERIFY2(charts->reading().contains(fit), qPrintable(charts->reading()));
+    for (int run = 0; run < 2; ++run) {
+      view.clear();
+      auto partial = ddp_table();
+      partial.rows.resize(1);
+      view.show_tables({partial});
+      QVERIFY2(charts->reading().contains(fit), qPrintable(charts->reading()));
+      std::vector<schema::Table> finished = d.tables;
+      finished[0] = ddp_table();
+      finished[2] = timeline_table();
+      view.show_tables(finished);
+      QVERIFY2(charts->reading().contains(fit), qPrintable(QStringLiteral("run %1: %2").arg(run + 1).arg(charts->reading())));
+      QVERIFY2(charts->reading().contains("bucketed 1 MiB x2: n_b = "), qPrintable(charts->reading()));
+    }
   }
 
   void theChartsDrawFromTheTablesTheyAreGiven() {

@@ -162,7 +162,7 @@ class ExtremeChartValuesTest : public QObject {
     SweepChartView view;
     view.setLogScale(true);
     view.setData(build_collective_chart_data(table));
-    QVERIFY2(view.data().note.startsWith("2 points left out: bus bandwidth (GB/s) 1e+308"), qPrintable(view.data().note));
+    QVERIFY2(view.data().note.startsWith("2 points left out: busbw (GB/s) 1e+308"), qPrintable(view.data().note));
     draw(view);
   }
 

@@ -78,16 +78,16 @@ class KernelTableModelTest : public QObject {
     fixtures::tester(&model);
     model.set_profile(first_snapshot());
     QCOMPARE(model.rowCount(), 3);
-    const QStringList expected = {"60.0%",  "6.00 ms", "20",    "300 us",          "300 us",     "150 us",
-                                  "600 us", "12.3 us", "0.333", "matrix multiply", "gemm_kernel"};
+    const QStringList expected = {"60.0%",  "6.00 ms", "20",    "300 \u00b5s",          "300 \u00b5s",     "150 \u00b5s",
+                                  "600 \u00b5s", "12.3 \u00b5s", "0.333", "matrix multiply", "gemm_kernel"};
     for (int c = 0; c < model.columnCount(); ++c) QCOMPARE(text(model, 0, c), expected[c]);
     QCOMPARE(exact(model, 0, KernelTableModel::TotalTime).toLongLong(), 6'000'000);
     QCOMPARE(exact(model, 0, KernelTableModel::Med).toDouble(), 299'999.5);
     QCOMPARE(exact(model, 0, KernelTableModel::StdDev).toDouble(), 12'345.6);
     QCOMPARE(exact(model, 0, KernelTableModel::Min).toLongLong(), 150'000);
     QCOMPARE(exact(model, 0, KernelTableModel::TimePercent).toDouble(), 60.0);
-    QCOMPARE(text(model, 1, KernelTableModel::Avg), QStringLiteral("75.0 us"));
-    QCOMPARE(text(model, 2, KernelTableModel::Avg), QStringLiteral("333 us"));
+    QCOMPARE(text(model, 1, KernelTableModel::Avg), QStringLiteral("75.0 \u00b5s"));
+    QCOMPARE(text(model, 2, KernelTableModel::Avg), QStringLiteral("333 \u00b5s"));
     QCOMPARE(text(model, 2, KernelTableModel::InstancesPerStep), QStringLiteral("1.5"));
     QCOMPARE(text(model, 2, KernelTableModel::Category), QStringLiteral("memory copy/set"));
     QCOMPARE(model.kernel(1).name, std::string(kAdd));

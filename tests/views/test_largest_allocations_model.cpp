@@ -64,7 +64,7 @@ class LargestAllocationsModelTest : public QObject {
     model.set_timeline(four_groups());
     QCOMPARE(model.rowCount(), 4);
     QCOMPARE(column(model, LargestAllocationsModel::Bytes),
-             QStringList({"256 MiB", "64.0 MiB", "64.0 MiB", "0.00391 MiB"}));
+             QStringList({"256 MiB", "64.0 MiB", "64.0 MiB", "4.00 KiB"}));
     QCOMPARE(column(model, LargestAllocationsModel::Count), QStringList({"2", "12", "1", "100"}));
     QCOMPARE(column(model, LargestAllocationsModel::Category),
              QStringList({"activation", "activation", "parameter", "temporary"}));

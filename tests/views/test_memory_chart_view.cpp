@@ -95,7 +95,7 @@ class MemoryChartViewTest : public QObject {
   void axesAreTitled() {
     MemoryChartView view;
     QCOMPARE(axis(view, Qt::Horizontal)->titleText(), QStringLiteral("time (ms)"));
-    QCOMPARE(axis(view, Qt::Vertical)->titleText(), QStringLiteral("memory (MiB)"));
+    QCOMPARE(axis(view, Qt::Vertical)->titleText(), QStringLiteral("MiB"));
   }
 
   void seriesAreReusedAcrossUpdates() {

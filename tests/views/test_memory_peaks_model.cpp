@@ -86,14 +86,14 @@ class MemoryPeaksModelTest : public QObject {
     fixtures::tester(&model);
     model.set_timeline(timeline({after_init(), forward(), overall()}));
     QCOMPARE(model.rowCount(), 3);
-    const QStringList init = {"after model initialisation", "-", "2.00 ms", "100 MiB", "0 MiB", "0 MiB", "0 MiB",
-                              "0 MiB", "0 MiB", "1.00 MiB", "101 MiB", "128 MiB"};
+    const QStringList init = {"after model initialisation", "-", "2.00 ms", "100 MiB", "0 B", "0 B", "0 B",
+                              "0 B", "0 B", "1.00 MiB", "101 MiB", "128 MiB"};
     for (int c = 0; c < model.columnCount(); ++c) QCOMPARE(text(model, 0, c), init[c]);
     QCOMPARE(exact(model, 0, MemoryPeaksModel::Step).toInt(), -1);  // as the CLI writes it
     QCOMPARE(exact(model, 0, MemoryPeaksModel::Time).toDouble(), 2.0);
 
-    const QStringList fwd = {"forward", "0 (warm-up)", "50.5 ms", "100 MiB", "0 MiB", "0 MiB", "512 MiB",
-                             "24.0 MiB", "0.00391 MiB", "0 MiB", "636 MiB", "-"};
+    const QStringList fwd = {"forward", "0 (warm-up)", "50.5 ms", "100 MiB", "0 B", "0 B", "512 MiB",
+                             "24.0 MiB", "4.00 KiB", "0 B", "636 MiB", "-"};
     for (int c = 0; c < model.columnCount(); ++c) QCOMPARE(text(model, 1, c), fwd[c]);
     QCOMPARE(exact(model, 1, MemoryPeaksModel::FirstCategory + 5).toLongLong(), 4096);  // input
     QCOMPARE(exact(model, 1, MemoryPeaksModel::Allocated).toLongLong(), 636 * kMiB + 4096);
@@ -102,7 +102,7 @@ class MemoryPeaksModelTest : public QObject {
     QCOMPARE(text(model, 2, MemoryPeaksModel::Step), QStringLiteral("3"));
     QCOMPARE(text(model, 2, MemoryPeaksModel::Time), QStringLiteral("2.00 s"));
     QCOMPARE(text(model, 2, MemoryPeaksModel::FirstCategory + 2), QStringLiteral("200 MiB"));  // optimizer state
-    QCOMPARE(text(model, 2, MemoryPeaksModel::Reserved), QStringLiteral("2048 MiB"));
+    QCOMPARE(text(model, 2, MemoryPeaksModel::Reserved), QStringLiteral("2.00 GiB"));
   }
 
   void csvExportHasBytes() {

@@ -5,7 +5,9 @@
 #include <QElapsedTimer>
 #include <QImageReader>
 #include <QTemporaryDir>
+#include <QApplication>
 #include <QTest>
+#include <QWheelEvent>
 
 #include "charts/chart_export.h"
 #include "charts/rank_timeline_data.h"
@@ -167,6 +169,35 @@ class RankTimelineTest : public QObject {
     // The forward of rank 0 is filled in its colour in the middle of its lane.
     const QPoint at = view.lanePosition(0, 1).toPoint();
     QCOMPARE(QColor(image.pixel(at)), timeline_category_color(TimelineCategory::forward));
+  }
+
+  void timeZoomsPansAndResets() {
+    const auto table = two_rows_table();
+    RankTimelineView view;
+    view.resize(800, 360);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setData(build_rank_timeline(table, timeline_row_keys(table)[0]));
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    const auto whole = view.visibleRange();
+    QCOMPARE(whole.first, 0.0);
+    QVERIFY(whole.second >= view.data().end_ms);
+    // The wheel over the plot's middle: a narrower window, still around the middle.
+    const QPoint middle = view.mapFromScene(view.chart()->plotArea().center());
+    QWheelEvent wheel(middle, view.mapToGlobal(middle), {}, QPoint(0, 3 * 120), Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
+    QApplication::sendEvent(view.viewport(), &wheel);
+    const auto zoomed = view.visibleRange();
+    QVERIFY2(zoomed.second - zoomed.first < 0.6 * (whole.second - whole.first),
+             qPrintable(QStringLiteral("%1..%2").arg(zoomed.first).arg(zoomed.second)));
+    // Keys: Right pans later, + zooms further, 0 shows everything again.
+    QTest::keyClick(&view, Qt::Key_Right);
+    QVERIFY(view.visibleRange().first > zoomed.first);
+    const double span = view.visibleRange().second - view.visibleRange().first;
+    QTest::keyClick(&view, Qt::Key_Plus);
+    QVERIFY(view.visibleRange().second - view.visibleRange().first < span);
+    QTest::keyClick(&view, Qt::Key_0);
+    QCOMPARE(view.visibleRange(), whole);
   }
 
   void manySpansStayFast() {

@@ -51,12 +51,12 @@ class StepGpuUsageModelTest : public QObject {
     model.set_profile(profile({step(0, 20'000'000, 15'000'000, 300, false), step(1, 4'000'000, 1'000'000, 400, true),
                                step(2, 0, 0, 0, false)}));
     QCOMPARE(model.rowCount(), 3);
-    const QStringList expected = {"0", "20.0 ms", "15.0 ms", "5.00 ms", "75.0%", "300", "50.0 us", "no"};
+    const QStringList expected = {"0", "20.0 ms", "15.0 ms", "5.00 ms", "75.0%", "300", "50.0 \u00b5s", "no"};
     for (int c = 0; c < model.columnCount(); ++c) QCOMPARE(text(model, 0, c), expected[c]);
     QCOMPARE(exact(model, 0, StepGpuUsageModel::Idle).toLongLong(), 5'000'000);
     QCOMPARE(exact(model, 0, StepGpuUsageModel::BusyPercent).toDouble(), 75.0);
     QCOMPARE(text(model, 1, StepGpuUsageModel::BusyPercent), QStringLiteral("25.0%"));
-    QCOMPARE(text(model, 1, StepGpuUsageModel::AvgKernel), QStringLiteral("2.50 us"));
+    QCOMPARE(text(model, 1, StepGpuUsageModel::AvgKernel), QStringLiteral("2.50 \u00b5s"));
     QCOMPARE(text(model, 1, StepGpuUsageModel::LaunchBound), QStringLiteral("yes"));
     QCOMPARE(text(model, 2, StepGpuUsageModel::BusyPercent), QStringLiteral("0.0%"));  // no GPU activity
     QCOMPARE(text(model, 2, StepGpuUsageModel::Span), QStringLiteral("0 ns"));
@@ -72,7 +72,7 @@ class StepGpuUsageModelTest : public QObject {
     QCOMPARE(reset.count(), 0);
     QCOMPARE(inserted.count(), 1);
     QCOMPARE(model.rowCount(), 2);
-    QCOMPARE(text(model, 0, StepGpuUsageModel::Span), QStringLiteral("2.00 us"));
+    QCOMPARE(text(model, 0, StepGpuUsageModel::Span), QStringLiteral("2.00 \u00b5s"));
     QCOMPARE(text(model, 0, StepGpuUsageModel::LaunchBound), QStringLiteral("yes"));
     QCOMPARE(text(model, 1, StepGpuUsageModel::Step), QStringLiteral("1"));
     model.set_profile({});

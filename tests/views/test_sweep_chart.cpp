@@ -113,6 +113,19 @@ class SweepChartTest : public QObject {
     QVERIFY(!view.grab().isNull());
   }
 
+  void onePointSitsInTheMiddleOfAnAxisFromZero() {
+    SweepChartView view;
+    view.resize(800, 450);
+    view.setResults({run("small", 256, Precision::fp32, StepMode::train, 40)}, SweepAxis::context);
+    for (auto* axis : view.chart()->axes(Qt::Horizontal)) {
+      auto* x = qobject_cast<QValueAxis*>(axis);
+      if (!x || !x->isVisible()) continue;
+      // Not 245..265, which reads as a sweep over twenty lengths: from 0, the point inside.
+      QCOMPARE(x->min(), 0.0);
+      QVERIFY2(x->max() >= 512 && x->max() <= 600, qPrintable(QString::number(x->max())));
+    }
+  }
+
   void logScaleSwapsTheVisibleTimeAxis() {
     SweepChartView view;
     view.resize(800, 450);

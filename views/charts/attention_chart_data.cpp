@@ -1,5 +1,10 @@
 #include "charts/attention_chart_data.h"
 
+#include <set>
+
+#include "charts/axis_unit.h"
+#include "charts/chart_colors.h"
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -42,7 +47,7 @@ double measure_of(const schema::Table& table, size_t row, AttentionMeasure measu
   if (c < 0) return -1;
   const auto value = schema::number_of(table.rows[row][static_cast<size_t>(c)]);
   if (!value) return -1;
-  return measure == AttentionMeasure::forward_backward_time ? *value : *value / (1024.0 * 1024.0);
+  return *value;  // ms or bytes: the chart's unit is picked from all of them
 }
 
 bool passes(const AttentionConfig& c, const AttentionChartFilter& filter) {
@@ -57,8 +62,7 @@ SweepChartData build_attention_chart_data(const schema::Table& table, AttentionM
   SweepChartData data;
   data.log_x = true;
   data.x_title = QStringLiteral("sequence length");
-  data.y_title = measure == AttentionMeasure::forward_backward_time ? QStringLiteral("forward + backward (ms)")
-                                                                    : QStringLiteral("memory before backward (MiB)");
+  const bool time = measure == AttentionMeasure::forward_backward_time;
   // attention_rows skips unreadable rows, so keep the table's row index beside each.
   const auto rows = attention_rows(table);
   if (rows.size() != table.rows.size()) return data;  // a table this build cannot read whole
@@ -68,7 +72,22 @@ SweepChartData build_attention_chart_data(const schema::Table& table, AttentionM
     points.push_back({key_of(rows[i].config), static_cast<double>(rows[i].config.seq), measure_of(table, i, measure),
                       rows[i].status});
   }
+  // The axis' unit from the largest value: "memory before backward (GiB)", not 50,000 MiB.
+  double largest = 0;
+  for (const auto& p : points) largest = std::max(largest, p.y);
+  const AxisUnit unit = time ? duration_axis_unit(largest) : bytes_axis_unit(largest);
+  // Short: the chart's title says what is measured; at the smallest size the axis title fits.
+  data.y_title = unit.title(time ? QStringLiteral("time") : QStringLiteral("memory"));
+  for (auto& p : points) {
+    if (p.y > 0) p.y = unit.shown(p.y);
+  }
   fill_sweep_lines(data, points, name_of);
+  // Each implementation in its own colour, the same in every chart and run, where it has one line.
+  std::set<std::string> impls;
+  for (const auto& p : points) impls.insert(p.key.impl);
+  if (impls.size() == data.lines.size()) {
+    for (auto& line : data.lines) line.color = implementation_color(line.name.section(QLatin1Char(' '), 0, 0));
+  }
   return data;
 }
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "charts/chart_colors.h"
+#include "charts/chart_legend.h"
 #include "charts/chart_overlay.h"
 #include "charts/chart_style.h"
 #include "charts/nice_value_axis.h"
@@ -28,7 +29,7 @@ BenchBarChartView::BenchBarChartView(QWidget* parent) : QChartView(new QChart, p
   setRenderHint(QPainter::Antialiasing);
   QChart& c = *chart();
   style_chart(c, tr("Mean step time by configuration"));
-  time_axis_ = new NiceValueAxis(tr("mean time per step (ms)"), 6);
+  time_axis_ = new NiceValueAxis(time_unit_.title(tr("mean time per step")), 6);
   bar_axis_ = new QBarCategoryAxis;
   style_axis(*bar_axis_, QString());
   bar_axis_->setGridLineVisible(false);
@@ -54,10 +55,10 @@ BenchBarChartView::BenchBarChartView(QWidget* parent) : QChartView(new QChart, p
     const auto phase = static_cast<size_t>(std::find(sets_.begin(), sets_.end(), set) - sets_.begin());
     for (const auto& error : data_.error_bars) {
       if (error.bar != bar || error.phase != phase) continue;
-      QToolTip::showText(QCursor::pos(), QStringLiteral("%1 · %2: %3 ± %4 ms")
+      QToolTip::showText(QCursor::pos(), QStringLiteral("%1 · %2: %3")
                                              .arg(data_.labels[bar], set->label(),
-                                                  format_significant(data_.mean_ms[phase][static_cast<size_t>(bar)]),
-                                                  format_significant(error.high - error.value)),
+                                                  format_mean_std_ms(data_.mean_ms[phase][static_cast<size_t>(bar)],
+                                                                     error.high - error.value)),
                          this);
     }
   });
@@ -68,23 +69,24 @@ void BenchBarChartView::setData(BenchBarData data) {
   data_ = std::move(data);
   QStringList labels = data_.labels;
   std::reverse(labels.begin(), labels.end());  // the first configuration reads at the top
+  time_unit_ = duration_axis_unit(data_.max_ms);
+  time_axis_->setTitleText(time_unit_.title(tr("mean time per step")));
   bar_axis_->clear();
   bar_axis_->append(labels);
   for (size_t phase = 0; phase < kBenchPhaseCount; ++phase) {
-    QList<qreal> values(data_.mean_ms[phase].rbegin(), data_.mean_ms[phase].rend());
+    QList<qreal> values;
+    for (auto it = data_.mean_ms[phase].rbegin(); it != data_.mean_ms[phase].rend(); ++it) values.append(time_unit_.shown(*it));
     sets_[phase]->remove(0, sets_[phase]->count());
     sets_[phase]->append(values);
-    for (auto* marker : chart()->legend()->markers(series_)) {
-      if (marker->label() == sets_[phase]->label()) marker->setVisible(data_.phase_used[phase]);
-    }
+    show_bar_set_in_legend(*chart(), series_, sets_[phase]->label(), data_.phase_used[phase]);
   }
-  time_axis_->setZeroBasedRange(data_.max_ms * 1.05);
+  time_axis_->setZeroBasedRange(time_unit_.shown(data_.max_ms * 1.05));
   overlay_->update();
 }
 
 QPointF BenchBarChartView::barPosition(int bar, double value_ms) const {
   const int row = static_cast<int>(data_.labels.size()) - 1 - bar;
-  return chart()->mapToPosition(QPointF(value_ms, row), series_);
+  return chart()->mapToPosition(QPointF(time_unit_.shown(value_ms), row), series_);
 }
 
 void BenchBarChartView::paintOverlay(QPainter& painter, const QRectF& plot) const {

@@ -6,6 +6,7 @@
 #include <QChartView>
 #include <array>
 
+#include "charts/axis_unit.h"
 #include "charts/bench_chart_data.h"
 
 class QBarCategoryAxis;
@@ -37,6 +38,7 @@ class BenchBarChartView : public QChartView {
   std::array<QBarSet*, kBenchPhaseCount> sets_{};  // refilled, never replaced
   QBarCategoryAxis* bar_axis_ = nullptr;
   NiceValueAxis* time_axis_ = nullptr;
+  AxisUnit time_unit_ = duration_axis_unit(0);  // the data is in ms
   ChartOverlayItem* overlay_ = nullptr;
 };
 

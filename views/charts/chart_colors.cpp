@@ -51,6 +51,14 @@ QColor phase_color(const QString& phase) {
   return QColor(kGrey);
 }
 
+QColor implementation_color(const QString& implementation) {
+  // Apart from the phase colours (the first three), which the benchmark charts use beside these.
+  if (implementation == QLatin1String("naive")) return QColor(kOkabeIto[3]);  // vermillion
+  if (implementation == QLatin1String("sdpa")) return QColor(kOkabeIto[4]);   // sky blue
+  if (implementation == QLatin1String("flash")) return QColor(kOkabeIto[5]);  // reddish purple
+  return QColor(kGrey);
+}
+
 QColor failure_color() { return QColor(0xA0182A); }
 
 QColor series_color(int index) {

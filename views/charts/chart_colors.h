@@ -19,6 +19,8 @@ QColor phase_color(const QString& phase);
 // Marks of configurations that did not run (out of memory, failed): a dark red that stays
 // readable as text.
 QColor failure_color();
+// Attention implementations by name ("naive", "sdpa", "flash"): the same in every chart.
+QColor implementation_color(const QString& implementation);
 // Lines of a multi-series chart (configurations, sweep lines), cycling after eight.
 QColor series_color(int index);
 

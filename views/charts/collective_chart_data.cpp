@@ -36,7 +36,7 @@ SweepChartData build_collective_chart_data(const schema::Table& table) {
   data.log_x = true;
   data.log_x_base = 10;
   data.x_title = QStringLiteral("size (MB)");
-  data.y_title = QStringLiteral("bus bandwidth (GB/s)");
+  data.y_title = QStringLiteral("busbw (GB/s)");  // the chart's title says "bus bandwidth"
   if (table.schema != collective_schema().id) return data;
   const int busbw = table.column_index("busbw_gbps");
   std::vector<KeyedPoint<LineKey>> points;

@@ -47,7 +47,7 @@ DdpStepChartView::DdpStepChartView(QWidget* parent) : QChartView(new QChart, par
     const int bar = static_cast<int>(data_.labels.size()) - 1 - index;  // the axis lists bars bottom-up
     if (bar < 0 || bar >= data_.labels.size()) return;
     QToolTip::showText(QCursor::pos(),
-                       QStringLiteral("%1 · %2: %3 ms").arg(data_.labels[bar], set->label(), format_significant(set->at(index))),
+                       QStringLiteral("%1 · %2: %3").arg(data_.labels[bar], set->label(), format_duration_ms(set->at(index))),
                        this);
   });
   setData({});

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "charts/chart_colors.h"
+#include "charts/chart_legend.h"
 #include "charts/chart_style.h"
 #include "charts/memory_chart_painting.h"
 #include "charts/nice_value_axis.h"
@@ -23,8 +24,8 @@ constexpr double kHeadroom = 1.06;  // room above the highest point for its peak
 MemoryChartView::MemoryChartView(QWidget* parent) : XZoomChartView(new QChart, parent) {
   QChart& c = *chart();
   style_chart(c, tr("Active memory timeline"));
-  x_axis_ = new NiceValueAxis(tr("time (ms)"), 8);
-  y_axis_ = new NiceValueAxis(tr("memory (MiB)"), 6);
+  x_axis_ = new NiceValueAxis(x_unit_.title(tr("time")), 8);
+  y_axis_ = new NiceValueAxis(y_unit_.name, 6);
   c.addAxis(x_axis_, Qt::AlignBottom);
   c.addAxis(y_axis_, Qt::AlignLeft);
   auto attach = [&](QAbstractSeries* series) {
@@ -46,7 +47,7 @@ MemoryChartView::MemoryChartView(QWidget* parent) : XZoomChartView(new QChart, p
       area->setPen(Qt::NoPen);  // an outline would draw the pieces' seams
       attach(area);
       if (k > 0) {
-        for (auto* marker : c.legend()->markers(area)) marker->setVisible(false);
+        show_in_legend(c, area, false);
       }
       layer.pieces.push_back(area);
       layer.uppers.push_back(upper);
@@ -132,6 +133,14 @@ void MemoryChartView::refineNow() {
 
 void MemoryChartView::showSeries() {
   const bool complete = data_.layers.size() == layers_.size();
+  // The data in ms and MiB, the series in the axes' units.
+  const double fx = 1 / axisUnitScale(), fy = yPerMib();
+  const auto scaled = [fx, fy](const QList<QPointF>& points) {
+    QList<QPointF> out;
+    out.reserve(points.size());
+    for (const QPointF& p : points) out.append(QPointF(p.x() * fx, p.y() * fy));
+    return out;
+  };
   // Two pixels at the current zoom (zooming in only widens it).
   const auto [shown_from, shown_to] = visibleRange();
   const double overlap = 2 * (shown_to - shown_from) / std::max(chart()->plotArea().width(), 200.0);
@@ -145,13 +154,13 @@ void MemoryChartView::showSeries() {
       const auto [from, to] = ranges[k];
       bool empty = true;  // a piece where the category holds nothing is not drawn at all
       for (auto i = from; i < to && empty; ++i) empty = lower.isEmpty() ? upper[i].y() == 0 : upper[i].y() == lower[i].y();
-      layer.uppers[k]->replace(empty ? none : upper.mid(from, to - from));
-      if (layer.lowers[k]) layer.lowers[k]->replace(empty ? none : lower.mid(from, to - from));
+      layer.uppers[k]->replace(empty ? none : scaled(upper.mid(from, to - from)));
+      if (layer.lowers[k]) layer.lowers[k]->replace(empty ? none : scaled(lower.mid(from, to - from)));
     }
   }
-  reserved_->replace(data_.reserved);
+  reserved_->replace(scaled(data_.reserved));
   QList<QPointF> peaks;
-  for (const auto& peak : data_.peaks) peaks.append(QPointF(peak.x_ms, peak.y_mib));
+  for (const auto& peak : data_.peaks) peaks.append(QPointF(peak.x_ms * fx, peak.y_mib * fy));
   peaks_->replace(peaks);
   hover_x_.reset();
   bands_->update();
@@ -159,12 +168,17 @@ void MemoryChartView::showSeries() {
 }
 
 void MemoryChartView::showExtents() {
+  x_unit_ = duration_axis_unit(std::max(std::abs(data_.x_min), std::abs(data_.x_max)));
+  x_axis_->setTitleText(x_unit_.title(tr("time")));
+  setAxisUnitScale(x_unit_.per_unit);
   setExtent(data_.x_min, data_.x_max);
-  y_axis_->setZeroBasedRange(data_.y_max * kHeadroom);
+  y_unit_ = bytes_axis_unit(data_.y_max * kHeadroom * 1024.0 * 1024.0);
+  // The unit alone: the chart's title says it is memory, and the timeline is often a short
+  // strip above its tables, where "memory (MiB)" would be cut.
+  y_axis_->setTitleText(y_unit_.name);
+  y_axis_->setZeroBasedRange(data_.y_max * kHeadroom * yPerMib());
   // Categories never used, and lines without data, stay out of the legend.
-  auto show_marker = [this](QAbstractSeries* series, bool visible) {
-    for (auto* marker : chart()->legend()->markers(series)) marker->setVisible(visible);
-  };
+  auto show_marker = [this](QAbstractSeries* series, bool visible) { show_in_legend(*chart(), series, visible); };
   for (size_t l = 0; l < layers_.size(); ++l) {
     show_marker(layers_[l].pieces.front(), l < data_.layers.size() && data_.layers[l].max_mib > 0);
   }
@@ -174,7 +188,7 @@ void MemoryChartView::showExtents() {
 
 PlotMapping MemoryChartView::mapping(const QRectF& plot) const {
   const auto [from, to] = visibleRange();
-  return {plot, from, to, y_axis_->min(), y_axis_->max()};
+  return {plot, from, to, y_axis_->min() / yPerMib(), y_axis_->max() / yPerMib()};
 }
 
 std::optional<size_t> MemoryChartView::pointAt(const QPoint& pos) const {

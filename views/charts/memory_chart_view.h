@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "charts/axis_unit.h"
 #include "charts/chart_overlay.h"
 #include "charts/memory_chart_data.h"
 #include "charts/x_zoom_chart_view.h"
@@ -54,6 +55,8 @@ class MemoryChartView : public XZoomChartView {
   void showExtents();  // axes and legend from data_
   std::optional<size_t> pointAt(const QPoint& pos) const;
   PlotMapping mapping(const QRectF& plot) const;  // the visible range onto the plot area
+  // The series' and the axis' y per MiB of the data: the memory axis shows y_unit_.
+  double yPerMib() const { return 1024.0 * 1024.0 / y_unit_.per_unit; }
 
   MemoryChartData data_;
   std::shared_ptr<const profiling::MemoryTimeline> timeline_;
@@ -61,6 +64,8 @@ class MemoryChartView : public XZoomChartView {
   QTimer refine_timer_;
   std::optional<std::pair<double, double>> window_;  // the visible range data_ was built for; none: all
   std::optional<double> hover_x_;  // the hovered point's x, marked by a line
+  AxisUnit y_unit_ = bytes_axis_unit(0);
+  AxisUnit x_unit_ = duration_axis_unit(0);  // the data's x is in ms
 
   // Each category's area is drawn as kPieces consecutive area series (one legend entry):
   // Qt's rasteriser slows down with the square of the edges crossing a scan line, and a

@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 
+#include "charts/chart_legend.h"
 #include "charts/chart_overlay.h"
 #include "charts/chart_style.h"
 #include "charts/nice_value_axis.h"
@@ -24,9 +25,7 @@ constexpr double kMinimumShare = 1e-3;
 
 }  // namespace
 
-RankTimelineView::RankTimelineView(QWidget* parent) : QChartView(new QChart, parent) {
-  allow_small(*this);
-  setRenderHint(QPainter::Antialiasing);
+RankTimelineView::RankTimelineView(QWidget* parent) : XZoomChartView(new QChart, parent) {
   QChart& c = *chart();
   style_chart(c, tr("Overlap of compute and communication"));
   time_axis_ = new NiceValueAxis(tr("time from the step's start (ms)"), 8);
@@ -42,6 +41,8 @@ RankTimelineView::RankTimelineView(QWidget* parent) : QChartView(new QChart, par
     paint_span_starts(p, plot);
     paint_corner_note(p, plot, data_.note);
   });
+  setZoomAxis(time_axis_);
+  connect(this, &XZoomChartView::visibleRangeChanged, this, [this] { overlay_->update(); });
   setData({});
 }
 
@@ -84,7 +85,7 @@ void RankTimelineView::setData(RankTimelineData data) {
   lane_axis_->setStartValue(0);
   for (int v = 0; v < lanes; ++v) lane_axis_->append(data_.lanes[lanes - 1 - v], v + 1);
   lane_axis_->setRange(0, std::max(1, lanes));
-  time_axis_->setZeroBasedRange(data_.end_ms);
+  setExtent(0, data_.end_ms > 0 ? nice_ceiling(data_.end_ms, 8) : 1.0);
   c.setTitle(data_.title.isEmpty() ? tr("Overlap of compute and communication") : data_.title);
 
   const double minimum = data_.end_ms * kMinimumShare;
@@ -115,7 +116,7 @@ void RankTimelineView::setData(RankTimelineData data) {
     area->attachAxis(time_axis_);
     area->attachAxis(lane_axis_);
     auto& shown = in_legend[static_cast<size_t>(band.category)];
-    for (QLegendMarker* marker : c.legend()->markers(area)) marker->setVisible(!shown);
+    show_in_legend(c, area, !shown);
     shown = true;
     connect(area, &QAreaSeries::hovered, this, [this](const QPointF& at, bool on) {
       if (!on) return QToolTip::hideText();

@@ -3,6 +3,7 @@
 // results. Configurations that did not run are listed apart, to be marked on the x axis.
 #pragma once
 
+#include <QColor>
 #include <QList>
 #include <QPointF>
 #include <QString>
@@ -21,6 +22,7 @@ enum class SweepAxis { model_size, context };
 struct SweepLine {
   QString name;           // "train fp32", "train fp32 ctx512", "forward bf16 small b8"
   QList<QPointF> points;  // (x, mean total ms), by x
+  QColor color = {};      // the line's reserved colour (chart_colors.h); invalid: by its index
 };
 
 struct SweepFailure {

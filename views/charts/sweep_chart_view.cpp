@@ -4,20 +4,24 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPainter>
+#include <QToolTip>
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "charts/chart_colors.h"
 #include "charts/chart_limits.h"
 #include "charts/chart_overlay.h"
 #include "charts/chart_style.h"
 #include "charts/nice_value_axis.h"
+#include "models/format.h"
 
 namespace stepscope::views {
 
 namespace {
-const QString kTimeTitle = QStringLiteral("mean step time (ms)");
+// Short enough for the smallest chart (allow_small); the chart's title says the rest.
+const QString kTimeTitle = QStringLiteral("step time (ms)");
 }  // namespace
 
 SweepChartView::SweepChartView(const QString& title, QWidget* parent) : QChartView(new QChart, parent) {
@@ -35,7 +39,8 @@ SweepChartView::SweepChartView(const QString& title, QWidget* parent) : QChartVi
   linear_time_axis_ = new NiceValueAxis(kTimeTitle, 6);
   c.addAxis(linear_time_axis_, Qt::AlignLeft);
   log_time_axis_ = new QLogValueAxis;
-  style_axis(*log_time_axis_, kTimeTitle + tr(", log scale"));
+  // No ", log scale": its decades say so, and the title must fit the smallest chart's height.
+  style_axis(*log_time_axis_, kTimeTitle);
   log_time_axis_->setBase(10);
   log_time_axis_->setLabelFormat(QStringLiteral("%g"));
   log_time_axis_->setMinorTickCount(8);  // 2..9 between the decades
@@ -73,13 +78,30 @@ void SweepChartView::setData(SweepChartData data) {
   QAbstractAxis* x_axis = data_.log_x ? static_cast<QAbstractAxis*>(log_x_axis_) : x_axis_;
   const QString y_title = data_.y_title.isEmpty() ? kTimeTitle : data_.y_title;
   linear_time_axis_->setTitleText(y_title);
-  log_time_axis_->setTitleText(y_title + tr(", log scale"));
+  log_time_axis_->setTitleText(y_title);
   for (size_t i = 0; i < data_.lines.size(); ++i) {
     auto* series = new QLineSeries;
     series->setName(data_.lines[i].name);
-    series->setPen(QPen(series_color(static_cast<int>(i)), 2));
+    const QColor color = data_.lines[i].color.isValid() ? data_.lines[i].color : series_color(static_cast<int>(i));
+    series->setPen(QPen(color, 2));
     series->setPointsVisible(true);
     series->replace(data_.lines[i].points);
+    // Hover: the exact values of the point under the pointer, named by the axes' titles.
+    connect(series, &QLineSeries::hovered, this, [this, series](const QPointF& at, bool on) {
+      if (!on) return QToolTip::hideText();
+      QPointF nearest = at;
+      double best = std::numeric_limits<double>::infinity();
+      const QPointF pixel = chart()->mapToPosition(at, series);
+      for (const QPointF& p : series->points()) {
+        const double d = QLineF(chart()->mapToPosition(p, series), pixel).length();
+        if (d < best) best = d, nearest = p;
+      }
+      const QString y_title = log_scale_ ? log_time_axis_->titleText() : linear_time_axis_->titleText();
+      QToolTip::showText(QCursor::pos(), QStringLiteral("%1\n%2: %3\n%4: %5")
+                                             .arg(series->name(), data_.x_title, format_significant(nearest.x()), y_title,
+                                                  format_significant(nearest.y())),
+                         this);
+    });
     chart()->addSeries(series);
     series->attachAxis(x_axis);
     series->attachAxis(time_axis);
@@ -97,9 +119,17 @@ void SweepChartView::setData(SweepChartData data) {
     const double high = std::pow(base, std::ceil(log_base(data_.x_max) - 1e-9) + more);
     set_log_range(*log_x_axis_, low, std::max(high, low * base));
   }
-  // A little room either side, so end points and failure marks are not on the frame.
-  const double span = data_.x_max > data_.x_min ? data_.x_max - data_.x_min : std::max(std::abs(data_.x_max), 1.0);
-  x_axis_->setNiceRange(std::max(0.0, data_.x_min - span * 0.05), data_.x_max + span * 0.05);
+  if (data_.x_max > data_.x_min) {
+    // A little room either side, so end points and failure marks are not on the frame.
+    const double span = data_.x_max - data_.x_min;
+    x_axis_->setNiceRange(std::max(0.0, data_.x_min - span * 0.05), data_.x_max + span * 0.05);
+  } else {
+    // One x (a sweep of one length): the axis from 0 with the value in its middle, not a
+    // magnified 245..265 that reads as a range of lengths.
+    const double x = data_.x_max;
+    x_axis_->setZeroBasedRange(x > 0 ? 2 * x : 1.0);
+    if (!(x > 0)) x_axis_->setNiceRange(x - 1, x + 1);
+  }
   if (log_scale_) {
     const double low = data_.y_min > 0 ? std::pow(10.0, std::floor(std::log10(data_.y_min))) : 1.0;
     const double high = data_.y_max > 0 ? std::pow(10.0, std::ceil(std::log10(data_.y_max * 1.05))) : 10.0;

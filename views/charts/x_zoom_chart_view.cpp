@@ -2,6 +2,7 @@
 
 #include "charts/chart_style.h"
 
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QWheelEvent>
 #include <algorithm>
@@ -13,6 +14,7 @@ namespace stepscope::views {
 
 namespace {
 constexpr double kWheelZoomPerNotch = 1.25;
+constexpr double kKeyPanFraction = 0.2;  // of the visible span per arrow key
 constexpr double kSmallestSpanFraction = 1e-7;  // of the extent: deeper zoom only shows rounding
 }  // namespace
 
@@ -20,12 +22,22 @@ XZoomChartView::XZoomChartView(QChart* chart, QWidget* parent) : QChartView(char
   allow_small(*this);
   setRenderHint(QPainter::Antialiasing);
   setMouseTracking(true);
+  setFocusPolicy(Qt::StrongFocus);  // the keys zoom and pan once the chart is clicked or tabbed to
   setRubberBand(QChartView::NoRubberBand);  // on only while Shift+drag
 }
 
 void XZoomChartView::setZoomAxis(NiceValueAxis* axis) {
   axis_ = axis;
-  connect(axis_, &QValueAxis::rangeChanged, this, &XZoomChartView::visibleRangeChanged);
+  connect(axis_, &QValueAxis::rangeChanged, this, [this](qreal from, qreal to) {
+    emit visibleRangeChanged(from * per_axis_unit_, to * per_axis_unit_);
+  });
+}
+
+void XZoomChartView::setAxisUnitScale(double data_per_axis_unit) {
+  if (!(data_per_axis_unit > 0) || data_per_axis_unit == per_axis_unit_) return;
+  const auto [from, to] = visibleRange();
+  per_axis_unit_ = data_per_axis_unit;
+  setVisibleRange(from, to);
 }
 
 void XZoomChartView::setExtent(double min, double max) {
@@ -35,7 +47,8 @@ void XZoomChartView::setExtent(double min, double max) {
 }
 
 std::pair<double, double> XZoomChartView::visibleRange() const {
-  return axis_ ? std::make_pair(axis_->min(), axis_->max()) : std::make_pair(extent_min_, extent_max_);
+  return axis_ ? std::make_pair(axis_->min() * per_axis_unit_, axis_->max() * per_axis_unit_)
+               : std::make_pair(extent_min_, extent_max_);
 }
 
 void XZoomChartView::setVisibleRange(double from, double to) {
@@ -43,7 +56,7 @@ void XZoomChartView::setVisibleRange(double from, double to) {
   const double full = extent_max_ - extent_min_;
   const double span = std::clamp(to - from, full * kSmallestSpanFraction, full);
   from = std::clamp(from, extent_min_, extent_max_ - span);
-  axis_->setNiceRange(from, from + span);
+  axis_->setNiceRange(from / per_axis_unit_, (from + span) / per_axis_unit_);
 }
 
 void XZoomChartView::resetZoom() { setVisibleRange(extent_min_, extent_max_); }
@@ -118,6 +131,22 @@ void XZoomChartView::mouseDoubleClickEvent(QMouseEvent* event) {
     return;
   }
   QChartView::mouseDoubleClickEvent(event);
+}
+
+void XZoomChartView::keyPressEvent(QKeyEvent* event) {
+  const auto [from, to] = visibleRange();
+  const double middle_x = mapFromScene(chart()->plotArea().center()).x();
+  switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: zoomAround(kWheelZoomPerNotch, middle_x); break;
+    case Qt::Key_Minus: zoomAround(1 / kWheelZoomPerNotch, middle_x); break;
+    case Qt::Key_Left: setVisibleRange(from - (to - from) * kKeyPanFraction, to - (to - from) * kKeyPanFraction); break;
+    case Qt::Key_Right: setVisibleRange(from + (to - from) * kKeyPanFraction, to + (to - from) * kKeyPanFraction); break;
+    case Qt::Key_0:
+    case Qt::Key_Home: resetZoom(); break;
+    default: return QChartView::keyPressEvent(event);
+  }
+  event->accept();
 }
 
 }  // namespace stepscope::views

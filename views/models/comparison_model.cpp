@@ -12,12 +12,8 @@ namespace stepscope::views {
 
 namespace {
 
-QString value_text(double value, schema::ColumnKind unit) {
-  QString text = QString::fromStdString(schema::display_text(value, unit));
-  if (unit == schema::ColumnKind::milliseconds) text += " ms";
-  if (unit == schema::ColumnKind::per_second) text += "/s";
-  return text;
-}
+// The engine's text carries the unit (schema/column.h).
+QString value_text(double value, schema::ColumnKind unit) { return QString::fromStdString(schema::display_text(value, unit)); }
 
 // A difference keeps its sign in every unit.
 QString difference_text(double value, schema::ColumnKind unit) {

@@ -50,7 +50,7 @@ QString TableModel::tooltip(int, int) const { return {}; }
 TableModel::Cell TableModel::text_cell(const QString& text) { return {text, text}; }
 
 TableModel::Cell TableModel::integer_cell(int64_t value) {
-  return {QString::number(value), QVariant::fromValue<qlonglong>(value)};
+  return {format_count(value), QVariant::fromValue<qlonglong>(value)};
 }
 
 TableModel::Cell TableModel::duration_cell(int64_t ns) {

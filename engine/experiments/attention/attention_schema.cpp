@@ -66,10 +66,10 @@ schema::Schema<Row> make_attention_schema() {
   f.push_back({Column{"fwd_bwd_ms", "Fwd+bwd", ColumnKind::milliseconds, ColumnRole::measure,
                       "Mean of forward + backward, pass by pass", "fwd_bwd_std_ms"},
                [](const Row& r) { return value_if(measured(r), r.forward_backward.mean_ms); }});
-  f.push_back({Column{"fwd_tflops", "Fwd TFLOP/s", ColumnKind::real, ColumnRole::measure,
+  f.push_back({Column{"fwd_tflops", "Fwd throughput", ColumnKind::tflop_per_second, ColumnRole::measure,
                       "4*b*h*s^2*d / forward time, halved when causal (FlashAttention's convention)"},
                [](const Row& r) { return value_if(measured(r) && r.forward.mean_ms > 0, r.forward_tflops); }});
-  f.push_back({Column{"bwd_tflops", "Bwd TFLOP/s", ColumnKind::real, ColumnRole::measure,
+  f.push_back({Column{"bwd_tflops", "Bwd throughput", ColumnKind::tflop_per_second, ColumnRole::measure,
                       "2.5x the forward's FLOPs / backward time"},
                [](const Row& r) { return value_if(measured(r) && r.backward.mean_ms > 0, r.backward_tflops); }});
   f.push_back({Column{"mem_before_bwd_bytes", "Memory before bwd", ColumnKind::bytes, ColumnRole::measure,

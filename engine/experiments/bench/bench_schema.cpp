@@ -97,17 +97,17 @@ schema::Schema<Row> make_bench_schema() {
                [](Row& r, const Value& v) { r.status = parse_run_status(text(v)); }});
   add_phase_fields(f);
   const auto measured = [](const Row& r) { return r.total.count > 0; };
-  f.push_back({Column{"tokens_per_s", "Tokens/s", ColumnKind::per_second, ColumnRole::measure},
+  f.push_back({Column{"tokens_per_s", "Tokens", ColumnKind::per_second, ColumnRole::measure},
                [measured](const Row& r) { return value_if(measured(r), r.tokens_per_second); },
                [](Row& r, const Value& v) { r.tokens_per_second = real(v); }});
   f.push_back(integer_field(detail("parameters", "Parameters", ColumnKind::integer), [](Row& r) -> int64_t& { return r.parameters; }));
   f.push_back({detail("flops_per_step", "FLOPs/step", ColumnKind::real, "Matrix-multiply FLOPs of one step"),
                [](const Row& r) { return Value(r.flops_per_step); },
                [](Row& r, const Value& v) { r.flops_per_step = real(v); }});
-  f.push_back({detail("achieved_tflops", "TFLOP/s", ColumnKind::real),
+  f.push_back({detail("achieved_tflops", "Throughput", ColumnKind::tflop_per_second),
                [measured](const Row& r) { return value_if(measured(r), r.achieved_tflops); },
                [](Row& r, const Value& v) { r.achieved_tflops = real(v); }});
-  f.push_back({detail("peak_tflops", "Peak TFLOP/s", ColumnKind::real, "The device's dense peak for the precision"),
+  f.push_back({detail("peak_tflops", "Peak throughput", ColumnKind::tflop_per_second, "The device's dense peak for the precision"),
                [](const Row& r) { return value_if(r.peak_tflops > 0, r.peak_tflops); },
                [](Row& r, const Value& v) { r.peak_tflops = real(v); }});
   f.push_back({Column{"mfu", "MFU", ColumnKind::fraction, ColumnRole::measure,

@@ -25,7 +25,7 @@ schema::Schema<Row> make_collective_schema() {
   f.push_back({Column{"nproc", "Ranks", ColumnKind::integer, ColumnRole::identity},
                [](const Row& r) { return Value(int64_t{r.config.ranks}); },
                [](Row& r, const Value& v) { r.config.ranks = static_cast<int>(schema::integer_of(v)); }});
-  f.push_back({Column{"size_bytes", "Size (B)", ColumnKind::integer, ColumnRole::identity, "nccl-tests' size in bytes: the full buffer"},
+  f.push_back({Column{"size_bytes", "Size", ColumnKind::bytes, ColumnRole::identity, "nccl-tests' size in bytes: the full buffer"},
                [](const Row& r) { return Value(r.config.size_bytes); },
                [](Row& r, const Value& v) { r.config.size_bytes = schema::integer_of(v); }});
   f.push_back({Column{"count", "Count", ColumnKind::integer, ColumnRole::measure, "Elements of the full buffer"},
@@ -33,12 +33,12 @@ schema::Schema<Row> make_collective_schema() {
   f.push_back({Column{"type", "Type", ColumnKind::text, ColumnRole::identity},
                [](const Row& r) { return Value(to_string(r.config.dtype)); },
                [](Row& r, const Value& v) { r.config.dtype = parse_precision(schema::text_of(v)); }});
-  f.push_back({Column{"time_us", "Time (us)", ColumnKind::real, ColumnRole::measure,
+  f.push_back({Column{"time_us", "Time", ColumnKind::microseconds, ColumnRole::measure,
                       "Mean over the measured iterations, of the slowest rank"},
                [](const Row& r) { return value_if(measured(r), r.time_us); }});
-  f.push_back({Column{"algbw_gbps", "algbw (GB/s)", ColumnKind::real, ColumnRole::measure, "size / time"},
+  f.push_back({Column{"algbw_gbps", "algbw", ColumnKind::gb_per_second, ColumnRole::measure, "size / time"},
                [](const Row& r) { return value_if(measured(r), r.algbw_gbps); }});
-  f.push_back({Column{"busbw_gbps", "busbw (GB/s)", ColumnKind::real, ColumnRole::measure,
+  f.push_back({Column{"busbw_gbps", "busbw", ColumnKind::gb_per_second, ColumnRole::measure,
                       "algbw x nccl-tests' factor: all-reduce 2(n-1)/n, reduce-scatter and all-gather (n-1)/n, "
                       "broadcast 1"},
                [](const Row& r) { return value_if(measured(r), r.busbw_gbps); }});

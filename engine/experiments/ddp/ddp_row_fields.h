@@ -20,7 +20,7 @@ void add_ddp_row_fields(schema::Schema<Row>& s) {
                       "naive, flat, overlap or bucketed gradient synchronisation"},
                [](const Row& r) { return Value(distributed::to_string(r.config.variant)); },
                [](Row& r, const Value& v) { r.config.variant = distributed::parse_ddp_variant(schema::text_of(v)); }});
-  f.push_back({Column{"bucket_mb", "Bucket (MiB)", ColumnKind::real, ColumnRole::identity, "Bucketed only"},
+  f.push_back({Column{"bucket_mb", "Bucket", ColumnKind::mebibytes, ColumnRole::identity, "Bucketed only"},
                [](const Row& r) {
                  return schema::value_if(r.config.variant == distributed::DdpVariant::bucketed, r.config.bucket_mb);
                },
