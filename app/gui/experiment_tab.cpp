@@ -114,7 +114,8 @@ void ExperimentTab::show_queue() {
 }
 
 void ExperimentTab::say(const QString& text) {
-  say(text);
+  view_->show_status(text);
+  emit status(text);
 }
 
 void ExperimentTab::cancel() {
