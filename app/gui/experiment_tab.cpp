@@ -95,7 +95,10 @@ bool ExperimentTab::start(const schema::InputValues& values) {
   }
   const QString label = QString::fromStdString(d.describe ? d.describe(values) : d.name);
   view_->set_running(true);  // Cancel takes a queued run out of the line
-  ticket_ = gate_.request(label, [this, values, label] { begin(values, label); });
+  // In the line the experiment is named: its label alone may not say which it is.
+  const QString name = QString::fromStdString(d.name);
+  ticket_ = gate_.request(label.startsWith(name) ? label : name + ": " + label,
+                          [this, values, label] { begin(values, label); });
   if (is_queued()) show_queue();
   return true;
 }

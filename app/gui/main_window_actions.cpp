@@ -117,17 +117,9 @@ void MainWindow::update_threads_status() {
 }
 
 void MainWindow::update_queue_status() {
-  QStringList queued;
-  for (auto* tab : experiment_tabs_) {
-    if (tab->is_queued()) queued << QString::fromStdString(tab->view()->descriptor().name);
-  }
-  if (is_queued()) queued << tr("Benchmark");
+  const QStringList queued = gate_.queued_labels();
   queue_label_->setText(queued.isEmpty() ? QString()
-                                         : tr("Queued behind %1: %2").arg(gate_.running_label(), queued.join(", ")));
-  if (is_queued()) {
-    panel_->form().show_status(tr("Queued behind: %1 (Cancel or Esc takes it out of the line)")
-                                   .arg(gate_.ahead_of(bench_ticket_).join(", ")));
-  }
+                                         : tr("Queued behind %1: %2").arg(gate_.running_label(), queued.join("; ")));
 }
 
 }  // namespace stepscope::gui

@@ -44,6 +44,12 @@ QStringList RunGate::ahead_of(Ticket ticket) const {
   return ahead;
 }
 
+QStringList RunGate::queued_labels() const {
+  QStringList labels;
+  for (const Waiting& w : queue_) labels << w.label;
+  return labels;
+}
+
 void RunGate::start_next() {
   if (queue_.empty()) {
     emit changed();

@@ -36,7 +36,8 @@ class RunGate : public QObject {
   QString running_label() const { return running_label_; }
   // What `ticket` waits behind: the run in progress, then those queued before it.
   QStringList ahead_of(Ticket ticket) const;
-  int queued_count() const { return static_cast<int>(queue_.size()); }
+  // The labels of the runs waiting, first in line first.
+  QStringList queued_labels() const;
 
  signals:
   // A run started, ended, was queued or withdrawn.
