@@ -163,13 +163,17 @@ int run_bench_command(const std::vector<std::string>& args, std::ostream& out, s
   StderrProgress progress(err);
   try {
     run_sweep(configs, options.quiet ? nullptr : &progress, &interrupt_flag(), publish);
+    record.environment.concurrent_runs = concurrent_runs();
     if (!options.csv_path.empty() && !csv_each_row) write_csv();
-    if (!options.json_path.empty() && !json_each_row) write_json();
+    if (!options.json_path.empty() && (!json_each_row || !record.environment.concurrent_runs.empty())) write_json();
   } catch (const std::exception& error) {
     err << "stepscope-cli bench: error: " << compat::error_message(error) << '\n';
     return kExitFailure;
   }
   if (!options.quiet) print_table(err, schema.table(results));
+  if (!options.quiet && !record.environment.concurrent_runs.empty()) {
+    err << "stepscope-cli bench: note: " << record.environment.concurrent_runs << "; its timings may be slower than alone\n";
+  }
   if (options.csv_path.empty() && !out) {
     err << "stepscope-cli bench: standard output closed before the table was written"
         << (options.json_path.empty() ? "" : "; the results are in " + options.json_path) << '\n';

@@ -4,12 +4,14 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <unistd.h>
 
 #include "cli/cli_options.h"
 #include "cli/commands.h"
 #include "compat/torch_compat.h"
+#include "experiments/run_registry.h"
 #include "io/output_file.h"
 
 namespace stepscope::cli {
@@ -25,7 +27,22 @@ std::string utc_now() {
   return buffer;
 }
 
+// The command's registration, while a CommandRun holds it.
+std::unique_ptr<RegisteredRun>& command_registration() {
+  static std::unique_ptr<RegisteredRun> run;
+  return run;
+}
+
 }  // namespace
+
+CommandRun::CommandRun(const std::string& label) { command_registration() = std::make_unique<RegisteredRun>(label); }
+
+CommandRun::~CommandRun() { command_registration().reset(); }
+
+std::string concurrent_runs() {
+  const auto& run = command_registration();
+  return run ? describe(run->overlap()) : std::string();
+}
 
 CancelFlag& interrupt_flag() {
   static CancelFlag flag;

@@ -25,6 +25,19 @@ void check_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
 // This build, this LibTorch, "stepscope-cli <command> <args...>", now.
 RunEnvironment command_environment(const std::string& command, const std::vector<std::string>& args);
 
+// This process's run among every Stepscope process's (experiments/run_registry.h), for as long
+// as a command that measures runs: others see it, and it sees them.
+class CommandRun {
+ public:
+  explicit CommandRun(const std::string& label);
+  ~CommandRun();
+  CommandRun(const CommandRun&) = delete;
+  CommandRun& operator=(const CommandRun&) = delete;
+};
+// What other Stepscope runs ran during the command's so far, in words ("" when none, or when no
+// CommandRun is held): kept in the run record and said on stderr.
+std::string concurrent_runs();
+
 // Set by SIGINT/SIGTERM (request_cancel); the running command stops after the step in progress.
 CancelFlag& interrupt_flag();
 // The first SIGINT or SIGTERM the process received; 0 while none. A rank of a job leaves at

@@ -12,6 +12,7 @@
 #include "io/csv_writer.h"
 #include "io/run_record_json.h"
 #include "io/table_csv.h"
+#include "runners/cpu_threads.h"
 #include "schema/input_arguments.h"
 
 namespace stepscope::cli {
@@ -28,6 +29,7 @@ std::vector<InputField> output_fields(bool ranks) {
   f.push_back({"json", "Run record", InputKind::path, "also write the run record (opens in the app with --open-file)",
                "", false, "output", "F"});
   f.push_back({"quiet", "Quiet", InputKind::flag, "no progress and no table on stderr", "", false, "output", ""});
+  f.push_back(cpu_threads_input());
   if (ranks) {
     f.push_back({"worker-rows", "", InputKind::flag, "rows as a launcher's worker writes them", "", false, "output",
                  ""});
@@ -78,12 +80,15 @@ ExperimentArguments parse_experiment_arguments(const ExperimentDescriptor& d, co
     if (parsed.outputs.csv == "-") parsed.outputs.csv.clear();  // stdout, the default
     parsed.outputs.json = given.values.text("json");
     parsed.outputs.quiet = given.values.flag("quiet");
+    parsed.cpu_threads = static_cast<int>(given.values.integer("threads"));
     parsed.outputs.worker_rows = all.find("worker-rows") != nullptr && given.values.flag("worker-rows");
     parsed.outputs.inputs = {d.id, parsed.inputs.given_values()};
   } catch (const ConfigError& e) {
     throw CliError(e.what());  // already names the option
   }
-  if (parsed.help || !check) return parsed;
+  if (parsed.help) return parsed;
+  set_cpu_threads(parsed.cpu_threads);  // this process's, before anything runs
+  if (!check) return parsed;
   try {
     if (d.check) d.check(parsed.inputs);
   } catch (const ConfigError& e) {
@@ -147,6 +152,7 @@ int run_experiment_command(const ExperimentDescriptor& d, const std::vector<std:
   try {
     outcome = d.run(a->inputs, outputs.quiet ? nullptr : &progress, &interrupt_flag(), publish);
     record.tables = outcome.tables;
+    record.environment.concurrent_runs = concurrent_runs();
     stream_rows();
     write_files(true);
   } catch (const ConfigError& error) {
@@ -160,6 +166,9 @@ int run_experiment_command(const ExperimentDescriptor& d, const std::vector<std:
     print_table(err, record.tables.front());
     const std::string reading = d.reading ? d.reading(record.tables) : "";
     if (!reading.empty()) err << '\n' << reading << '\n';
+  }
+  if (!outputs.quiet && !record.environment.concurrent_runs.empty()) {
+    err << error_prefix(d) << "note: " << record.environment.concurrent_runs << "; its timings may be slower than alone\n";
   }
   if (outputs.csv.empty() && !out) {
     err << error_prefix(d) << "standard output closed before the table was written"

@@ -15,17 +15,19 @@
 
 namespace stepscope::cli {
 
-// The experiment's inputs, then --csv, --json and --quiet (and the hidden --worker-rows of a
-// job's workers).
+// The experiment's inputs, then --csv, --json, --quiet and --threads (and the hidden
+// --worker-rows of a job's workers).
 const schema::InputSchema& command_inputs(const ExperimentDescriptor& descriptor);
 
 struct ExperimentArguments {
   schema::InputValues inputs;  // the experiment's own: its spec, the run record, a worker's argv
   TableOutputs outputs;
+  int cpu_threads = 0;  // --threads, applied to this process by the parse
   bool help = false;
 };
 
-// Throws CliError with the message to print, the option named. Checks the inputs together
+// Throws CliError with the message to print, the option named. Sets this process's CPU threads
+// (--threads; all cores but one by default) unless --help. Checks the inputs together
 // (the descriptor's check, which may look at this machine) when `check` and no --help.
 ExperimentArguments parse_experiment_arguments(const ExperimentDescriptor& descriptor,
                                                const std::vector<std::string>& args, bool check = true);

@@ -1,7 +1,9 @@
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/cli_options.h"
+#include "cli/command_output.h"
 #include "cli/commands.h"
 #include "compat/torch_compat.h"
 #include "model/model_config.h"
@@ -29,6 +31,14 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
   const std::string command = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
+  // Commands that measure hold a run in the registry of every Stepscope process's runs.
+  std::optional<CommandRun> measuring;
+  for (const char* measures : {"bench", "attention", "collectives", "allreduce", "ddp", "precision"}) {
+    if (command != measures) continue;
+    std::string label = "stepscope-cli " + command;
+    for (const auto& arg : args) label += " " + arg;
+    measuring.emplace(label.size() > 120 ? label.substr(0, 117) + "..." : label);
+  }
   if (command == "bench") return run_bench_command(args, out, err);
   if (command == "attention") return run_attention_command(args, out, err);
   if (command == "check") return run_check_command(args, out, err);

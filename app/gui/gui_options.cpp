@@ -4,6 +4,7 @@
 #include "cli/experiment_command.h"
 #include "core/config_error.h"
 #include "experiments/bench/bench_inputs.h"
+#include "runners/cpu_threads.h"
 #include "schema/input_arguments.h"
 #include "schema/input_usage.h"
 
@@ -45,6 +46,10 @@ std::vector<InputField> application_inputs() {
   };
   f.push_back({"open-file", "Open file", InputKind::path, "show a run file saved from the History dock", "", false,
                "application", "FILE"});
+  f.push_back(cpu_threads_input());
+  f.back().group = "application";
+  f.back().default_text.clear();  // not given: Run > CPU threads' setting
+  f.back().help += "; this start only, Run > CPU threads keeps one";
   return f;
 }
 
@@ -98,6 +103,7 @@ GuiOptions parse_gui_options(const std::vector<std::string>& args) {
   o.history_path = v.text("history");
   o.open_run = v.text("open-run");
   o.open_file = v.text("open-file");
+  if (v.given("threads")) o.cpu_threads = static_cast<int>(v.integer("threads"));
   schema::InputValues bench(bench_inputs());
   bool configured = false;
   for (const auto& [key, text] : v.given_values()) {

@@ -21,6 +21,7 @@ struct GuiOptions {
   std::string open_run;         // --open-run ID|latest: show a stored run instead of running
   int64_t open_run_id = 0;      // its id; 0 for 'latest'
   std::string open_file;        // --open-file FILE: show a run file (as saved from the history)
+  std::optional<int> cpu_threads;  // --threads N: LibTorch's CPU threads for this start (else the setting's)
   bool help = false;
 };
 

@@ -24,6 +24,7 @@ void LabRun::start(const QString& label, Experiment experiment, RunInputs inputs
   if (is_running()) return;
   const RunEnvironment environment{STEPSCOPE_VERSION, runtime_versions(), "stepscope (desktop)",
                                    QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString()};
+  registration_ = std::make_unique<RegisteredRun>("stepscope: " + label.toStdString());
   auto outcome = std::make_shared<ExperimentOutcome>();
   auto error = std::make_shared<QString>();
   worker_.start(
@@ -39,8 +40,11 @@ void LabRun::start(const QString& label, Experiment experiment, RunInputs inputs
       });
 }
 
-void LabRun::finish(const QString& label, const RunEnvironment& environment, const RunInputs& inputs,
+void LabRun::finish(const QString& label, const RunEnvironment& started, const RunInputs& inputs,
                     const ExperimentOutcome& outcome, const QString& error) {
+  RunEnvironment environment = started;
+  if (registration_) environment.concurrent_runs = describe(registration_->overlap());
+  registration_.reset();
   const schema::Table main = outcome.tables.empty() ? schema::Table{} : outcome.tables.front();
   if (!error.isEmpty()) {
     emit finished(main, false, error);
@@ -56,7 +60,9 @@ void LabRun::finish(const QString& label, const RunEnvironment& environment, con
   if (!problem.isEmpty()) emit history_problem(tr("Not kept in the history: %1").arg(problem));
   emit history_changed();
   const bool ok = outcome.status == RunStatus::ok;
-  emit finished(main, ok, ok ? QString() : QString::fromStdString(to_string(outcome.status) + ": " + outcome.message));
+  emit finished(main, ok,
+                QString::fromStdString(ok ? environment.concurrent_runs
+                                          : to_string(outcome.status) + ": " + outcome.message));
 }
 
 }  // namespace stepscope::gui

@@ -8,8 +8,10 @@
 #include <QString>
 
 #include <functional>
+#include <memory>
 
 #include "core/progress.h"
+#include "experiments/run_registry.h"
 #include "experiments/experiment_outcome.h"
 #include "gui/worker_thread.h"
 #include "history/run_history.h"
@@ -35,7 +37,8 @@ class LabRun : public QObject {
 
  signals:
   // The experiment's table (also on failure: what it measured), its status and message;
-  // `error` when it could not run at all.
+  // `error` when it could not run at all. When ok, the message says what other Stepscope
+  // runs ran during it (kept in its record), or nothing.
   void finished(const stepscope::schema::Table& table, bool ok, const QString& message);
   // Where the run is: "3/24 flash b 8 h 1 d 64 seq 4096 fp32: measuring 40/100".
   void progress(const QString& text);
@@ -51,6 +54,7 @@ class LabRun : public QObject {
               const ExperimentOutcome& outcome, const QString& error);
 
   history::RunHistory& history_;
+  std::unique_ptr<RegisteredRun> registration_;  // others see this run; it sees them
   WorkerThread worker_;  // cancels a run in progress and waits for it when destroyed
 };
 

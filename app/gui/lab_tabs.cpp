@@ -29,8 +29,11 @@ constexpr TableLink kTableLinks[] = {{"collectives", "ddp"}};
 
 }  // namespace
 
-void attach_lab_tabs(const std::vector<views::ResultView*>& views, const std::vector<views::DeviceChoice>& devices,
-                     history::RunHistory& history, QObject* parent, const LabTabCallbacks& callbacks) {
+std::vector<ExperimentTab*> attach_lab_tabs(const std::vector<views::ResultView*>& views,
+                                            const std::vector<views::DeviceChoice>& devices,
+                                            history::RunHistory& history, RunGate& gate, QObject* parent,
+                                            const LabTabCallbacks& callbacks) {
+  std::vector<ExperimentTab*> all;
   const QString cli = QCoreApplication::applicationDirPath() + QStringLiteral("/stepscope-cli");
   std::map<std::string, ExperimentTab*> drivers;
   std::map<std::string, views::ExperimentView*> experiment_views;
@@ -40,8 +43,9 @@ void attach_lab_tabs(const std::vector<views::ResultView*>& views, const std::ve
     if (auto* own = dynamic_cast<views::ExperimentView*>(view)) experiments.push_back(own);
     for (auto* experiment : experiments) {
       experiment->set_devices(devices);
-      auto* driver = new ExperimentTab(history, experiment, cli, parent);
+      auto* driver = new ExperimentTab(history, gate, experiment, cli, parent);
       report(driver, callbacks);
+      all.push_back(driver);
       drivers[experiment->descriptor().id] = driver;
       experiment_views[experiment->descriptor().id] = experiment;
     }
@@ -53,6 +57,7 @@ void attach_lab_tabs(const std::vector<views::ResultView*>& views, const std::ve
     QObject::connect(from->second, &ExperimentTab::tables_finished, to->second,
                      &views::ExperimentView::show_linked_tables);
   }
+  return all;
 }
 
 }  // namespace stepscope::gui

@@ -10,6 +10,7 @@
 #include <functional>
 #include <vector>
 
+#include "gui/run_gate.h"
 #include "history/run_history.h"
 #include "widgets/result_view.h"
 #include "widgets/experiment_form.h"
@@ -22,8 +23,12 @@ struct LabTabCallbacks {
   std::function<void(const QString&)> history_problem;  // a run could not be kept
 };
 
-// The drivers are children of `parent`.
-void attach_lab_tabs(const std::vector<views::ResultView*>& views, const std::vector<views::DeviceChoice>& devices,
-                     history::RunHistory& history, QObject* parent, const LabTabCallbacks& callbacks);
+class ExperimentTab;
+
+// The drivers, children of `parent`, run through `gate`; returned for the window's shortcuts.
+std::vector<ExperimentTab*> attach_lab_tabs(const std::vector<views::ResultView*>& views,
+                                            const std::vector<views::DeviceChoice>& devices,
+                                            history::RunHistory& history, RunGate& gate, QObject* parent,
+                                            const LabTabCallbacks& callbacks);
 
 }  // namespace stepscope::gui

@@ -26,11 +26,13 @@
 #include "experiments/bench/bench_inputs.h"
 #include "export/file_output.h"
 #include "gui/compare_dialog.h"
+#include "gui/experiment_tab.h"
 #include "gui/history_dock.h"
 #include "gui/lab_tabs.h"
 #include "gui/result_export.h"
 #include "gui/splitter_state.h"
 #include "registry/experiment_registry.h"
+#include "runners/cpu_threads.h"
 #include "runners/device_backend.h"
 #include "widgets/result_views.h"
 #include "widgets/run_panel.h"
@@ -121,8 +123,15 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
   progress_->setVisible(false);
   device_label_ = new QLabel(QString::fromStdString(runtime_versions()));
   memory_label_ = new QLabel;
+  queue_label_ = new QLabel;
+  queue_label_->setObjectName("queueStatus");
+  threads_label_ = new QLabel;
+  threads_label_->setObjectName("threadsStatus");
+  threads_label_->setToolTip(tr("LibTorch's threads for CPU work: Run > CPU threads..."));
   statusBar()->addWidget(progress_label_, 1);
   statusBar()->addWidget(progress_);
+  statusBar()->addPermanentWidget(queue_label_);
+  statusBar()->addPermanentWidget(threads_label_);
   statusBar()->addPermanentWidget(memory_label_);
   statusBar()->addPermanentWidget(device_label_);
   auto* memory_timer = new QTimer(this);
@@ -135,15 +144,19 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
   }
 
   // The Attention and Precision tabs run their own experiments (after the status bar and history dock exist).
-  attach_lab_tabs(views_, devices, history_, this,
-                  {[this](const QString& text) { progress_label_->setText(text); }, [this] { history_dock_->refresh(); },
-                   [this](const QString& message) { statusBar()->showMessage(message, 10000); }});
+  experiment_tabs_ = attach_lab_tabs(
+      views_, devices, history_, gate_, this,
+      {[this](const QString& text) { progress_label_->setText(text); }, [this] { history_dock_->refresh(); },
+       [this](const QString& message) { statusBar()->showMessage(message, 10000); }});
+  connect(&gate_, &RunGate::changed, this, &MainWindow::update_queue_status);
+  QSettings threads_settings;
+  set_cpu_threads(threads_settings.value("run/cpu_threads", default_cpu_threads()).toInt(), false);
   build_menus();
   connect(panel_, &views::RunPanel::run_requested, this, [this](const schema::InputValues& values) {
     QString error;
     if (!run(values, &error)) panel_->form().show_status(tr("Cannot run: %1").arg(error));
   });
-  connect(panel_, &views::RunPanel::cancel_requested, &session_, &RunSession::cancel);
+  connect(panel_, &views::RunPanel::cancel_requested, this, &MainWindow::cancel_run);
   connect(&session_, &RunSession::progress_changed, this, &MainWindow::on_progress);
   connect(&session_, &RunSession::outcome_ready, this, &MainWindow::on_outcome);
   connect(&session_, &RunSession::kernel_profile_changed, this,
@@ -181,7 +194,14 @@ void MainWindow::build_menus() {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Export every table and chart into"));
     if (dir.isEmpty()) return;
     QString error;
-    if (!export_all(dir, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+    ExportReport report;
+    if (!export_all(dir, &error, &report)) {
+      QMessageBox::warning(this, tr("Export failed"), error);
+    } else if (headless_) {
+      std::cerr << "stepscope: " << export_summary(report, dir).toStdString() << '\n';
+    } else {
+      QMessageBox::information(this, tr("Exported"), export_summary(report, dir));
+    }
   });
   export_action->setShortcut(QKeySequence(tr("Ctrl+E")));
   file->addAction(tr("Save &screenshot..."), this, [this] {
@@ -193,6 +213,7 @@ void MainWindow::build_menus() {
   for (auto* view : views_) file->addActions(view->file_actions());  // the Kernels tab's Perfetto trace
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+  build_run_menu();
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
   QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -204,8 +225,8 @@ void MainWindow::build_menus() {
 }
 
 bool MainWindow::run(const schema::InputValues& values, QString* error) {
-  if (session_.is_running()) {
-    if (error) *error = tr("a run is in progress");
+  if (bench_ticket_ != 0) {
+    if (error) *error = is_queued() ? tr("the benchmark is queued already") : tr("a run is in progress");
     return false;
   }
   std::vector<BenchConfig> configs;
@@ -216,15 +237,41 @@ bool MainWindow::run(const schema::InputValues& values, QString* error) {
     return false;
   }
   panel_->set_values(values);
+  panel_->set_running(true);  // Cancel takes a queued run out of the line
+  QString label = tr("Benchmark %1").arg(QString::fromStdString(describe(configs.front())));
+  if (configs.size() > 1) label += tr(" (sweep of %1)").arg(configs.size());
+  bench_ticket_ = gate_.request(label, [this, values, configs] { begin_run(values, configs); });
+  if (is_queued()) {
+    const QString text = tr("Queued behind: %1 (Cancel or Esc takes it out of the line)")
+                             .arg(gate_.ahead_of(bench_ticket_).join(", "));
+    panel_->form().show_status(text);
+    progress_label_->setText(text);
+  }
+  return true;
+}
+
+void MainWindow::begin_run(const schema::InputValues& values, const std::vector<BenchConfig>& configs) {
   for (auto* view : views_) view->clear();
   outcomes_.clear();
   panel_->set_running(true);
+  panel_->form().show_status({});
   progress_->setVisible(true);
   progress_->setRange(0, 0);
   progress_label_->setText(tr("Starting %1").arg(QString::fromStdString(describe(configs.front()))));
   history_problem_.clear();
   session_.start(configs, {"bench", values.given_values()});
-  return true;
+}
+
+void MainWindow::cancel_run() {
+  if (gate_.withdraw(bench_ticket_)) {
+    bench_ticket_ = 0;
+    panel_->set_running(false);
+    const QString text = tr("Benchmark: the queued run was cancelled before it started");
+    panel_->form().show_status(text);
+    progress_label_->setText(text);
+    return;
+  }
+  session_.cancel();
 }
 
 void MainWindow::on_progress(const RunProgress& p) {
@@ -268,8 +315,17 @@ void MainWindow::on_finished(bool complete, bool cancelled, const QString& error
   } else {
     progress_label_->setText(tr("Done: %1 configuration(s)").arg(outcomes_.size()));
   }
+  // Timings taken beside another Stepscope process's run may be slower than alone: said, and
+  // kept in the run's record.
+  if (!session_.concurrent_runs().isEmpty()) {
+    progress_label_->setText(progress_label_->text() + "; " + session_.concurrent_runs());
+    panel_->form().show_status(session_.concurrent_runs());
+  }
   report_unkept(!history_.is_open() ? tr("not kept in the history: %1").arg(history_.why_closed()) : history_problem_);
+  const RunGate::Ticket ended = bench_ticket_;
+  bench_ticket_ = 0;
   emit run_finished(complete);
+  gate_.finished(ended);  // the next in line starts: after this run's last word
 }
 
 void MainWindow::report_unkept(const QString& unkept) {
@@ -288,7 +344,14 @@ void MainWindow::update_memory_status() {
                                                          on_cpu ? tr("resident") : tr("allocated")));
 }
 
-bool MainWindow::export_all(const QString& dir, QString* error) { return export_views(views_, dir, error); }
+bool MainWindow::export_all(const QString& dir, QString* error, ExportReport* report) {
+  std::vector<ExportTab> tabs;
+  for (int i = 0; i < tabs_->count(); ++i) {
+    auto* view = dynamic_cast<views::ResultView*>(tabs_->widget(i));
+    if (view != nullptr) tabs.push_back({tabs_->tabText(i).remove(QLatin1Char('&')), view});
+  }
+  return export_views(tabs, dir, report, error);
+}
 
 QString MainWindow::history_path() const { return history_.path(); }
 
@@ -322,6 +385,11 @@ bool MainWindow::save_tab_screenshots(const QString& dir, QString* error) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  // Nothing queued starts while the window closes.
+  for (auto* tab : experiment_tabs_) {
+    if (tab->is_queued()) tab->cancel();
+  }
+  if (is_queued()) cancel_run();
   session_.cancel();
   QSettings settings;
   settings.setValue("window/geometry", saveGeometry());

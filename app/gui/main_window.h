@@ -10,11 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "gui/result_export.h"
+#include "gui/run_gate.h"
 #include "gui/run_session.h"
 #include "history/run_history.h"
 #include "schema/input_values.h"
 #include "widgets/result_view.h"
 
+class QAction;
 class QLabel;
 class QProgressBar;
 class QTabWidget;
@@ -37,12 +40,27 @@ class MainWindow : public QMainWindow {
 
   views::RunPanel& run_panel() { return *panel_; }
   // Runs the step benchmark's configurations these inputs describe (a sweep when lists); the
-  // run panel shows them. False, with `error` naming the field, when they cannot run.
+  // run panel shows them. While another experiment runs it waits in the run gate's line (one
+  // run at a time across the window). False, with `error` naming the field, when they cannot run.
   bool run(const schema::InputValues& values, QString* error = nullptr);
   bool is_running() const { return session_.is_running(); }
-  // Every table as CSV and every chart as PNG into `dir` (created); false with `error` set,
-  // and nothing written, when any of them cannot be (gui/result_export.h).
-  bool export_all(const QString& dir, QString* error);
+  // The benchmark waits in line behind another run.
+  bool is_queued() const { return gate_.is_queued(bench_ticket_); }
+  // Stops the benchmark after its step in progress, or takes it out of the line.
+  void cancel_run();
+  RunGate& run_gate() { return gate_; }
+  // F5 / Ctrl+R: the current tab's experiment (the run panel's benchmark on the Benchmark,
+  // Kernels, Memory and Sweep tabs), as its Run button would; false when it cannot run.
+  bool run_current_tab();
+  // Esc: the current tab's run, queued or running; else the run in progress.
+  void cancel_current();
+  // LibTorch's CPU threads for runs in this process and the workers it starts, shown in the
+  // status bar; `remember` keeps it for the next start.
+  void set_cpu_threads(int threads, bool remember);
+  // Every table that holds rows as CSV and every chart of an experiment that measured as PNG
+  // into `dir` (created); false with `error` set, and nothing written, when any of them cannot
+  // be (gui/result_export.h). `report`: what was written and skipped.
+  bool export_all(const QString& dir, QString* error, ExportReport* report = nullptr);
   // Whether export_all (and, `with_windows`, save_tab_screenshots) into `dir` could write every
   // file; false with `error` naming the first that cannot. Writes nothing.
   bool check_export(const QString& dir, bool with_windows, QString* error) const;
@@ -67,6 +85,11 @@ class MainWindow : public QMainWindow {
 
  private:
   void build_menus();
+  void build_run_menu();  // main_window_actions.cpp, with the shortcuts
+  void begin_run(const schema::InputValues& values, const std::vector<BenchConfig>& configs);
+  void update_queue_status();
+  void update_threads_status();
+  class ExperimentTab* current_experiment() const;  // the current tab's, or null
   void on_progress(const RunProgress& progress);
   void on_outcome(const views::RunOutcome& outcome);
   void on_finished(bool complete, bool cancelled, const QString& error);
@@ -82,6 +105,9 @@ class MainWindow : public QMainWindow {
 
   history::RunHistory history_;
   RunSession session_{history_};
+  RunGate gate_;
+  RunGate::Ticket bench_ticket_ = 0;  // the run panel's run, queued or running
+  std::vector<class ExperimentTab*> experiment_tabs_;
   class HistoryDock* history_dock_ = nullptr;
   views::RunPanel* panel_;
   QTabWidget* tabs_;
@@ -91,6 +117,8 @@ class MainWindow : public QMainWindow {
   QLabel* progress_label_;
   QLabel* device_label_;
   QLabel* memory_label_;
+  QLabel* queue_label_;
+  QLabel* threads_label_;
   std::vector<views::RunOutcome> outcomes_;
   std::map<std::string, double> paces_;  // FLOP/s of the last run on each device
   bool headless_ = false;

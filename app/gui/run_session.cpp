@@ -18,6 +18,9 @@ void RunSession::start(const std::vector<BenchConfig>& configs, const RunInputs&
   outcomes_.clear();
   failed_ = false;
   history_run_ = 0;
+  concurrent_runs_.clear();
+  registration_ = std::make_unique<RegisteredRun>("stepscope: " + describe(configs.front()) +
+                                                  (configs.size() > 1 ? " (sweep)" : ""));
   if (history_.is_open()) {
     const RunEnvironment environment{STEPSCOPE_VERSION, runtime_versions(), "stepscope (desktop)",
                                      QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString()};
@@ -45,6 +48,14 @@ void RunSession::on_outcome(const views::RunOutcome& outcome, const QString& unk
 }
 
 void RunSession::on_finished(bool cancelled, const QString& error, const QString& unkept) {
+  concurrent_runs_ = QString::fromStdString(describe(registration_->overlap()));
+  registration_.reset();
+  if (history_run_ != 0 && !concurrent_runs_.isEmpty()) {
+    QString why;
+    if (!history_.set_concurrent_runs(history_run_, concurrent_runs_.toStdString(), &why)) {
+      emit history_problem(tr("Not kept in the history: %1").arg(why));
+    }
+  }
   if (history_run_ != 0) {
     if (!unkept.isEmpty()) emit history_problem(tr("History: %1").arg(unkept));
     history_run_ = 0;

@@ -6,8 +6,10 @@
 #include <QObject>
 #include <QString>
 
+#include <memory>
 #include <vector>
 
+#include "experiments/run_registry.h"
 #include "gui/run_controller.h"
 #include "history/run_history.h"
 
@@ -27,6 +29,9 @@ class RunSession : public QObject {
   // Stops after the step in progress; what was measured is kept (and recorded).
   void cancel() { controller_.cancel(); }
   const std::vector<views::RunOutcome>& outcomes() const { return outcomes_; }
+  // What other Stepscope runs (the CLI, another window) ran during the last run, in words;
+  // empty when none did. Kept in its record; set before finished().
+  QString concurrent_runs() const { return concurrent_runs_; }
 
  signals:
   void progress_changed(const stepscope::gui::RunProgress& progress);
@@ -48,6 +53,8 @@ class RunSession : public QObject {
   int64_t history_run_ = 0;  // the run being recorded; 0 when none
   std::vector<views::RunOutcome> outcomes_;
   bool failed_ = false;
+  std::unique_ptr<RegisteredRun> registration_;  // others see this run; it sees them
+  QString concurrent_runs_;
 };
 
 }  // namespace stepscope::gui

@@ -279,7 +279,7 @@ bool RunHistory::remove(int64_t run, QString* error) {
   return ok;
 }
 
-bool RunHistory::set_tables(int64_t run, const std::vector<schema::Table>& tables, QString* error) {
+bool RunHistory::update_head(int64_t run, const std::function<void(RunRecord&)>& change, QString* error) {
   QSqlDatabase db = QSqlDatabase::database(connection_, false);
   QSqlQuery query(db);
   if (!exec(db, "SELECT environment FROM runs WHERE id = ?", {QVariant::fromValue(run)}, error, &query)) return false;
@@ -290,13 +290,21 @@ bool RunHistory::set_tables(int64_t run, const std::vector<schema::Table>& table
   try {
     // The run's own record holds its environment and tables; entries are rows of their own.
     RunRecord head = read_run_record(query.value(0).toString().toStdString());
-    head.tables = tables;
+    change(head);
     return exec(db, "UPDATE runs SET environment = ? WHERE id = ?",
                 {QString::fromStdString(write_run_record(head)), QVariant::fromValue(run)}, error);
   } catch (const RunRecordError& e) {
     if (error) *error = QStringLiteral("run %1 cannot be read: %2").arg(run).arg(QString::fromStdString(e.what()));
     return false;
   }
+}
+
+bool RunHistory::set_tables(int64_t run, const std::vector<schema::Table>& tables, QString* error) {
+  return update_head(run, [&](RunRecord& head) { head.tables = tables; }, error);
+}
+
+bool RunHistory::set_concurrent_runs(int64_t run, const std::string& text, QString* error) {
+  return update_head(run, [&](RunRecord& head) { head.environment.concurrent_runs = text; }, error);
 }
 
 int64_t RunHistory::import_record(const RunRecord& record, const QString& label, QString* error) {

@@ -8,6 +8,7 @@
 #include <QString>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -54,6 +55,8 @@ class RunHistory {
   bool finish_run(int64_t run, RunState state, QString* error);
   // Result tables of experiments other than the step benchmark, kept with the run.
   bool set_tables(int64_t run, const std::vector<schema::Table>& tables, QString* error);
+  // What other Stepscope runs ran during `run` (RunEnvironment::concurrent_runs), known at its end.
+  bool set_concurrent_runs(int64_t run, const std::string& text, QString* error);
 
   // Newest first; `filter` matches the label, device or state (case-insensitive substring).
   std::vector<RunSummary> runs(const QString& filter = {}) const;
@@ -65,6 +68,8 @@ class RunHistory {
   int64_t import_record(const RunRecord& record, const QString& label, QString* error);
 
  private:
+  // Rewrites the run's own record (its environment and tables) as `change` makes it.
+  bool update_head(int64_t run, const std::function<void(RunRecord&)>& change, QString* error);
   bool connect_to(const QString& path, QString* error);
   bool open_checked(const QString& path, QString* error);
 

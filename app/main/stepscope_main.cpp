@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
   gui::MainWindow window(QString::fromStdString(options.history_path));
   // Scripted runs never wait for a click: problems go to stderr and the exit status.
   window.set_headless(options.quit);
+  if (options.cpu_threads) window.set_cpu_threads(*options.cpu_threads, false);  // this start's only
   if (options.bench) window.run_panel().set_values(*options.bench);
   // Output files by the command line's rules, before anything runs: a read-only file is
   // refused by name, never replaced after a long run, and so is a file the app reads.
@@ -84,10 +85,15 @@ int main(int argc, char** argv) {
   const auto finish = [&](bool complete) {
     QString error;
     const QString export_dir = QString::fromStdString(options.export_dir);
+    gui::ExportReport report;
     if (!options.export_dir.empty() &&
-        !(window.export_all(export_dir, &error) && window.save_tab_screenshots(export_dir, &error))) {
+        !(window.export_all(export_dir, &error, &report) && window.save_tab_screenshots(export_dir, &error))) {
       std::cerr << "stepscope: export failed: " << error.toStdString() << '\n';
       complete = false;
+    } else if (!options.export_dir.empty()) {
+      // Where it wrote and what: the window_<tab>.png screenshots besides.
+      std::cerr << "stepscope: " << gui::export_summary(report, export_dir).toStdString()
+                << "\nstepscope: and a screenshot of each tab (window_<tab>.png)\n";
     }
     if (!options.screenshot_path.empty() &&
         !window.save_screenshot(QString::fromStdString(options.screenshot_path), &error)) {

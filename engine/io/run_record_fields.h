@@ -24,6 +24,7 @@ void fields(V& v, S& s, Of<RunEnvironment>) {
   v("libtorch_version", s.libtorch_version);
   v("command_line", s.command_line);
   v("started_at", s.started_at);
+  v("concurrent_runs", s.concurrent_runs, kAddedLater);
 }
 
 template <class V, class S>

@@ -6,6 +6,7 @@
 #include <ATen/Parallel.h>
 
 #include "profiling/allocation_meter.h"
+#include "runners/cpu_threads.h"
 #include "runners/device_backend.h"
 
 namespace stepscope {
@@ -61,8 +62,10 @@ class CpuBackend final : public DeviceBackend {
  public:
   c10::Device device() const override { return c10::Device(c10::kCPU); }
   std::string name() const override {
-    return "CPU (" + std::to_string(at::get_num_threads()) + " threads of " +
-           std::to_string(std::thread::hardware_concurrency()) + " cores)";
+    const int threads = cpu_threads();
+    const int cores = cpu_core_count();
+    return "CPU (" + std::to_string(threads) + (threads == 1 ? " thread of " : " threads of ") +
+           std::to_string(cores) + (cores == 1 ? " core)" : " cores)");
   }
   std::string timer_name() const override { return "steady-clock"; }
   std::unique_ptr<StepClock> make_clock() override { return std::make_unique<SteadyStepClock>(); }

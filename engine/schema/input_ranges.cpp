@@ -40,12 +40,11 @@ int64_t read_end(const InputField& field, const std::string& text, const std::st
 }  // namespace
 
 std::vector<std::string> expand_input_range(const InputField& field, const std::string& item) {
+  // Only numbers have ranges: ".." in a path or a name is text.
   const size_t dots = item.find("..");
-  if (dots == std::string::npos) return {item};
+  if (dots == std::string::npos || (field.kind != InputKind::integer && field.kind != InputKind::size)) return {item};
   const std::string form = "(use FIRST..LAST, FIRST..LAST xFACTOR or FIRST..LAST +STEP)";
-  if (!field.list || (field.kind != InputKind::integer && field.kind != InputKind::size)) {
-    throw ConfigError("'" + item + "': a range needs a list of integers or sizes", field.key);
-  }
+  if (!field.list) throw ConfigError("'" + item + "': a range needs a field that takes a list", field.key);
   const std::string first_text = trimmed(item.substr(0, dots));
   std::string rest = trimmed(item.substr(dots + 2));
   // The step follows the last value after a space: "4096 x2", "32 +8".

@@ -18,8 +18,9 @@ constexpr const char* kRangeHelp =
 constexpr size_t kMaxRangeValues = 1000;
 
 // The values `item` stands for: itself when it is no range, else the range's values written
-// as the field reads them (sizes as bytes). Throws ConfigError(field.key) for a range of a
-// field that is not an integer or size list, or one that is malformed, empty or too long.
+// as the field reads them (sizes as bytes). Items of fields other than integers and sizes are
+// never ranges. Throws ConfigError(field.key) for a range of a field that takes one value, or
+// one that is malformed, empty or too long.
 std::vector<std::string> expand_input_range(const InputField& field, const std::string& item);
 
 }  // namespace stepscope::schema

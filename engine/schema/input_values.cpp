@@ -126,7 +126,7 @@ void InputValues::set(const std::string& key, const std::string& text) {
   const std::string value = trimmed(text);
   if (value.empty()) throw ConfigError("needs a value", key);
   if (!field.list) {
-    if (value.find("..") != std::string::npos) expand_input_range(field, value);  // says a range needs a list
+    expand_input_range(field, value);  // refuses a range here, saying it needs a list
     check_input_item(field, value);
     given_[key] = value;
     return;

@@ -25,10 +25,31 @@ endfunction()
 run_app(--history ${history} --model tiny --context 32 --batch 2 --mode forward,train --warmup 1 --steps 2
         --profile kernels,memory --run --export ${WORKDIR}/export --screenshot ${WORKDIR}/window.png --quit)
 
-foreach(name benchmark.csv kernels.csv kernel_categories.csv gpu_steps.csv memory_peaks.csv
-             largest_allocations.csv memory_timeline.png)
+foreach(name benchmark.csv memory_peaks.csv largest_allocations.csv memory_timeline.png)
   if(NOT EXISTS ${WORKDIR}/export/${name})
     message(FATAL_ERROR "the export lacks ${name}: ${err}")
+  endif()
+endforeach()
+# The export says where it wrote and what; a tab with nothing measured (the Kernels tab of a CPU
+# run: no GPU kernels) is skipped and named, never written as header-only CSVs.
+if(NOT err MATCHES "stepscope: Wrote [0-9]+ files into ${WORKDIR}/export: benchmark.csv")
+  message(FATAL_ERROR "the export did not say what it wrote: ${err}")
+endif()
+# The Kernels tab of a CPU run shows CPU time per range: its table and phase chart are
+# written; the GPU kernel tables, with no rows, are not written as header-only CSVs.
+foreach(name cpu_ranges.csv cpu_range_phases.png)
+  if(NOT EXISTS ${WORKDIR}/export/${name})
+    message(FATAL_ERROR "the export lacks ${name} of the CPU Kernels tab: ${err}")
+  endif()
+endforeach()
+foreach(name kernels.csv kernel_categories.csv gpu_steps.csv kernel_categories.png)
+  if(EXISTS ${WORKDIR}/export/${name})
+    message(FATAL_ERROR "the export wrote ${name}, of GPU kernels, for a CPU run")
+  endif()
+endforeach()
+foreach(name attention.csv attention_time.png communication_busbw.png)
+  if(EXISTS ${WORKDIR}/export/${name})
+    message(FATAL_ERROR "the export wrote ${name} for an experiment that did not run")
   endif()
 endforeach()
 
@@ -62,6 +83,9 @@ endforeach()
 # Reopened from the history: the same tables, number for number.
 run_app(--history ${history} --open-run latest --export ${WORKDIR}/reopened --quit)
 foreach(name benchmark.csv kernels.csv memory_peaks.csv largest_allocations.csv sweep.csv)
+  if(NOT EXISTS ${WORKDIR}/export/${name})
+    continue()  # nothing measured (kernels on a CPU)
+  endif()
   file(READ ${WORKDIR}/export/${name} first)
   file(READ ${WORKDIR}/reopened/${name} again)
   if(NOT first STREQUAL again)

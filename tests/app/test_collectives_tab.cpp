@@ -18,6 +18,7 @@
 #include "charts/sweep_chart_view.h"
 #include "experiments/collectives/collective_inputs.h"
 #include "gui/experiment_tab.h"
+#include "gui/run_gate.h"
 #include "gui/main_window.h"
 #include "support/experiment_window.h"
 #include "history/run_history.h"
@@ -142,7 +143,8 @@ class CollectivesTabTest : public QObject {
     sizes->setText("1MB");
     QVERIFY(run_button(&view)->isEnabled());
 
-    gui::ExperimentTab tab(history, &view, dir.filePath("no-such-cli"));
+    gui::RunGate gate;
+    gui::ExperimentTab tab(history, gate, &view, dir.filePath("no-such-cli"));
     QSignalSpy status(&tab, &gui::ExperimentTab::status);
     QVERIFY(!tab.start(view.form()->values()));
     QVERIFY(status.last().at(0).toString().contains("no-such-cli"));

@@ -17,6 +17,7 @@
 #include "experiments/collectives/collective_schema.h"
 #include "experiments/ddp/ddp_inputs.h"
 #include "gui/experiment_tab.h"
+#include "gui/run_gate.h"
 #include "gui/main_window.h"
 #include "support/experiment_window.h"
 #include "history/run_history.h"
@@ -129,7 +130,8 @@ class DdpTabTest : public QObject {
     QString error;
     QVERIFY(history.open(dir.filePath("history.sqlite"), &error));
     views::ExperimentView view(*find_experiment("ddp"), new views::DdpChartsView);
-    gui::ExperimentTab tab(history, &view, dir.filePath("no-such-cli"));
+    gui::RunGate gate;
+    gui::ExperimentTab tab(history, gate, &view, dir.filePath("no-such-cli"));
     QSignalSpy status(&tab, &gui::ExperimentTab::status);
     QVERIFY(run_button(&view)->isEnabled());  // the defaults can run
     run_button(&view)->click();

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "gui/experiment_tab.h"
+#include "gui/run_gate.h"
 #include "models/schema_table_model.h"
 #include "support/square_experiment.h"
 #include "widgets/experiment_view.h"
@@ -50,7 +51,8 @@ class ExperimentFailureTest : public QObject {
     QString error;
     QVERIFY2(history.open(dir.filePath("history.sqlite"), &error), qPrintable(error));
     views::ExperimentView view(squares_);
-    gui::ExperimentTab tab(history, &view, QString());
+    gui::RunGate gate;
+    gui::ExperimentTab tab(history, gate, &view, QString());
     const auto& model = view.table_model(0);
     auto* table = view.findChild<views::ResultTable*>();
     QVERIFY(table != nullptr);

@@ -28,7 +28,8 @@ class ExperimentTabTest : public QObject {
     QString error;
     QVERIFY2(history.open(dir.filePath("history.sqlite"), &error), qPrintable(error));
     views::ExperimentView view(squares_);
-    gui::ExperimentTab tab(history, &view, QString());
+    gui::RunGate gate;
+    gui::ExperimentTab tab(history, gate, &view, QString());
     QVERIFY(view.form()->field("n"));
 
     schema::InputValues asked(testing_support::square_inputs());
@@ -57,7 +58,8 @@ class ExperimentTabTest : public QObject {
     QString error;
     QVERIFY2(history.open(dir.filePath("history.sqlite"), &error), qPrintable(error));
     views::ExperimentView view(squares_);
-    gui::ExperimentTab tab(history, &view, QString());
+    gui::RunGate gate;
+    gui::ExperimentTab tab(history, gate, &view, QString());
     QTest::keyClicks(view.form()->field("n"), "0");
     QVERIFY(view.form()->field("n")->property("invalid").toBool());
     QVERIFY(!view.request_run());

@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QFile>
 #include <QLabel>
+#include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -57,6 +58,43 @@ class WindowExportTest : public QObject {
     QVERIFY2(error.contains("window_memory.png: the file is read-only"), qPrintable(error));
     QVERIFY(!window.save_tab_screenshots(out, &error));
     QCOMPARE(contents(QDir(out).filePath("window_memory.png")), QByteArray("kept\n"));
+  }
+
+  // File > Export writes what was measured and says so; nothing of an experiment not run.
+  void exportSkipsWhatWasNotMeasuredAndSaysWhatItWrote() {
+    QTemporaryDir dir;
+    gui::MainWindow window(dir.filePath("history.sqlite"));
+    QString error;
+    gui::ExportReport report;
+    QVERIFY2(window.export_all(dir.filePath("empty"), &error, &report), qPrintable(error));
+    // Only the Planner's plan, which is planned from its form: no header-only CSV, no empty PNG.
+    QCOMPARE(QDir(dir.filePath("empty")).entryList(QDir::Files), QStringList{"plan.csv"});
+    QCOMPARE(report.written, QStringList{QDir(dir.filePath("empty")).filePath("plan.csv")});
+    QVERIFY2(report.skipped.contains("Benchmark") && report.skipped.contains("Memory"), qPrintable(report.skipped.join(", ")));
+    QVERIFY2(gui::export_summary(report, "OUT").startsWith("Wrote 1 file into OUT: plan.csv\nSkipped (nothing measured): Benchmark"),
+             qPrintable(gui::export_summary(report, "OUT")));
+
+    QProcess cli;
+    cli.start(STEPSCOPE_CLI_PATH, {"bench", "--model", "tiny", "--context", "16", "--batch", "1", "--warmup", "0",
+                                   "--steps", "1", "--mode", "forward", "--quiet", "--json", dir.filePath("run.json")});
+    QVERIFY(cli.waitForFinished(120000));
+    QCOMPARE(cli.exitCode(), 0);
+    QVERIFY2(window.open_run_file(dir.filePath("run.json"), &error), qPrintable(error));
+    const QString out = dir.filePath("export");
+    QVERIFY2(window.export_all(out, &error, &report), qPrintable(error));
+    const QStringList files = QDir(out).entryList(QDir::Files);
+    QVERIFY2(files.contains("benchmark.csv") && files.contains("benchmark_phases.png"), qPrintable(files.join(' ')));
+    QVERIFY2(!files.contains("attention.csv") && !files.contains("attention_time.png") &&
+                 !files.contains("communication_busbw.png"),
+             qPrintable(files.join(' ')));
+    QCOMPARE(report.written.size(), files.size());
+    QVERIFY2(report.skipped.contains("Attention") && report.skipped.contains("Collectives") && !report.skipped.contains("Benchmark"),
+             qPrintable(report.skipped.join(", ")));
+    const QString summary = gui::export_summary(report, out);
+    QVERIFY2(summary.startsWith(QStringLiteral("Wrote %1 files into %2: ").arg(files.size()).arg(out)), qPrintable(summary));
+    QVERIFY2(summary.contains("benchmark.csv") && summary.contains("Skipped (nothing measured): ") &&
+                 summary.contains("Attention"),
+             qPrintable(summary));
   }
 
   void screenshotNeverReplacesAReadOnlyFile() {

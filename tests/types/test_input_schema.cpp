@@ -77,8 +77,11 @@ TEST(InputValues, RangesRefusedWithTheFieldNamed) {
   EXPECT_EQ(error_setting("seq", "a..8"), "'a' in range 'a..8' is not an integer");
   EXPECT_EQ(error_setting("seq", "1..65536"), "range '1..65536' gives more than 1000 values");
   EXPECT_EQ(error_setting("seq", "1024..131072 x2"), "at most 65536 (got 131072)");  // each value checked
-  EXPECT_EQ(error_setting("batch", "1..4"), "'1..4': a range needs a list of integers or sizes");
-  EXPECT_EQ(error_setting("precision", "fp32..bf16"), "'fp32..bf16': a range needs a list of integers or sizes");
+  EXPECT_EQ(error_setting("batch", "1..4"), "'1..4': a range needs a field that takes a list");
+  EXPECT_EQ(error_setting("precision", "fp32..bf16"), "unknown precision 'fp32..bf16' (use fp32 or bf16)");
+  InputValues v(demo());
+  v.set("out", "export/../run.json");  // a path is text
+  EXPECT_EQ(v.text("out"), "export/../run.json");
 }
 
 TEST(InputValues, DefaultsUntilGivenThenTyped) {

@@ -100,6 +100,9 @@ ExperimentForm::ExperimentForm(const ExperimentDescriptor& descriptor, Options o
   }
   controls->addWidget(status_, 1);
   layout->addLayout(controls);
+  connect(form_, &InputForm::submitted, this, [this] {
+    if (run_ != nullptr && !running_) request_run();  // refused with the reason when the form cannot run
+  });
   connect(form_, &InputForm::changed, this, [this] {
     const bool ok = checked_values().has_value();
     if (run_ != nullptr && !running_) run_->setEnabled(ok);
@@ -163,7 +166,14 @@ void ExperimentForm::set_running(bool running) {
   form_->set_running(running);
   if (run_ == nullptr) return;
   run_->setText(running ? tr("Cancel") : tr("Run"));
+  run_->setToolTip(running ? cancel_hint_ : run_hint_);
   run_->setEnabled(running || checked_values().has_value());
+}
+
+void ExperimentForm::set_shortcut_hints(const QString& run, const QString& cancel) {
+  run_hint_ = run;
+  cancel_hint_ = cancel;
+  if (run_ != nullptr) run_->setToolTip(running_ ? cancel_hint_ : run_hint_);
 }
 
 void ExperimentForm::show_status(const QString& text) { status_->setText(text); }

@@ -60,6 +60,8 @@ class ExperimentForm : public QWidget {
   // While it runs the form is disabled and Run reads Cancel.
   void set_running(bool running);
   bool is_running() const { return running_; }
+  // The keys the window binds to Run and Cancel, as the button's tooltip names them.
+  void set_shortcut_hints(const QString& run, const QString& cancel);
   void show_status(const QString& text);
   QString status_text() const;
   QString error_text() const { return form_->error_text(); }
@@ -79,6 +81,7 @@ class ExperimentForm : public QWidget {
   QVBoxLayout* below_;
   QPushButton* run_ = nullptr;
   QLabel* status_;
+  QString run_hint_, cancel_hint_;
   bool running_ = false;
 };
 

@@ -144,6 +144,9 @@ void InputForm::connect_field(size_t index) {
   const Field& f = fields_[index];
   const auto on_edit = [this, index] { edited(index); };
   if (f.line) connect(f.line, &QLineEdit::textChanged, this, on_edit);
+  // Return in a text field asks to run, as in a dialog whose default button is Run.
+  if (f.line) connect(f.line, &QLineEdit::returnPressed, this, &InputForm::submitted);
+  if (f.combo && f.combo->isEditable()) connect(f.combo->lineEdit(), &QLineEdit::returnPressed, this, &InputForm::submitted);
   if (f.flag) connect(f.flag, &QCheckBox::toggled, this, on_edit);
   for (QCheckBox* box : f.boxes) connect(box, &QCheckBox::toggled, this, on_edit);
   if (f.combo && f.combo->isEditable()) connect(f.combo, &QComboBox::editTextChanged, this, on_edit);

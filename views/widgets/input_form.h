@@ -82,6 +82,8 @@ class InputForm : public QWidget {
  signals:
   // A field was edited (after its own check), or set_values filled the form.
   void changed();
+  // Return was pressed in a text field.
+  void submitted();
 
  private:
   struct Field {

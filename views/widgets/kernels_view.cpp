@@ -303,7 +303,9 @@ std::vector<NamedTable> KernelsView::tables() const {
 }
 
 std::vector<NamedChart> KernelsView::charts() const {
-  return {{"kernel_categories", category_chart_}, {"cpu_range_phases", range_chart_}};
+  // The chart of the page shown: the other page's has nothing of this run to draw.
+  if (shows_cpu_ranges()) return {{"cpu_range_phases", range_chart_}};
+  return {{"kernel_categories", category_chart_}};
 }
 
 }  // namespace stepscope::views
