@@ -12,6 +12,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "models/figure_text.h"
+
 namespace stepscope::gui {
 
 HistoryDock::HistoryDock(history::RunHistory& history, QWidget* parent) : QWidget(parent), history_(history) {
@@ -69,16 +71,33 @@ HistoryDock::HistoryDock(history::RunHistory& history, QWidget* parent) : QWidge
   refresh();
 }
 
+namespace {
+
+// "16", or "6 of 16" for a run that stopped short of what it was asked.
+QString configurations_text(const history::RunSummary& run) {
+  if (run.planned <= 0 || run.planned == run.configurations) return QString::number(run.configurations);
+  return HistoryDock::tr("%1 of %2").arg(run.configurations).arg(run.planned);
+}
+
+}  // namespace
+
 void HistoryDock::refresh() {
+  const int64_t selected = selected_run();
   model_->clear();
-  model_->setHorizontalHeaderLabels({tr("Started (UTC)"), tr("State"), tr("Configs"), tr("Device"), tr("Run")});
+  model_->setHorizontalHeaderLabels(
+      {tr("Started (UTC)"), tr("State"), tr("Configs"), tr("Device"), tr("Key figures"), tr("Run")});
+  model_->horizontalHeaderItem(2)->setToolTip(tr("Configurations that ran, of those asked for"));
+  model_->horizontalHeaderItem(4)->setToolTip(tr("The experiment's headline figures; a sweep's as a range"));
   if (!history_.is_open()) return;
   for (const auto& run : history_.runs(filter_->text())) {
     QList<QStandardItem*> row{new QStandardItem(run.started_at), new QStandardItem(history::to_text(run.state)),
-                              new QStandardItem(QString::number(run.configurations)), new QStandardItem(run.device),
-                              new QStandardItem(run.label)};
+                              new QStandardItem(configurations_text(run)), new QStandardItem(run.device),
+                              new QStandardItem(views::key_figures_text(run.figures)), new QStandardItem(run.label)};
     row.front()->setData(QVariant::fromValue(run.id), Qt::UserRole);
+    for (auto* item : row) item->setToolTip(item->text());
     model_->appendRow(row);
+    // A refresh while a run goes keeps the run the user picked.
+    if (run.id == selected) table_->selectRow(model_->rowCount() - 1);
   }
   table_->resizeColumnsToContents();
 }

@@ -42,19 +42,23 @@ void LabRun::start(const QString& label, Experiment experiment, RunInputs inputs
 void LabRun::finish(const QString& label, const RunEnvironment& environment, const RunInputs& inputs,
                     const ExperimentOutcome& outcome, const QString& error) {
   const schema::Table main = outcome.tables.empty() ? schema::Table{} : outcome.tables.front();
-  if (!error.isEmpty()) {
-    emit finished(main, false, error);
-    return;
-  }
   const std::vector<schema::Table>& tables = outcome.tables;
-  emit tables_finished(tables);
+  if (error.isEmpty()) emit tables_finished(tables);
+  // Kept as it ended, with what it measured: a cancelled sweep is listed as cancelled, k of n.
+  const bool failed = !error.isEmpty() || outcome.status == RunStatus::failed;
+  const auto state = history::ended_state(failed, outcome.status == RunStatus::cancelled);
   // The table is shown either way; one the history cannot keep is said to be unkept.
   QString problem = history_.why_closed();
-  if (problem.isEmpty() && history_.import_record(RunRecord{environment, {}, tables, inputs}, label, &problem) != 0) {
+  if (problem.isEmpty() &&
+      history_.import_record(RunRecord{environment, {}, tables, inputs}, label, &problem, state, outcome.configurations) != 0) {
     problem.clear();
   }
   if (!problem.isEmpty()) emit history_problem(tr("Not kept in the history: %1").arg(problem));
   emit history_changed();
+  if (!error.isEmpty()) {
+    emit finished(main, false, error);
+    return;
+  }
   const bool ok = outcome.status == RunStatus::ok;
   emit finished(main, ok, ok ? QString() : QString::fromStdString(to_string(outcome.status) + ": " + outcome.message));
 }

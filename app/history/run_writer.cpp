@@ -11,7 +11,15 @@ bool RunWriter::connect(QString* error) {
 }
 
 bool RunWriter::add(const RunRecordEntry& entry, QString* error) {
-  return connect(error) && history_->add_entry(destination_.run, entry, error);
+  if (!connect(error) || !history_->add_entry(destination_.run, entry, error)) return false;
+  RunRecordEntry plain{entry.result, nullptr};
+  plain.result.kernel_profile = nullptr;  // not held for the whole run: the digest needs none of them
+  plain.result.trace = nullptr;
+  plain.result.allocator_snapshot = nullptr;
+  plain.result.allocation_log = nullptr;
+  plain.result.memory_timeline = nullptr;
+  measured_.entries.push_back(std::move(plain));
+  return history_->set_digest(destination_.run, digest_record(measured_), error);
 }
 
 bool RunWriter::finish(RunState state, QString* error) {

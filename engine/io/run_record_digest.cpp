@@ -25,11 +25,11 @@ RunDigest digest_run(const RunRecord& record, const ExperimentDescriptor* experi
   RunDigest digest;
   digest.ran = table.rows.size();
   digest.planned = planned;
-  if (const int device = table.column_index("device"); device >= 0 && !table.rows.empty()) {
+  // The device as asked ("cuda:0"); some tables' device column names the hardware instead.
+  if (inputs != nullptr && inputs->schema().find("device") != nullptr) digest.device = inputs->text("device");
+  const int device = table.column_index("device");
+  if (digest.device.empty() && device >= 0 && !table.rows.empty()) {
     digest.device = schema::text_of(table.rows.front()[static_cast<size_t>(device)]);
-  }
-  if (digest.device.empty() && inputs != nullptr && inputs->schema().find("device") != nullptr) {
-    digest.device = inputs->text("device");
   }
   if (experiment == nullptr) return digest;
   for (const auto& key : experiment->headline) {

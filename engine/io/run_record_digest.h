@@ -31,7 +31,7 @@ struct RunDigest {
 schema::Table main_table(const RunRecord& record);
 
 // `experiment` declares the headline columns (null: none); `inputs`, what it ran with, give the
-// device where its table has no device column (null: none).
+// device (null: none; then the main table's device column, if any).
 RunDigest digest_run(const RunRecord& record, const ExperimentDescriptor* experiment,
                      const schema::InputValues* inputs, size_t planned);
 
