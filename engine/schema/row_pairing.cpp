@@ -79,9 +79,12 @@ std::vector<RowPair> pair_rows(const Table& a, const Table& b) {
     if (!taken[r]) free_b.push_back(r);
   }
 
-  // One setting changed: the change most rows share first, so that a sweep run again at another
-  // context pairs each row with its own, not with a neighbour that differs in batch.
-  if (!free_a.empty() && !free_b.empty() && free_a.size() * free_b.size() <= kMaxCandidates) {
+  // Runs that share configurations differ in which ran (a sweep extended): the rest stay alone.
+  const bool shared = free_a.size() < a.rows.size();
+  // Else a setting was changed between them. One setting changed: the change most rows share
+  // first, so that a sweep run again at another context pairs each row with its own, not with a
+  // neighbour that differs in batch.
+  if (!shared && !free_a.empty() && !free_b.empty() && free_a.size() * free_b.size() <= kMaxCandidates) {
     using Signature = std::tuple<size_t, Value, Value>;
     struct Candidate {
       size_t a, b;
@@ -112,7 +115,7 @@ std::vector<RowPair> pair_rows(const Table& a, const Table& b) {
   }
 
   // Two single runs, however many settings differ: that is the comparison asked for.
-  if (free_a.size() == 1 && free_b.size() == 1) {
+  if (!shared && free_a.size() == 1 && free_b.size() == 1) {
     partner[free_a.front()] = free_b.front();
     taken[free_b.front()] = true;
   }

@@ -23,10 +23,11 @@ struct RowPair {
   std::vector<SettingChange> changes;
 };
 
-// Rows in A's order, then B's rows that paired with none. Same identity first; then rows that
-// differ in one identity column, the most common change first (a whole sweep run again at
-// another context pairs row by row); then, where one row of each is left, those two, whatever
-// differs. Rows repeating an identity in one table pair in order.
+// Rows in A's order, then B's rows that paired with none. Rows of the same identity pair (rows
+// repeating an identity in one table, in order). Where none does, a setting was changed between
+// the runs: rows that differ in one identity column pair, the most common change first (a whole
+// sweep run again at another context pairs row by row); then, where one row of each is left,
+// those two, whatever differs. Where some do, the others are configurations one run has alone.
 std::vector<RowPair> pair_rows(const Table& a, const Table& b);
 
 // The settings that differ between the runs: each change once, in column order.

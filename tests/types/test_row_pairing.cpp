@@ -57,3 +57,13 @@ TEST(RowPairing, TwoSingleRunsPairAcrossSeveralChanges) {
   EXPECT_EQ(pairs[0].b, std::optional<size_t>(0));
   EXPECT_EQ(pairs[0].changes.size(), 2u);
 }
+
+// Runs that share configurations: the others are a sweep extended, not a setting changed.
+TEST(RowPairing, RunsThatShareConfigurationsPairNoOthers) {
+  const auto pairs = pair_rows(sweep({{"tiny", 64}, {"tiny", 128}}), sweep({{"tiny", 128}, {"tiny", 256}}));
+  ASSERT_EQ(pairs.size(), 3u);
+  EXPECT_EQ(pairs[0].b, std::nullopt);
+  EXPECT_EQ(pairs[1].b, std::optional<size_t>(0));
+  EXPECT_EQ(pairs[2].b, std::optional<size_t>(1));
+  EXPECT_FALSE(pairs[2].a.has_value());
+}
