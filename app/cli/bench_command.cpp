@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -163,8 +164,15 @@ int run_bench_command(const std::vector<std::string>& args, std::ostream& out, s
   StderrProgress progress(err);
   try {
     run_sweep(configs, options.quiet ? nullptr : &progress, &interrupt_flag(), publish);
+    const bool failed = std::any_of(results.begin(), results.end(),
+                                    [](const BenchResult& r) { return r.status == RunStatus::failed; });
+    // How it ended, in the record once more: it reopens as "cancelled, 3 of 8".
+    record.ended = RunEnding{failed ? RunStatus::failed
+                             : interrupt_flag().is_cancelled() ? RunStatus::cancelled
+                                                               : RunStatus::ok,
+                             configs.size()};
     if (!options.csv_path.empty() && !csv_each_row) write_csv();
-    if (!options.json_path.empty() && !json_each_row) write_json();
+    if (!options.json_path.empty()) write_json();
   } catch (const std::exception& error) {
     err << "stepscope-cli bench: error: " << compat::error_message(error) << '\n';
     return kExitFailure;

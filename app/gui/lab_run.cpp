@@ -45,14 +45,11 @@ void LabRun::finish(const QString& label, const RunEnvironment& environment, con
   const std::vector<schema::Table>& tables = outcome.tables;
   if (error.isEmpty()) emit tables_finished(tables);
   // Kept as it ended, with what it measured: a cancelled sweep is listed as cancelled, k of n.
-  const bool failed = !error.isEmpty() || outcome.status == RunStatus::failed;
-  const auto state = history::ended_state(failed, outcome.status == RunStatus::cancelled);
+  const RunStatus status = error.isEmpty() ? outcome.status : RunStatus::failed;
+  const RunRecord record{environment, {}, tables, inputs, RunEnding{status, outcome.configurations}};
   // The table is shown either way; one the history cannot keep is said to be unkept.
   QString problem = history_.why_closed();
-  if (problem.isEmpty() &&
-      history_.import_record(RunRecord{environment, {}, tables, inputs}, label, &problem, state, outcome.configurations) != 0) {
-    problem.clear();
-  }
+  if (problem.isEmpty() && history_.import_record(record, label, &problem) != 0) problem.clear();
   if (!problem.isEmpty()) emit history_problem(tr("Not kept in the history: %1").arg(problem));
   emit history_changed();
   if (!error.isEmpty()) {

@@ -80,6 +80,8 @@ class MainWindow : public QMainWindow {
   void report_unkept(const QString& unkept);
   QString window_file(const QString& dir, int tab) const;  // DIR/window_<tab>.png
   void save_run_file(int64_t run);
+  // Two stored runs side by side (gui/compare_dialog.h), named by their history lines.
+  void compare_runs(int64_t a, int64_t b);
 
   history::RunHistory history_;
   RunSession session_{history_};

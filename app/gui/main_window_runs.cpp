@@ -10,6 +10,7 @@
 #include <QTabWidget>
 
 #include "cli/recorded_inputs.h"
+#include "gui/compare_dialog.h"
 #include "gui/history_dock.h"
 #include "io/run_record_digest.h"
 #include "widgets/experiment_group_view.h"
@@ -132,6 +133,25 @@ bool MainWindow::show_inputs(const RunRecord& record) {
     shown = true;
   }
   return shown;
+}
+
+void MainWindow::compare_runs(int64_t a, int64_t b) {
+  QString error;
+  auto ra = history_.load(a, &error);
+  auto rb = ra ? history_.load(b, &error) : std::nullopt;
+  if (!ra || !rb) {
+    QMessageBox::warning(this, tr("Cannot compare"), error);
+    return;
+  }
+  const auto name = [this](int64_t run) {
+    for (const auto& summary : history_.runs()) {
+      if (summary.id == run) return tr("run %1, %2 (%3)").arg(run).arg(summary.label, summary.started_at);
+    }
+    return tr("run %1").arg(run);
+  };
+  auto* dialog = new CompareDialog(std::move(*ra), std::move(*rb), name(a), name(b), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->show();
 }
 
 void MainWindow::save_run_file(int64_t run) {

@@ -98,6 +98,21 @@ RunState ended_state(bool failed, bool cancelled) {
   return failed ? RunState::failed : cancelled ? RunState::cancelled : RunState::complete;
 }
 
+RunState state_of(const std::optional<RunEnding>& ended) {
+  if (!ended) return RunState::complete;
+  return ended_state(ended->status == RunStatus::failed, ended->status == RunStatus::cancelled);
+}
+
+std::optional<RunEnding> ending_of(RunState state, size_t planned) {
+  switch (state) {
+    case RunState::incomplete: return std::nullopt;
+    case RunState::complete: return RunEnding{RunStatus::ok, planned};
+    case RunState::cancelled: return RunEnding{RunStatus::cancelled, planned};
+    case RunState::failed: return RunEnding{RunStatus::failed, planned};
+  }
+  return std::nullopt;
+}
+
 QString default_history_path() {
   const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
   return QDir(dir).filePath("history.sqlite");
@@ -308,7 +323,8 @@ std::vector<RunSummary> RunHistory::runs(const QString& filter) const {
 std::optional<RunRecord> RunHistory::load(int64_t run, QString* error) const {
   QSqlDatabase db = QSqlDatabase::database(connection_, false);
   QSqlQuery query;
-  if (!exec(db, "SELECT environment FROM runs WHERE id = ?", {QVariant::fromValue(run)}, error, &query)) {
+  if (!exec(db, "SELECT environment, state, planned FROM runs WHERE id = ?", {QVariant::fromValue(run)}, error,
+            &query)) {
     return std::nullopt;
   }
   if (!query.next()) {
@@ -317,6 +333,8 @@ std::optional<RunRecord> RunHistory::load(int64_t run, QString* error) const {
   }
   try {
     RunRecord record = read_run_record(query.value(0).toString().toStdString());
+    // As the history keeps it: a run saved to a file says how it ended.
+    record.ended = ending_of(state_from_text(query.value(1).toString()), query.value(2).toULongLong());
     if (!exec(db, "SELECT record FROM entries WHERE run_id = ? ORDER BY position", {QVariant::fromValue(run)}, error,
               &query)) {
       return std::nullopt;
@@ -360,8 +378,8 @@ bool RunHistory::set_tables(int64_t run, const std::vector<schema::Table>& table
   }
 }
 
-int64_t RunHistory::import_record(const RunRecord& record, const QString& label, QString* error, RunState state,
-                                  size_t planned) {
+int64_t RunHistory::import_record(const RunRecord& record, const QString& label, QString* error) {
+  const size_t planned = record.ended ? record.ended->planned : 0;
   const RunDigest digest = digest_record(record, planned);
   const int64_t run = begin_run(record.environment, label, QString::fromStdString(digest.device), error, record.inputs,
                                 planned);
@@ -378,7 +396,7 @@ int64_t RunHistory::import_record(const RunRecord& record, const QString& label,
   ok = ok && db.commit();
   if (!ok) db.rollback();
   ok = ok && (record.tables.empty() || set_tables(run, record.tables, error)) && set_digest(run, digest, error) &&
-       finish_run(run, state, error);
+       finish_run(run, state_of(record.ended), error);
   if (!ok) remove(run, nullptr);  // no empty, incomplete run in the list for a file not kept
   return ok ? run : 0;
 }

@@ -20,6 +20,10 @@ enum class RunState { incomplete, complete, cancelled, failed };
 QString to_text(RunState state);
 // How a run that ended is kept: failed wins over cancelled.
 RunState ended_state(bool failed, bool cancelled);
+// How a record says its run ended, as the history keeps it (none: complete, as files of builds
+// that did not say); and back, none for a run still incomplete.
+RunState state_of(const std::optional<RunEnding>& ended);
+std::optional<RunEnding> ending_of(RunState state, size_t planned);
 
 struct RunSummary {
   int64_t id = 0;
@@ -71,10 +75,9 @@ class RunHistory {
   std::optional<RunRecord> load(int64_t run, QString* error) const;
   bool remove(int64_t run, QString* error);
   // A run record (a file someone shared, a table experiment's run) becomes a run of this
-  // history, kept as `state` with `planned` configurations asked for; 0 with `error`, and
+  // history, kept as it ended (complete where the record does not say); 0 with `error`, and
   // nothing of it left behind, when it cannot.
-  int64_t import_record(const RunRecord& record, const QString& label, QString* error,
-                        RunState state = RunState::complete, size_t planned = 0);
+  int64_t import_record(const RunRecord& record, const QString& label, QString* error);
 
  private:
   bool connect_to(const QString& path, QString* error);

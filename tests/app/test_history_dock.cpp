@@ -54,9 +54,8 @@ class HistoryDockTest : public QObject {
     QVERIFY(history.open(dir.filePath("h.sqlite"), &error));
     RunRecord record = fixture("attention.json");
     record.inputs = {"attention", {{"device", "cuda:0"}}};
-    QVERIFY2(history.import_record(record, "attention: 16 configurations on cuda:0", &error,
-                                   history::RunState::cancelled, 16) > 0,
-             qPrintable(error));
+    record.ended = RunEnding{RunStatus::cancelled, 16};
+    QVERIFY2(history.import_record(record, "attention: 16 configurations on cuda:0", &error) > 0, qPrintable(error));
     gui::HistoryDock dock(history);
     const auto* model = dock.findChild<QTableView*>("historyTable")->model();
     QCOMPARE(model->rowCount(), 1);

@@ -242,7 +242,15 @@ class RunHistoryTest : public QObject {
     QCOMPARE(runs[0].figures.size(), size_t{1});
     QCOMPARE(runs[0].figures[0].low, 1.5);
     QCOMPARE(runs[0].figures[0].high, 9.0);
-    QCOMPARE(history.load(runs[0].id, &error)->tables.at(0).rows.size(), size_t{6});
+    const auto record = history.load(runs[0].id, &error);
+    QCOMPARE(record->tables.at(0).rows.size(), size_t{6});
+    // Saved to a file and opened elsewhere, it is still cancelled, 6 of 16.
+    QVERIFY(record->ended == (RunEnding{RunStatus::cancelled, 16}));
+    RunHistory elsewhere;
+    QVERIFY(elsewhere.open(dir.filePath("elsewhere.sqlite"), &error));
+    QVERIFY(elsewhere.import_record(read_run_record(write_run_record(*record)), "opened from a file", &error) > 0);
+    QCOMPARE(elsewhere.runs().at(0).state, RunState::cancelled);
+    QCOMPARE(elsewhere.runs().at(0).planned, 16);
   }
 
   // A step-benchmark sweep written as it goes: its line counts the configurations of those asked.
