@@ -1,8 +1,10 @@
 #include "gui/compare_dialog.h"
 
 #include <QComboBox>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScreen>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -47,7 +49,10 @@ QString why_no_kernels(const RunRecordEntry* e, const QString& side) {
 CompareDialog::CompareDialog(RunRecord a, RunRecord b, const QString& a_name, const QString& b_name, QWidget* parent)
     : QDialog(parent), a_(std::move(a)), b_(std::move(b)) {
   setWindowTitle(tr("Compare runs"));
-  resize(1200, 800);
+  // As large as asked, within the screen (a laptop's 1280 x 720 included).
+  const QScreen* screen = QGuiApplication::primaryScreen();
+  resize(screen != nullptr ? QSize(1200, 800).boundedTo(screen->availableGeometry().size() - QSize(40, 60))
+                           : QSize(1200, 800));
   auto* tabs = new QTabWidget;
   QStringList changed;
   if (!a_.entries.empty() || !b_.entries.empty()) {
@@ -61,9 +66,9 @@ CompareDialog::CompareDialog(RunRecord a, RunRecord b, const QString& a_name, co
     for (const auto& other : b_.tables) {
       if (other.schema != table.schema) continue;
       auto* model = new views::ComparisonModel(this);
-      model->set_rows(views::compare_tables(table, other));
       const QString name = QString::fromStdString(table.schema);
       tabs->addTab(new views::ResultTable(model, "compare_" + QString(name).replace('.', '_')), name);
+      model->set_rows(views::compare_tables(table, other));  // after the table exists: it fits its columns
       const QString text = views::changes_text(table, schema::distinct_changes(schema::pair_rows(table, other)));
       if (!text.isEmpty() && !changed.contains(text)) changed << text;
       break;
@@ -99,7 +104,6 @@ void CompareDialog::add_benchmark_tabs(QTabWidget* tabs) {
   kernels_ = new views::ComparisonModel(this);
   peaks_ = new views::ComparisonModel(this);
   const schema::Table ta = main_table(a_), tb = main_table(b_);
-  benchmark_->set_rows(views::compare_tables(ta, tb));
   configurations_ = schema::pair_rows(ta, tb);
 
   configuration_ = new QComboBox;
@@ -120,6 +124,7 @@ void CompareDialog::add_benchmark_tabs(QTabWidget* tabs) {
   tabs->addTab(steps, tr("Steps"));
   tabs->addTab(new views::ResultTable(kernels_, "compare_kernels"), tr("Kernels (measured window)"));
   tabs->addTab(new views::ResultTable(peaks_, "compare_memory_peaks"), tr("Memory peaks"));
+  benchmark_->set_rows(views::compare_tables(ta, tb));  // after the table exists: it fits its columns
   connect(configuration_, &QComboBox::currentIndexChanged, this, [this] { show_configuration(); });
   show_configuration();
 }

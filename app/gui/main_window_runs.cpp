@@ -2,7 +2,6 @@
 // and its inputs in their form, saving one to a file.
 #include "gui/main_window.h"
 
-#include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -121,8 +120,8 @@ bool MainWindow::show_inputs(const RunRecord& record) {
   const auto recorded = cli::recorded_inputs(record);
   if (!recorded) return false;
   if (&panel_->form().descriptor() == recorded->experiment) {
+    // Set, not raised: the History dock stays in front, for the next run to open or compare.
     panel_->set_values(recorded->values);
-    if (auto* dock = findChild<QDockWidget*>("runDock")) dock->raise();
     return true;
   }
   bool shown = false;
