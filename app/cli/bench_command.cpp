@@ -167,7 +167,7 @@ int run_bench_command(const std::vector<std::string>& args, std::ostream& out, s
     const bool failed = std::any_of(results.begin(), results.end(),
                                     [](const BenchResult& r) { return r.status == RunStatus::failed; });
     // How it ended, in the record once more: it reopens as "cancelled, 3 of 8".
-    record.ended = RunEnding{failed ? RunStatus::failed
+    record.outcome = RunEnding{failed ? RunStatus::failed
                              : interrupt_flag().is_cancelled() ? RunStatus::cancelled
                                                                : RunStatus::ok,
                              configs.size()};

@@ -147,7 +147,7 @@ int run_experiment_command(const ExperimentDescriptor& d, const std::vector<std:
   try {
     outcome = d.run(a->inputs, outputs.quiet ? nullptr : &progress, &interrupt_flag(), publish);
     record.tables = outcome.tables;
-    record.ended = RunEnding{outcome.status, outcome.configurations};  // reopens as "cancelled, 7 of 16"
+    record.outcome = RunEnding{outcome.status, outcome.configurations};  // reopens as "cancelled, 7 of 16"
     stream_rows();
     write_files(true);
   } catch (const ConfigError& error) {

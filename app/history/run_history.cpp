@@ -334,7 +334,7 @@ std::optional<RunRecord> RunHistory::load(int64_t run, QString* error) const {
   try {
     RunRecord record = read_run_record(query.value(0).toString().toStdString());
     // As the history keeps it: a run saved to a file says how it ended.
-    record.ended = ending_of(state_from_text(query.value(1).toString()), query.value(2).toULongLong());
+    record.outcome = ending_of(state_from_text(query.value(1).toString()), query.value(2).toULongLong());
     if (!exec(db, "SELECT record FROM entries WHERE run_id = ? ORDER BY position", {QVariant::fromValue(run)}, error,
               &query)) {
       return std::nullopt;
@@ -379,7 +379,7 @@ bool RunHistory::set_tables(int64_t run, const std::vector<schema::Table>& table
 }
 
 int64_t RunHistory::import_record(const RunRecord& record, const QString& label, QString* error) {
-  const size_t planned = record.ended ? record.ended->planned : 0;
+  const size_t planned = record.outcome ? record.outcome->planned : 0;
   const RunDigest digest = digest_record(record, planned);
   const int64_t run = begin_run(record.environment, label, QString::fromStdString(digest.device), error, record.inputs,
                                 planned);
@@ -396,7 +396,7 @@ int64_t RunHistory::import_record(const RunRecord& record, const QString& label,
   ok = ok && db.commit();
   if (!ok) db.rollback();
   ok = ok && (record.tables.empty() || set_tables(run, record.tables, error)) && set_digest(run, digest, error) &&
-       finish_run(run, state_of(record.ended), error);
+       finish_run(run, state_of(record.outcome), error);
   if (!ok) remove(run, nullptr);  // no empty, incomplete run in the list for a file not kept
   return ok ? run : 0;
 }

@@ -62,10 +62,10 @@ json write_ending(const std::optional<RunEnding>& ended) {
 }
 
 std::optional<RunEnding> read_ending(const JsonAt& root) {
-  if (!root.value().is_object() || !root.value().contains("ended") || root.value().at("ended").is_null()) {
+  if (!root.value().is_object() || !root.value().contains("outcome") || root.value().at("outcome").is_null()) {
     return std::nullopt;
   }
-  const JsonAt at = root.member("ended");
+  const JsonAt at = root.member("outcome");
   RunEnding ended;
   read(at.member("status"), ended.status);
   read(at.member("planned"), ended.planned);
@@ -81,7 +81,7 @@ RunRecord read_run_v2(const JsonAt& root, bool with_inputs) {
   for (size_t i = 0; i < entries.array_size(); ++i) record.entries.push_back(read_entry(entries.element(i)));
   const JsonAt tables = root.member("tables");
   for (size_t i = 0; i < tables.array_size(); ++i) record.tables.push_back(table_from_json(tables.element(i)));
-  record.ended = read_ending(root);
+  record.outcome = read_ending(root);
   return record;
 }
 
@@ -138,7 +138,7 @@ json to_json(const RunRecord& record, size_t max_timeline_points) {
           {"inputs", write_inputs(record.inputs)},
           {"entries", entries},
           {"tables", tables},
-          {"ended", write_ending(record.ended)}};
+          {"outcome", write_ending(record.outcome)}};
 }
 
 RunRecord run_record_from_json(const json& document) {

@@ -6,7 +6,7 @@
 //  "entries": [{"config": {...}, "row": {<bench schema columns>}, "steps_ns": [...],
 //               "kernel_profile": {...} or null, "timeline": {...} or null}, ...],
 //  "tables": [{"schema": "precision.accumulate", "columns": [...], "rows": [...]}, ...],
-//  "ended": {"status": "cancelled", "planned": 16} or null}
+//  "outcome": {"status": "cancelled", "planned": 16} or null}
 // `entries` are the step benchmark's configurations: the row holds exactly the CSV's columns
 // (bench_schema), numbers exact, missing values null; `tables` hold any other experiment's
 // results with their columns, so they open as tables whatever the experiment.
@@ -18,7 +18,7 @@
 // written in the shortest form that reads back to the same bits; NaN and infinities as the
 // strings "NaN", "Infinity", "-Infinity". Invalid UTF-8 is replaced by U+FFFD on writing.
 // Members unknown to this version are ignored; every known one must be present, but for
-// "ended" (added within version 3: absent in earlier files, read as null).
+// "outcome" (added within version 3: absent in earlier files, read as null).
 #pragma once
 
 #include <cstddef>
@@ -72,7 +72,8 @@ struct RunRecord {
   std::vector<RunRecordEntry> entries;
   std::vector<schema::Table> tables;
   RunInputs inputs = {};
-  std::optional<RunEnding> ended = {};  // none: still running, or a record written before it was kept
+  // How it ended; none: still running, or a record written before records said.
+  std::optional<RunEnding> outcome = {};
 };
 
 inline constexpr size_t kRunRecordTimelinePoints = 4000;

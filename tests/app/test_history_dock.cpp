@@ -54,7 +54,7 @@ class HistoryDockTest : public QObject {
     QVERIFY(history.open(dir.filePath("h.sqlite"), &error));
     RunRecord record = fixture("attention.json");
     record.inputs = {"attention", {{"device", "cuda:0"}}};
-    record.ended = RunEnding{RunStatus::cancelled, 16};
+    record.outcome = RunEnding{RunStatus::cancelled, 16};
     QVERIFY2(history.import_record(record, "attention: 16 configurations on cuda:0", &error) > 0, qPrintable(error));
     gui::HistoryDock dock(history);
     const auto* model = dock.findChild<QTableView*>("historyTable")->model();

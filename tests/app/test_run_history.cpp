@@ -245,7 +245,7 @@ class RunHistoryTest : public QObject {
     const auto record = history.load(runs[0].id, &error);
     QCOMPARE(record->tables.at(0).rows.size(), size_t{6});
     // Saved to a file and opened elsewhere, it is still cancelled, 6 of 16.
-    QVERIFY(record->ended == (RunEnding{RunStatus::cancelled, 16}));
+    QVERIFY(record->outcome == (RunEnding{RunStatus::cancelled, 16}));
     RunHistory elsewhere;
     QVERIFY(elsewhere.open(dir.filePath("elsewhere.sqlite"), &error));
     QVERIFY(elsewhere.import_record(read_run_record(write_run_record(*record)), "opened from a file", &error) > 0);

@@ -51,17 +51,17 @@ TEST(RunRecordJson, RoundTripKeepsEveryField) {
 // How the run ended travels with it; a record that does not say (earlier files) reads as none.
 TEST(RunRecordJson, HowTheRunEndedRoundTripsAndIsOptional) {
   RunRecord record = sample_record();
-  record.ended = RunEnding{RunStatus::cancelled, 16};
+  record.outcome = RunEnding{RunStatus::cancelled, 16};
   const RunRecord back = read_run_record(write_run_record(record));
-  ASSERT_TRUE(back.ended.has_value());
-  EXPECT_EQ(*back.ended, (RunEnding{RunStatus::cancelled, 16}));
+  ASSERT_TRUE(back.outcome.has_value());
+  EXPECT_EQ(*back.outcome, (RunEnding{RunStatus::cancelled, 16}));
   nlohmann::json document = to_json(record);
-  document.erase("ended");
-  EXPECT_FALSE(run_record_from_json(document).ended.has_value());
-  document["ended"] = nullptr;
-  EXPECT_FALSE(run_record_from_json(document).ended.has_value());
-  document["ended"] = {{"status", "stopped"}, {"planned", 3}};
-  expect_contains(error_of(document), "ended.status");
+  document.erase("outcome");
+  EXPECT_FALSE(run_record_from_json(document).outcome.has_value());
+  document["outcome"] = nullptr;
+  EXPECT_FALSE(run_record_from_json(document).outcome.has_value());
+  document["outcome"] = {{"status", "stopped"}, {"planned", 3}};
+  expect_contains(error_of(document), "outcome.status");
 }
 
 TEST(RunRecordJson, ComparisonNoticesAChangedField) {
