@@ -139,7 +139,8 @@ void CompareDialog::show_configuration() {
   const auto timeline = [](const RunRecordEntry* e) { return e ? e->timeline.get() : nullptr; };
   kernels_->set_rows(views::compare_kernels(profile(ea), profile(eb), profiling::step_ranges::kMeasuredWindow,
                                             {why_no_kernels(ea, "A"), why_no_kernels(eb, "B")}));
-  peaks_->set_rows(views::compare_memory_peaks(timeline(ea), timeline(eb), {why_no_peaks(ea, "A"), why_no_peaks(eb, "B")}));
+  peaks_->set_rows(
+      views::compare_memory_peaks(timeline(ea), timeline(eb), {why_no_peaks(ea, "A"), why_no_peaks(eb, "B")}));
 }
 
 }  // namespace stepscope::gui

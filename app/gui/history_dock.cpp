@@ -94,7 +94,8 @@ void HistoryDock::refresh() {
   for (const auto& run : history_.runs(filter_->text())) {
     QList<QStandardItem*> row{new QStandardItem(run.label), new QStandardItem(history::to_text(run.state)),
                               new QStandardItem(configurations_text(run)), new QStandardItem(run.device),
-                              new QStandardItem(views::key_figures_text(run.figures)), new QStandardItem(run.started_at)};
+                              new QStandardItem(views::key_figures_text(run.figures)),
+                              new QStandardItem(run.started_at)};
     row.front()->setData(QVariant::fromValue(run.id), Qt::UserRole);
     for (auto* item : row) item->setToolTip(item->text());
     model_->appendRow(row);

@@ -190,7 +190,9 @@ bool RunHistory::open_checked(const QString& path, QString* error) {
     QString why;
     if (version.toInt() < 2 && !upgrade_from_v1(&why)) {
       db.close();
-      if (error) *error = QStringLiteral("cannot upgrade the history %1 to version %2: %3").arg(path).arg(kVersion).arg(why);
+      if (error) {
+        *error = QStringLiteral("cannot upgrade the history %1 to version %2: %3").arg(path).arg(kVersion).arg(why);
+      }
       return false;
     }
     return true;
@@ -306,9 +308,9 @@ std::vector<RunSummary> RunHistory::runs(const QString& filter) const {
   QSqlQuery query;
   const QString like = "%" + filter + "%";
   if (!exec(QSqlDatabase::database(connection_, false),
-            "SELECT r.id, r.started_at, r.label, r.device, r.state, COALESCE(r.ran, (SELECT COUNT(*) FROM entries e "
-            "WHERE e.run_id = r.id)), r.planned, r.figures FROM runs r WHERE r.label LIKE ? OR r.device LIKE ? OR "
-            "r.state LIKE ? ORDER BY r.id DESC",
+            "SELECT r.id, r.started_at, r.label, r.device, r.state, MAX(COALESCE(r.ran, 0), (SELECT COUNT(*) FROM "
+            "entries e WHERE e.run_id = r.id)), r.planned, r.figures FROM runs r WHERE r.label LIKE ? OR r.device "
+            "LIKE ? OR r.state LIKE ? ORDER BY r.id DESC",
             {like, like, like}, nullptr, &query)) {
     return out;
   }

@@ -62,8 +62,10 @@ std::vector<KeyFigure> read_key_figures(const std::string& text) {
   const auto document = nlohmann::json::parse(text, nullptr, false);
   if (!document.is_array()) return figures;
   for (const auto& f : document) {
-    if (!f.is_object() || !f.value("label", nlohmann::json()).is_string() || !f.value("low", nlohmann::json()).is_number() ||
-        !f.value("high", nlohmann::json()).is_number()) {
+    const auto member = [&](const char* key) {
+      return f.is_object() ? f.value(key, nlohmann::json()) : nlohmann::json();
+    };
+    if (!member("label").is_string() || !member("low").is_number() || !member("high").is_number()) {
       continue;
     }
     const auto kind = schema::parse_column_kind(f.value("kind", std::string()));

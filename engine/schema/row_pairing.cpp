@@ -142,7 +142,8 @@ std::vector<SettingChange> distinct_changes(const std::vector<RowPair>& pairs) {
       if (!seen) out.push_back(change);
     }
   }
-  std::stable_sort(out.begin(), out.end(), [](const SettingChange& x, const SettingChange& y) { return x.column < y.column; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const SettingChange& x, const SettingChange& y) { return x.column < y.column; });
   return out;
 }
 

@@ -33,7 +33,9 @@ RunRecordEntry entry(double step_ms, int64_t gemm_ns, int64_t context = 64) {
   return e;
 }
 
-RunRecord record(double step_ms, int64_t gemm_ns, int64_t context = 64) { return {{}, {entry(step_ms, gemm_ns, context)}}; }
+RunRecord record(double step_ms, int64_t gemm_ns, int64_t context = 64) {
+  return {{}, {entry(step_ms, gemm_ns, context)}};
+}
 
 double exact(const views::ComparisonModel& m, size_t row, int column) {
   return m.data(m.index(static_cast<int>(row), column), views::ExactValueRole).toDouble();

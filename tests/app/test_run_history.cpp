@@ -224,14 +224,15 @@ class RunHistoryTest : public QObject {
     QVERIFY(history.open(dir.filePath("h.sqlite"), &error));
     gui::LabRun lab(history);
     QSignalSpy finished(&lab, &gui::LabRun::finished);
-    lab.start("attention: 16 configurations on cuda:0", [](ProgressSink*, const CancelFlag*, const gui::LabRun::TablePublisher&) {
+    const auto cancelled_after_six = [](ProgressSink*, const CancelFlag*, const gui::LabRun::TablePublisher&) {
       ExperimentOutcome outcome;
       outcome.status = RunStatus::cancelled;
       outcome.message = "6 of 16 configuration(s) written";
       outcome.tables = {attention_table(6)};
       outcome.configurations = 16;
       return outcome;
-    }, {"attention", {{"device", "cuda:0"}}});
+    };
+    lab.start("attention: 16 configurations on cuda:0", cancelled_after_six, {"attention", {{"device", "cuda:0"}}});
     QVERIFY(finished.wait(10000));
     const auto runs = history.runs();
     QCOMPARE(runs.size(), size_t{1});

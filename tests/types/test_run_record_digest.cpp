@@ -11,7 +11,8 @@ schema::Table attention_like(int rows) {
   schema::Table t;
   t.schema = "attention";
   t.columns.push_back({"seq", "Sequence", schema::ColumnKind::integer, schema::ColumnRole::identity});
-  t.columns.push_back({"fwd_bwd_ms", "Forward + backward", schema::ColumnKind::milliseconds, schema::ColumnRole::measure});
+  t.columns.push_back(
+      {"fwd_bwd_ms", "Forward + backward", schema::ColumnKind::milliseconds, schema::ColumnRole::measure});
   t.columns.push_back({"device", "Device", schema::ColumnKind::text, schema::ColumnRole::detail});
   for (int r = 0; r < rows; ++r) {
     t.rows.push_back({schema::Value(int64_t{128} << r), r == 1 ? schema::Value() : schema::Value(2.0 + r),

@@ -110,7 +110,9 @@ QString identity_of(const schema::Table& a, const schema::Table& b, const schema
     if (column.role != schema::ColumnRole::identity) continue;
     QString value = cell_text(named.rows[row][c], column);
     for (const auto& change : pair.changes) {
-      if (pair.a && change.column == c) value = cell_text(change.a, column) + QStringLiteral(" → ") + cell_text(change.b, column);
+      if (pair.a && change.column == c) {
+        value = cell_text(change.a, column) + QStringLiteral(" → ") + cell_text(change.b, column);
+      }
     }
     parts << setting_text(column, value);
   }
@@ -138,8 +140,9 @@ std::vector<ComparisonRow> compare_tables(const schema::Table& a, const schema::
       const auto va = pair.a ? schema::number_of(a.rows[*pair.a][c]) : std::nullopt;
       const auto vb = pair.b && cb >= 0 ? schema::number_of(b.rows[*pair.b][static_cast<size_t>(cb)]) : std::nullopt;
       if (!va && !vb) continue;
-      rows.push_back({item, QString::fromStdString(schema::header_text(column)), column.kind, va, vb,
-                      note_for(va, vb, missing_why(a, pair.a, QStringLiteral("A")), missing_why(b, pair.b, QStringLiteral("B")))});
+      const QString note =
+          note_for(va, vb, missing_why(a, pair.a, QStringLiteral("A")), missing_why(b, pair.b, QStringLiteral("B")));
+      rows.push_back({item, QString::fromStdString(schema::header_text(column)), column.kind, va, vb, note});
     }
   }
   return rows;
