@@ -42,20 +42,19 @@ void LabRun::start(const QString& label, Experiment experiment, RunInputs inputs
 void LabRun::finish(const QString& label, const RunEnvironment& environment, const RunInputs& inputs,
                     const ExperimentOutcome& outcome, const QString& error) {
   const schema::Table main = outcome.tables.empty() ? schema::Table{} : outcome.tables.front();
+  if (!error.isEmpty()) {  // it could not run at all (a device that cannot do it): no run to keep
+    emit finished(main, false, error);
+    return;
+  }
   const std::vector<schema::Table>& tables = outcome.tables;
-  if (error.isEmpty()) emit tables_finished(tables);
+  emit tables_finished(tables);
   // Kept as it ended, with what it measured: a cancelled sweep is listed as cancelled, k of n.
-  const RunStatus status = error.isEmpty() ? outcome.status : RunStatus::failed;
-  const RunRecord record{environment, {}, tables, inputs, RunEnding{status, outcome.configurations}};
+  const RunRecord record{environment, {}, tables, inputs, RunEnding{outcome.status, outcome.configurations}};
   // The table is shown either way; one the history cannot keep is said to be unkept.
   QString problem = history_.why_closed();
   if (problem.isEmpty() && history_.import_record(record, label, &problem) != 0) problem.clear();
   if (!problem.isEmpty()) emit history_problem(tr("Not kept in the history: %1").arg(problem));
   emit history_changed();
-  if (!error.isEmpty()) {
-    emit finished(main, false, error);
-    return;
-  }
   const bool ok = outcome.status == RunStatus::ok;
   emit finished(main, ok, ok ? QString() : QString::fromStdString(to_string(outcome.status) + ": " + outcome.message));
 }
