@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -163,9 +164,16 @@ int run_bench_command(const std::vector<std::string>& args, std::ostream& out, s
   StderrProgress progress(err);
   try {
     run_sweep(configs, options.quiet ? nullptr : &progress, &interrupt_flag(), publish);
-    record.environment.concurrent_runs = concurrent_runs();
+    const bool failed = std::any_of(results.begin(), results.end(),
+                                    [](const BenchResult& r) { return r.status == RunStatus::failed; });
+    // How it ended, in the record once more: it reopens as "cancelled, 3 of 8".
+    record.outcome = RunEnding{failed ? RunStatus::failed
+                             : interrupt_flag().is_cancelled() ? RunStatus::cancelled
+                                                               : RunStatus::ok,
+                             configs.size()};
     if (!options.csv_path.empty() && !csv_each_row) write_csv();
-    if (!options.json_path.empty() && (!json_each_row || !record.environment.concurrent_runs.empty())) write_json();
+    record.environment.concurrent_runs = concurrent_runs();
+    if (!options.json_path.empty()) write_json();  // with how it ended and what ran beside it
   } catch (const std::exception& error) {
     err << "stepscope-cli bench: error: " << compat::error_message(error) << '\n';
     return kExitFailure;

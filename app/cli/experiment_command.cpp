@@ -153,6 +153,7 @@ int run_experiment_command(const ExperimentDescriptor& d, const std::vector<std:
     outcome = d.run(a->inputs, outputs.quiet ? nullptr : &progress, &interrupt_flag(), publish);
     record.tables = outcome.tables;
     record.environment.concurrent_runs = concurrent_runs();
+    record.outcome = RunEnding{outcome.status, outcome.configurations};  // reopens as "cancelled, 7 of 16"
     stream_rows();
     write_files(true);
   } catch (const ConfigError& error) {

@@ -12,6 +12,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "models/figure_text.h"
+
 namespace stepscope::gui {
 
 HistoryDock::HistoryDock(history::RunHistory& history, QWidget* parent) : QWidget(parent), history_(history) {
@@ -26,6 +28,7 @@ HistoryDock::HistoryDock(history::RunHistory& history, QWidget* parent) : QWidge
   table_->setSelectionMode(QAbstractItemView::ExtendedSelection);  // two runs to compare
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->verticalHeader()->setVisible(false);
+  table_->setWordWrap(false);
   table_->horizontalHeader()->setStretchLastSection(true);
   auto* open = new QPushButton(tr("Open"));
   auto* remove = new QPushButton(tr("Delete"));
@@ -69,18 +72,39 @@ HistoryDock::HistoryDock(history::RunHistory& history, QWidget* parent) : QWidge
   refresh();
 }
 
+namespace {
+
+// "16", or "6 of 16" for a run that stopped short of what it was asked.
+QString configurations_text(const history::RunSummary& run) {
+  if (run.planned <= 0 || run.planned == run.configurations) return QString::number(run.configurations);
+  return HistoryDock::tr("%1 of %2").arg(run.configurations).arg(run.planned);
+}
+
+}  // namespace
+
 void HistoryDock::refresh() {
+  const int64_t selected = selected_run();
   model_->clear();
-  model_->setHorizontalHeaderLabels({tr("Started (UTC)"), tr("State"), tr("Configs"), tr("Device"), tr("Run")});
+  // What tells runs apart first: the dock is narrow, the rest is a scroll (or a wider dock) away.
+  model_->setHorizontalHeaderLabels(
+      {tr("Run"), tr("State"), tr("Configs"), tr("Device"), tr("Key figures"), tr("Started (UTC)")});
+  model_->horizontalHeaderItem(2)->setToolTip(tr("Configurations that ran, of those asked for"));
+  model_->horizontalHeaderItem(4)->setToolTip(tr("The experiment's headline figures; a sweep's as a range"));
   if (!history_.is_open()) return;
   for (const auto& run : history_.runs(filter_->text())) {
-    QList<QStandardItem*> row{new QStandardItem(run.started_at), new QStandardItem(history::to_text(run.state)),
-                              new QStandardItem(QString::number(run.configurations)), new QStandardItem(run.device),
-                              new QStandardItem(run.label)};
+    QList<QStandardItem*> row{new QStandardItem(run.label), new QStandardItem(history::to_text(run.state)),
+                              new QStandardItem(configurations_text(run)), new QStandardItem(run.device),
+                              new QStandardItem(views::key_figures_text(run.figures)),
+                              new QStandardItem(run.started_at)};
     row.front()->setData(QVariant::fromValue(run.id), Qt::UserRole);
+    for (auto* item : row) item->setToolTip(item->text());
     model_->appendRow(row);
+    // A refresh while a run goes keeps the run the user picked.
+    if (run.id == selected) table_->selectRow(model_->rowCount() - 1);
   }
   table_->resizeColumnsToContents();
+  // A sweep's label runs long: elided, whole in its tooltip.
+  table_->setColumnWidth(0, std::min(table_->columnWidth(0), 200));
 }
 
 int64_t HistoryDock::selected_run() const {

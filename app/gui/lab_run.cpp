@@ -46,17 +46,17 @@ void LabRun::finish(const QString& label, const RunEnvironment& started, const R
   if (registration_) environment.concurrent_runs = describe(registration_->overlap());
   registration_.reset();
   const schema::Table main = outcome.tables.empty() ? schema::Table{} : outcome.tables.front();
-  if (!error.isEmpty()) {
+  if (!error.isEmpty()) {  // it could not run at all (a device that cannot do it): no run to keep
     emit finished(main, false, error);
     return;
   }
   const std::vector<schema::Table>& tables = outcome.tables;
   emit tables_finished(tables);
+  // Kept as it ended, with what it measured: a cancelled sweep is listed as cancelled, k of n.
+  const RunRecord record{environment, {}, tables, inputs, RunEnding{outcome.status, outcome.configurations}};
   // The table is shown either way; one the history cannot keep is said to be unkept.
   QString problem = history_.why_closed();
-  if (problem.isEmpty() && history_.import_record(RunRecord{environment, {}, tables, inputs}, label, &problem) != 0) {
-    problem.clear();
-  }
+  if (problem.isEmpty() && history_.import_record(record, label, &problem) != 0) problem.clear();
   if (!problem.isEmpty()) emit history_problem(tr("Not kept in the history: %1").arg(problem));
   emit history_changed();
   const bool ok = outcome.status == RunStatus::ok;

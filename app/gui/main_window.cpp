@@ -25,7 +25,6 @@
 #include "experiments/bench/bench_duration.h"
 #include "experiments/bench/bench_inputs.h"
 #include "export/file_output.h"
-#include "gui/compare_dialog.h"
 #include "gui/experiment_tab.h"
 #include "gui/history_dock.h"
 #include "gui/lab_tabs.h"
@@ -86,18 +85,7 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
     if (!open_run(run, &error)) QMessageBox::warning(this, tr("Cannot open the run"), error);
   });
   connect(history_dock_, &HistoryDock::save_requested, this, [this](int64_t run) { save_run_file(run); });
-  connect(history_dock_, &HistoryDock::compare_requested, this, [this](int64_t a, int64_t b) {
-    QString error;
-    auto ra = history_.load(a, &error);
-    auto rb = ra ? history_.load(b, &error) : std::nullopt;
-    if (!ra || !rb) {
-      QMessageBox::warning(this, tr("Cannot compare"), error);
-      return;
-    }
-    auto* dialog = new CompareDialog(std::move(*ra), std::move(*rb), tr("run %1").arg(a), tr("run %1").arg(b), this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->show();
-  });
+  connect(history_dock_, &HistoryDock::compare_requested, this, &MainWindow::compare_runs);
   connect(history_dock_, &HistoryDock::open_file_requested, this, [this] {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open a run file"), {}, tr("Stepscope runs (*.json)"));
     if (path.isEmpty()) return;

@@ -69,7 +69,8 @@ class MainWindow : public QMainWindow {
   // The window once per result tab, as DIR/window_<tab>.png; the current tab is restored.
   bool save_tab_screenshots(const QString& dir, QString* error);
   const std::vector<views::RunOutcome>& outcomes() const { return outcomes_; }  // what the tabs show
-  // Shows a stored run (0: the newest) or a run file in the result tabs; false with `error`.
+  // Shows a stored run (0: the newest) or a run file in the tabs of its kind of results, the
+  // other tabs keeping theirs, and brings its tab forward; false with `error`.
   bool open_run(int64_t run, QString* error);
   bool open_run_file(const QString& path, QString* error);
   history::RunHistory& history() { return history_; }
@@ -98,10 +99,14 @@ class MainWindow : public QMainWindow {
   // A run's inputs in its experiment's form, that tab brought forward.
   // False when the record keeps no inputs this build reads.
   bool show_inputs(const RunRecord& record);
+  // Brings forward the tab that holds `view` (and its sub-tab).
+  void show_tab_of(QWidget* view);
   // A result the history could not keep: said in the status bar, and on stderr when headless.
   void report_unkept(const QString& unkept);
   QString window_file(const QString& dir, int tab) const;  // DIR/window_<tab>.png
   void save_run_file(int64_t run);
+  // Two stored runs side by side (gui/compare_dialog.h), named by their history lines.
+  void compare_runs(int64_t a, int64_t b);
 
   history::RunHistory history_;
   RunSession session_{history_};

@@ -2,7 +2,6 @@
 // and its inputs in their form, saving one to a file.
 #include "gui/main_window.h"
 
-#include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -10,7 +9,9 @@
 #include <QTabWidget>
 
 #include "cli/recorded_inputs.h"
+#include "gui/compare_dialog.h"
 #include "gui/history_dock.h"
+#include "io/run_record_digest.h"
 #include "widgets/experiment_group_view.h"
 #include "widgets/experiment_view.h"
 #include "widgets/run_panel.h"
@@ -62,20 +63,56 @@ bool MainWindow::open_run_file(const QString& path, QString* error) {
   }
 }
 
-void MainWindow::show_record(const RunRecord& record, const QString& source) {
-  for (auto* view : views_) view->clear();
-  outcomes_.clear();
-  for (const auto& entry : record.entries) {
-    outcomes_.push_back({std::make_shared<const BenchResult>(entry.result), entry.timeline, nullptr});
+namespace {
+
+bool shows_any(const ExperimentDescriptor& experiment, const std::vector<schema::Table>& tables) {
+  for (const auto& table : tables) {
+    for (const auto& own : experiment.tables) {
+      if (own.schema == table.schema) return true;
+    }
   }
-  for (auto* view : bench_views_) view->add_outcomes(outcomes_);
-  for (auto* view : views_) view->show_tables(record.tables);
+  return false;
+}
+
+}  // namespace
+
+void MainWindow::show_record(const RunRecord& record, const QString& source) {
+  // Beside what the other tabs show: only the tabs of this run's kind of results change.
+  QWidget* shown_in = nullptr;
+  if (!record.entries.empty()) {
+    for (auto* view : bench_views_) view->clear();
+    outcomes_.clear();
+    for (const auto& entry : record.entries) {
+      outcomes_.push_back({std::make_shared<const BenchResult>(entry.result), entry.timeline, nullptr});
+    }
+    for (auto* view : bench_views_) view->add_outcomes(outcomes_);
+    if (!bench_views_.empty()) shown_in = bench_views_.front();
+  }
+  if (!record.tables.empty()) {
+    for (auto* view : findChildren<views::ExperimentView*>()) {
+      if (!shows_any(view->descriptor(), record.tables)) continue;
+      view->clear();  // none of an earlier run's side tables left beside this run's
+      if (shown_in == nullptr) shown_in = view;
+    }
+    for (auto* view : views_) view->show_tables(record.tables);
+  }
   // Its inputs in their form; a benchmark recorded before runs kept them, by its first configuration.
   if (!show_inputs(record) && !record.entries.empty()) panel_->set_config(record.entries.front().result.config);
+  if (shown_in != nullptr) show_tab_of(shown_in);
   progress_label_->setText(tr("Showing %1 (%2 configuration(s), started %3)")
                                .arg(source)
-                               .arg(record.entries.size())
+                               .arg(record.entries.empty() ? main_table(record).rows.size() : record.entries.size())
                                .arg(QString::fromStdString(record.environment.started_at)));
+}
+
+void MainWindow::show_tab_of(QWidget* view) {
+  for (auto* tab : views_) {
+    if (tab != view && !tab->isAncestorOf(view)) continue;
+    tabs_->setCurrentWidget(tab);
+    auto* group = qobject_cast<views::ExperimentGroupView*>(tab);
+    auto* experiment = qobject_cast<views::ExperimentView*>(view);
+    if (group != nullptr && experiment != nullptr) group->show_view(experiment);
+  }
 }
 
 bool MainWindow::show_inputs(const RunRecord& record) {
@@ -83,22 +120,37 @@ bool MainWindow::show_inputs(const RunRecord& record) {
   const auto recorded = cli::recorded_inputs(record);
   if (!recorded) return false;
   if (&panel_->form().descriptor() == recorded->experiment) {
+    // Set, not raised: the History dock stays in front, for the next run to open or compare.
     panel_->set_values(recorded->values);
-    if (auto* dock = findChild<QDockWidget*>("runDock")) dock->raise();
     return true;
   }
   bool shown = false;
   for (auto* view : findChildren<views::ExperimentView*>()) {
     if (&view->descriptor() != recorded->experiment) continue;
     view->set_values(recorded->values);
+    show_tab_of(view);
     shown = true;
-    for (auto* tab : views_) {
-      if (tab != view && !tab->isAncestorOf(view)) continue;
-      tabs_->setCurrentWidget(tab);
-      if (auto* group = qobject_cast<views::ExperimentGroupView*>(tab)) group->show_view(view);
-    }
   }
   return shown;
+}
+
+void MainWindow::compare_runs(int64_t a, int64_t b) {
+  QString error;
+  auto ra = history_.load(a, &error);
+  auto rb = ra ? history_.load(b, &error) : std::nullopt;
+  if (!ra || !rb) {
+    QMessageBox::warning(this, tr("Cannot compare"), error);
+    return;
+  }
+  const auto name = [this](int64_t run) {
+    for (const auto& summary : history_.runs()) {
+      if (summary.id == run) return tr("run %1, %2 (%3)").arg(run).arg(summary.label, summary.started_at);
+    }
+    return tr("run %1").arg(run);
+  };
+  auto* dialog = new CompareDialog(std::move(*ra), std::move(*rb), name(a), name(b), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->show();
 }
 
 void MainWindow::save_run_file(int64_t run) {

@@ -28,7 +28,7 @@ void RunSession::start(const std::vector<BenchConfig>& configs, const RunInputs&
     if (configs.size() > 1) label = tr("sweep of %1: %2, ...").arg(configs.size()).arg(label);
     QString error;
     history_run_ = history_.begin_run(environment, label, QString::fromStdString(to_string(configs.front().device)),
-                                      &error, inputs);
+                                      &error, inputs, configs.size());
     if (history_run_ == 0) emit history_problem(tr("Not kept in the history: %1").arg(error));
     emit history_changed();
   }

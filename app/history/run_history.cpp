@@ -9,12 +9,15 @@
 #include <QUuid>
 #include <QVariant>
 
+#include "cli/recorded_inputs.h"
+#include "registry/experiment_registry.h"
+
 namespace stepscope::history {
 
 namespace {
 
 constexpr const char* kFormat = "stepscope-history";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;  // 2: each run's digest (configurations ran and asked, key figures)
 
 // SQLITE_BUSY or SQLITE_LOCKED: another connection holds the lock past the busy timeout.
 bool is_busy(const QSqlQuery& query) {
@@ -62,7 +65,24 @@ RunState state_from_text(const QString& text) {
   return RunState::incomplete;
 }
 
+// The experiment whose tables a record holds, for records that name none: the step
+// benchmark's configurations, or the experiment whose main table has the record's first schema.
+const ExperimentDescriptor* experiment_by_content(const RunRecord& record) {
+  if (!record.entries.empty()) return find_experiment("bench");
+  if (record.tables.empty()) return nullptr;
+  for (const auto& d : experiment_registry()) {
+    if (!d.tables.empty() && d.tables.front().schema == record.tables.front().schema) return &d;
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+RunDigest digest_record(const RunRecord& record, size_t planned) {
+  const auto recorded = cli::recorded_inputs(record);
+  const ExperimentDescriptor* experiment = recorded ? recorded->experiment : experiment_by_content(record);
+  return digest_run(record, experiment, recorded ? &recorded->values : nullptr, planned);
+}
 
 QString to_text(RunState state) {
   switch (state) {
@@ -76,6 +96,21 @@ QString to_text(RunState state) {
 
 RunState ended_state(bool failed, bool cancelled) {
   return failed ? RunState::failed : cancelled ? RunState::cancelled : RunState::complete;
+}
+
+RunState state_of(const std::optional<RunEnding>& ended) {
+  if (!ended) return RunState::complete;
+  return ended_state(ended->status == RunStatus::failed, ended->status == RunStatus::cancelled);
+}
+
+std::optional<RunEnding> ending_of(RunState state, size_t planned) {
+  switch (state) {
+    case RunState::incomplete: return std::nullopt;
+    case RunState::complete: return RunEnding{RunStatus::ok, planned};
+    case RunState::cancelled: return RunEnding{RunStatus::cancelled, planned};
+    case RunState::failed: return RunEnding{RunStatus::failed, planned};
+  }
+  return std::nullopt;
 }
 
 QString default_history_path() {
@@ -152,6 +187,14 @@ bool RunHistory::open_checked(const QString& path, QString* error) {
       return refuse(QStringLiteral("the database is damaged (%1)").arg(query.value(0).toString()));
     }
     use_write_ahead_log(db);
+    QString why;
+    if (version.toInt() < 2 && !upgrade_from_v1(&why)) {
+      db.close();
+      if (error) {
+        *error = QStringLiteral("cannot upgrade the history %1 to version %2: %3").arg(path).arg(kVersion).arg(why);
+      }
+      return false;
+    }
     return true;
   }
   // A new history.
@@ -161,7 +204,7 @@ bool RunHistory::open_checked(const QString& path, QString* error) {
       exec(db, "INSERT INTO meta VALUES ('format', ?), ('version', ?)", {kFormat, QString::number(kVersion)}, &why) &&
       exec(db,
            "CREATE TABLE runs (id INTEGER PRIMARY KEY, started_at TEXT, label TEXT, device TEXT, state TEXT, "
-           "environment TEXT)",
+           "environment TEXT, ran INTEGER, planned INTEGER NOT NULL DEFAULT 0, figures TEXT)",
            {}, &why) &&
       exec(db,
            "CREATE TABLE entries (run_id INTEGER REFERENCES runs(id) ON DELETE CASCADE, position INTEGER, "
@@ -175,6 +218,29 @@ bool RunHistory::open_checked(const QString& path, QString* error) {
   }
   use_write_ahead_log(db);
   return true;
+}
+
+bool RunHistory::upgrade_from_v1(QString* error) {
+  QSqlDatabase db = QSqlDatabase::database(connection_, false);
+  if (!db.transaction()) {
+    if (error) *error = db.lastError().text();
+    return false;
+  }
+  bool ok = exec(db, "ALTER TABLE runs ADD COLUMN ran INTEGER", {}, error) &&
+            exec(db, "ALTER TABLE runs ADD COLUMN planned INTEGER NOT NULL DEFAULT 0", {}, error) &&
+            exec(db, "ALTER TABLE runs ADD COLUMN figures TEXT", {}, error);
+  std::vector<int64_t> ids;
+  QSqlQuery query;
+  ok = ok && exec(db, "SELECT id FROM runs", {}, error, &query);
+  while (ok && query.next()) ids.push_back(query.value(0).toLongLong());
+  for (size_t i = 0; ok && i < ids.size(); ++i) {
+    // A run that cannot be read keeps no digest: it is listed as before, and says why on opening.
+    if (const auto record = load(ids[i], nullptr)) ok = set_digest(ids[i], digest_record(*record), error);
+  }
+  ok = ok && exec(db, "UPDATE meta SET value = ? WHERE key = 'version'", {QString::number(kVersion)}, error) &&
+       db.commit();
+  if (!ok) db.rollback();
+  return ok;
 }
 
 bool RunHistory::connect_to(const QString& path, QString* error) {
@@ -197,13 +263,13 @@ bool RunHistory::attach(const QString& path, QString* error) {
 }
 
 int64_t RunHistory::begin_run(const RunEnvironment& environment, const QString& label, const QString& device,
-                              QString* error, const RunInputs& inputs) {
+                              QString* error, const RunInputs& inputs, size_t planned) {
   QSqlDatabase db = QSqlDatabase::database(connection_, false);
   QSqlQuery query;
   const RunRecord empty{environment, {}, {}, inputs};
-  if (!exec(db, "INSERT INTO runs (started_at, label, device, state, environment) VALUES (?, ?, ?, ?, ?)",
+  if (!exec(db, "INSERT INTO runs (started_at, label, device, state, environment, planned) VALUES (?, ?, ?, ?, ?, ?)",
             {QString::fromStdString(environment.started_at), label, device, to_text(RunState::incomplete),
-             QString::fromStdString(write_run_record(empty))},
+             QString::fromStdString(write_run_record(empty)), static_cast<qlonglong>(planned)},
             error, &query)) {
     return 0;
   }
@@ -227,19 +293,31 @@ bool RunHistory::finish_run(int64_t run, RunState state, QString* error) {
               {to_text(state), QVariant::fromValue(run)}, error);
 }
 
+bool RunHistory::set_digest(int64_t run, const RunDigest& digest, QString* error) {
+  // A run that names no device keeps the one it was begun with.
+  return exec(QSqlDatabase::database(connection_, false),
+              "UPDATE runs SET ran = ?, device = CASE WHEN ? = '' THEN device ELSE ? END, figures = ? WHERE id = ?",
+              {static_cast<qlonglong>(digest.ran), QString::fromStdString(digest.device),
+               QString::fromStdString(digest.device), QString::fromStdString(write_key_figures(digest.figures)),
+               QVariant::fromValue(run)},
+              error);
+}
+
 std::vector<RunSummary> RunHistory::runs(const QString& filter) const {
   std::vector<RunSummary> out;
   QSqlQuery query;
   const QString like = "%" + filter + "%";
   if (!exec(QSqlDatabase::database(connection_, false),
-            "SELECT r.id, r.started_at, r.label, r.device, r.state, (SELECT COUNT(*) FROM entries e WHERE e.run_id = "
-            "r.id) FROM runs r WHERE r.label LIKE ? OR r.device LIKE ? OR r.state LIKE ? ORDER BY r.id DESC",
+            "SELECT r.id, r.started_at, r.label, r.device, r.state, MAX(COALESCE(r.ran, 0), (SELECT COUNT(*) FROM "
+            "entries e WHERE e.run_id = r.id)), r.planned, r.figures FROM runs r WHERE r.label LIKE ? OR r.device "
+            "LIKE ? OR r.state LIKE ? ORDER BY r.id DESC",
             {like, like, like}, nullptr, &query)) {
     return out;
   }
   while (query.next()) {
     out.push_back({query.value(0).toLongLong(), query.value(1).toString(), query.value(2).toString(),
-                   query.value(3).toString(), state_from_text(query.value(4).toString()), query.value(5).toInt()});
+                   query.value(3).toString(), state_from_text(query.value(4).toString()), query.value(5).toInt(),
+                   query.value(6).toInt(), read_key_figures(query.value(7).toString().toStdString())});
   }
   return out;
 }
@@ -247,7 +325,8 @@ std::vector<RunSummary> RunHistory::runs(const QString& filter) const {
 std::optional<RunRecord> RunHistory::load(int64_t run, QString* error) const {
   QSqlDatabase db = QSqlDatabase::database(connection_, false);
   QSqlQuery query;
-  if (!exec(db, "SELECT environment FROM runs WHERE id = ?", {QVariant::fromValue(run)}, error, &query)) {
+  if (!exec(db, "SELECT environment, state, planned FROM runs WHERE id = ?", {QVariant::fromValue(run)}, error,
+            &query)) {
     return std::nullopt;
   }
   if (!query.next()) {
@@ -256,6 +335,8 @@ std::optional<RunRecord> RunHistory::load(int64_t run, QString* error) const {
   }
   try {
     RunRecord record = read_run_record(query.value(0).toString().toStdString());
+    // As the history keeps it: a run saved to a file says how it ended.
+    record.outcome = ending_of(state_from_text(query.value(1).toString()), query.value(2).toULongLong());
     if (!exec(db, "SELECT record FROM entries WHERE run_id = ? ORDER BY position", {QVariant::fromValue(run)}, error,
               &query)) {
       return std::nullopt;
@@ -308,9 +389,10 @@ bool RunHistory::set_concurrent_runs(int64_t run, const std::string& text, QStri
 }
 
 int64_t RunHistory::import_record(const RunRecord& record, const QString& label, QString* error) {
-  const QString device = record.entries.empty() ? QString()
-                                                : QString::fromStdString(to_string(record.entries.front().result.config.device));
-  const int64_t run = begin_run(record.environment, label, device, error, record.inputs);
+  const size_t planned = record.outcome ? record.outcome->planned : 0;
+  const RunDigest digest = digest_record(record, planned);
+  const int64_t run = begin_run(record.environment, label, QString::fromStdString(digest.device), error, record.inputs,
+                                planned);
   if (run == 0) return 0;
   // One transaction, positions counted here: a file of 50,000 configurations imports in seconds.
   QSqlDatabase db = QSqlDatabase::database(connection_, false);
@@ -323,8 +405,8 @@ int64_t RunHistory::import_record(const RunRecord& record, const QString& label,
   }
   ok = ok && db.commit();
   if (!ok) db.rollback();
-  ok = ok && (record.tables.empty() || set_tables(run, record.tables, error)) &&
-       finish_run(run, RunState::complete, error);
+  ok = ok && (record.tables.empty() || set_tables(run, record.tables, error)) && set_digest(run, digest, error) &&
+       finish_run(run, state_of(record.outcome), error);
   if (!ok) remove(run, nullptr);  // no empty, incomplete run in the list for a file not kept
   return ok ? run : 0;
 }

@@ -12,6 +12,7 @@
 #include <optional>
 #include <vector>
 
+#include "io/run_record_digest.h"
 #include "io/run_record_json.h"
 
 namespace stepscope::history {
@@ -20,6 +21,10 @@ enum class RunState { incomplete, complete, cancelled, failed };
 QString to_text(RunState state);
 // How a run that ended is kept: failed wins over cancelled.
 RunState ended_state(bool failed, bool cancelled);
+// How a record says its run ended, as the history keeps it (none: complete, as files of builds
+// that did not say); and back, none for a run still incomplete.
+RunState state_of(const std::optional<RunEnding>& ended);
+std::optional<RunEnding> ending_of(RunState state, size_t planned);
 
 struct RunSummary {
   int64_t id = 0;
@@ -27,8 +32,14 @@ struct RunSummary {
   QString label;       // "tiny ctx 64 b 4 fp32 train" or "sweep: 12 configurations, 2.7B ..."
   QString device;
   RunState state = RunState::incomplete;
-  int configurations = 0;  // stored so far
+  int configurations = 0;  // that ran (or were cut short), stored so far
+  int planned = 0;         // asked for; 0 when not known
+  std::vector<KeyFigure> figures;  // its experiment's headline figures
 };
+
+// What the history's list says of a run: its rows, device and headline figures, by the
+// experiment the record names (or, for records that name none, by what they hold).
+RunDigest digest_record(const RunRecord& record, size_t planned = 0);
 
 class RunHistory {
  public:
@@ -49,10 +60,13 @@ class RunHistory {
 
   // A new run, incomplete until finish_run; 0 with `error` on failure. `inputs`: what it was
   // asked, so that it reopens and runs again with them.
+  // `planned`: how many configurations it was asked to run (0: not known).
   int64_t begin_run(const RunEnvironment& environment, const QString& label, const QString& device, QString* error,
-                    const RunInputs& inputs = {});
+                    const RunInputs& inputs = {}, size_t planned = 0);
   bool add_entry(int64_t run, const RunRecordEntry& entry, QString* error);
   bool finish_run(int64_t run, RunState state, QString* error);
+  // What the list shows of the run (configurations ran, device, key figures), as it goes.
+  bool set_digest(int64_t run, const RunDigest& digest, QString* error);
   // Result tables of experiments other than the step benchmark, kept with the run.
   bool set_tables(int64_t run, const std::vector<schema::Table>& tables, QString* error);
   // What other Stepscope runs ran during `run` (RunEnvironment::concurrent_runs), known at its end.
@@ -63,7 +77,8 @@ class RunHistory {
   // The whole run; nothing with `error` when it is gone or its data cannot be read.
   std::optional<RunRecord> load(int64_t run, QString* error) const;
   bool remove(int64_t run, QString* error);
-  // A run record file (shared by someone) becomes a run of this history; 0 with `error`, and
+  // A run record (a file someone shared, a table experiment's run) becomes a run of this
+  // history, kept as it ended (complete where the record does not say); 0 with `error`, and
   // nothing of it left behind, when it cannot.
   int64_t import_record(const RunRecord& record, const QString& label, QString* error);
 
@@ -72,6 +87,8 @@ class RunHistory {
   bool update_head(int64_t run, const std::function<void(RunRecord&)>& change, QString* error);
   bool connect_to(const QString& path, QString* error);
   bool open_checked(const QString& path, QString* error);
+  // Version 1 kept no digests: adds their columns and fills them from every run's record.
+  bool upgrade_from_v1(QString* error);
 
   QString connection_;
   QString path_;

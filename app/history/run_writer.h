@@ -24,7 +24,8 @@ class RunWriter {
   explicit RunWriter(RunDestination destination) : destination_(std::move(destination)) {}
 
   // Each is false with `error` when it could not be kept; the connection opens on first use
-  // (and is tried again on the next call when it could not).
+  // (and is tried again on the next call when it could not). `add` also brings the history's
+  // line of the run (configurations, key figures) up to date.
   bool add(const RunRecordEntry& entry, QString* error);
   bool finish(RunState state, QString* error);
 
@@ -32,6 +33,9 @@ class RunWriter {
   bool connect(QString* error);
 
   RunDestination destination_;
+  // The configurations so far, without their profiles and timelines: the run's digest is
+  // brought up to date with each one.
+  RunRecord measured_;
   std::unique_ptr<RunHistory> history_;
 };
 

@@ -30,6 +30,8 @@ struct ExperimentDescriptor {
   const schema::InputSchema* inputs = nullptr;  // static: values point to it
   schema::UsageText usage;            // the synopsis, a paragraph, the epilogue (exit statuses)
   std::vector<schema::Table> tables;  // a run's tables, empty (schema id, columns), the main one first
+  // The main table's columns that sum a run up in the history's list (keys): its headline figures.
+  std::vector<std::string> headline = {};
   // Checks the inputs together and what this build and machine can run, before anything
   // runs; throws ConfigError naming the field at fault. Null: the fields' own checks suffice.
   std::function<void(const schema::InputValues&)> check = {};

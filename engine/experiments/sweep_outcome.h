@@ -33,6 +33,7 @@ class SweepOutcome {
       outcome_.message = std::to_string(rows_.size()) + " of " + std::to_string(configs_) + " configuration(s) written";
     }
     outcome_.tables = {schema_.table(rows_)};
+    outcome_.configurations = configs_;
     return outcome_;
   }
 

@@ -56,6 +56,22 @@ RunInputs read_inputs(const JsonAt& at) {
   return inputs;
 }
 
+json write_ending(const std::optional<RunEnding>& ended) {
+  if (!ended) return nullptr;
+  return {{"status", to_string(ended->status)}, {"planned", ended->planned}};
+}
+
+std::optional<RunEnding> read_ending(const JsonAt& root) {
+  if (!root.value().is_object() || !root.value().contains("outcome") || root.value().at("outcome").is_null()) {
+    return std::nullopt;
+  }
+  const JsonAt at = root.member("outcome");
+  RunEnding ended;
+  read(at.member("status"), ended.status);
+  read(at.member("planned"), ended.planned);
+  return ended;
+}
+
 // Version 2 is version 3 without the inputs.
 RunRecord read_run_v2(const JsonAt& root, bool with_inputs) {
   RunRecord record;
@@ -65,6 +81,7 @@ RunRecord read_run_v2(const JsonAt& root, bool with_inputs) {
   for (size_t i = 0; i < entries.array_size(); ++i) record.entries.push_back(read_entry(entries.element(i)));
   const JsonAt tables = root.member("tables");
   for (size_t i = 0; i < tables.array_size(); ++i) record.tables.push_back(table_from_json(tables.element(i)));
+  record.outcome = read_ending(root);
   return record;
 }
 
@@ -120,7 +137,8 @@ json to_json(const RunRecord& record, size_t max_timeline_points) {
           {"environment", writer.write(record.environment)},
           {"inputs", write_inputs(record.inputs)},
           {"entries", entries},
-          {"tables", tables}};
+          {"tables", tables},
+          {"outcome", write_ending(record.outcome)}};
 }
 
 RunRecord run_record_from_json(const json& document) {

@@ -5,7 +5,8 @@
 // {"format": "stepscope-run", "version": 2, "environment": {...},
 //  "entries": [{"config": {...}, "row": {<bench schema columns>}, "steps_ns": [...],
 //               "kernel_profile": {...} or null, "timeline": {...} or null}, ...],
-//  "tables": [{"schema": "precision.accumulate", "columns": [...], "rows": [...]}, ...]}
+//  "tables": [{"schema": "precision.accumulate", "columns": [...], "rows": [...]}, ...],
+//  "outcome": {"status": "cancelled", "planned": 16} or null}
 // `entries` are the step benchmark's configurations: the row holds exactly the CSV's columns
 // (bench_schema), numbers exact, missing values null; `tables` hold any other experiment's
 // results with their columns, so they open as tables whatever the experiment.
@@ -16,11 +17,13 @@
 // as null). Timeline points are decimated (profiling::decimate keeps the peaks). Doubles are
 // written in the shortest form that reads back to the same bits; NaN and infinities as the
 // strings "NaN", "Infinity", "-Infinity". Invalid UTF-8 is replaced by U+FFFD on writing.
-// Members unknown to this version are ignored; every known one must be present.
+// Members unknown to this version are ignored; every known one must be present, but for
+// "outcome" (added within version 3: absent in earlier files, read as null).
 #pragma once
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -55,12 +58,22 @@ struct RunInputs {
   bool operator==(const RunInputs& other) const { return experiment == other.experiment && values == other.values; }
 };
 
+// How a run ended: cut short (cancelled, failed) or not, and how many configurations it was
+// asked to run, so that a file of a cancelled sweep reopens as "cancelled, 7 of 16".
+struct RunEnding {
+  RunStatus status = RunStatus::ok;  // ok: every configuration asked for ran
+  size_t planned = 0;                // configurations asked for; 0 when not counted
+  bool operator==(const RunEnding& other) const { return status == other.status && planned == other.planned; }
+};
+
 // One run: the step benchmark's configurations in run order, and other experiments' tables.
 struct RunRecord {
   RunEnvironment environment;
   std::vector<RunRecordEntry> entries;
   std::vector<schema::Table> tables;
   RunInputs inputs = {};
+  // How it ended; none: still running, or a record written before records said.
+  std::optional<RunEnding> outcome = {};
 };
 
 inline constexpr size_t kRunRecordTimelinePoints = 4000;

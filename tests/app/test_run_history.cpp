@@ -1,16 +1,20 @@
 // The run-history database: runs kept as they go, read back whole, crash-safe, and foreign or
 // corrupt files refused with a message.
 #include <QFile>
+#include <QSignalSpy>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <map>
 #include <thread>
 
 #include "cli/recorded_inputs.h"
+#include "gui/lab_run.h"
 #include "history/run_writer.h"
 #include "history/run_history.h"
+#include "registry/experiment_registry.h"
 
 using namespace stepscope;
 using namespace stepscope::history;
@@ -37,6 +41,19 @@ RunRecordEntry entry(const std::string& model, int64_t context, RunStatus status
   timeline->points.push_back(point);
   e.timeline = timeline;
   return e;
+}
+
+// An attention table of `rows` configurations.
+schema::Table attention_table(int rows) {
+  schema::Table t = find_experiment("attention")->tables.front();
+  for (int r = 0; r < rows; ++r) {
+    std::vector<schema::Value> row(t.columns.size());
+    row[static_cast<size_t>(t.column_index("seq"))] = int64_t{128} << r;
+    row[static_cast<size_t>(t.column_index("fwd_bwd_ms"))] = 1.5 * (r + 1);
+    row[static_cast<size_t>(t.column_index("device"))] = std::string("NVIDIA H100");
+    t.rows.push_back(row);
+  }
+  return t;
 }
 
 RunEnvironment environment() { return {"0.1.0", "LibTorch 1.13.1, CPU build", "stepscope (desktop)", "2026-11-21T12:00:00Z"}; }
@@ -159,6 +176,100 @@ class RunHistoryTest : public QObject {
     experiments.sort();
     QCOMPARE(experiments, QStringList({"attention", "bench", "collectives", "ddp", "precision.accumulate",
                                        "precision.autocast"}));
+  }
+
+  // Opening a history of version 1 upgrades it in place: every run gets its digest (device and
+  // key figures, configurations ran), the table experiments' runs included.
+  void aVersion1HistoryIsUpgradedWithDigests() {
+    QTemporaryDir dir;
+    const QString copy = dir.filePath("history_v1.sqlite");
+    QVERIFY(QFile::copy(QStringLiteral(STEPSCOPE_TEST_DATA_DIR "/records_v2/history_v2.sqlite"), copy));
+    QFile::setPermissions(copy, QFile::ReadOwner | QFile::WriteOwner);
+    QString error;
+    {
+      RunHistory history;
+      QVERIFY2(history.open(copy, &error), qPrintable(error));
+      std::map<QString, RunSummary> by_label;
+      for (const auto& run : history.runs()) by_label[run.label] = run;
+      const RunSummary attention = by_label.at("opened from attention.json");
+      QCOMPARE(attention.device, QStringLiteral("cpu"));
+      QCOMPARE(attention.configurations, 2);
+      QVERIFY(!attention.figures.empty());
+      QCOMPARE(QString::fromStdString(attention.figures.front().label), QStringLiteral("Fwd+bwd"));
+      QCOMPARE(by_label.at("opened from collectives.json").device, QStringLiteral("cpu"));
+      QCOMPARE(by_label.at("opened from bench.json").configurations, 1);
+      QVERIFY(!by_label.at("opened from bench.json").figures.empty());
+    }
+    {
+      QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "peek");
+      db.setDatabaseName(copy);
+      QVERIFY(db.open());
+      QSqlQuery query(db);
+      QVERIFY(query.exec("SELECT value FROM meta WHERE key = 'version'") && query.next());
+      QCOMPARE(query.value(0).toString(), QStringLiteral("2"));
+      db.close();
+    }
+    QSqlDatabase::removeDatabase("peek");
+    RunHistory again;  // the upgraded file opens as it is
+    QVERIFY2(again.open(copy, &error), qPrintable(error));
+    QCOMPARE(again.runs().size(), size_t{6});
+  }
+
+  // A table experiment cancelled after 6 of its 16 configurations is kept as cancelled, 6 of 16,
+  // with its rows, device and key figure.
+  void aCancelledTableRunIsKeptAsCancelledWithWhatRan() {
+    QTemporaryDir dir;
+    RunHistory history;
+    QString error;
+    QVERIFY(history.open(dir.filePath("h.sqlite"), &error));
+    gui::LabRun lab(history);
+    QSignalSpy finished(&lab, &gui::LabRun::finished);
+    const auto cancelled_after_six = [](ProgressSink*, const CancelFlag*, const gui::LabRun::TablePublisher&) {
+      ExperimentOutcome outcome;
+      outcome.status = RunStatus::cancelled;
+      outcome.message = "6 of 16 configuration(s) written";
+      outcome.tables = {attention_table(6)};
+      outcome.configurations = 16;
+      return outcome;
+    };
+    lab.start("attention: 16 configurations on cuda:0", cancelled_after_six, {"attention", {{"device", "cuda:0"}}});
+    QVERIFY(finished.wait(10000));
+    const auto runs = history.runs();
+    QCOMPARE(runs.size(), size_t{1});
+    QCOMPARE(runs[0].state, RunState::cancelled);
+    QCOMPARE(runs[0].configurations, 6);
+    QCOMPARE(runs[0].planned, 16);
+    QCOMPARE(runs[0].device, QStringLiteral("cuda:0"));
+    QCOMPARE(runs[0].figures.size(), size_t{1});
+    QCOMPARE(runs[0].figures[0].low, 1.5);
+    QCOMPARE(runs[0].figures[0].high, 9.0);
+    const auto record = history.load(runs[0].id, &error);
+    QCOMPARE(record->tables.at(0).rows.size(), size_t{6});
+    // Saved to a file and opened elsewhere, it is still cancelled, 6 of 16.
+    QVERIFY(record->outcome == (RunEnding{RunStatus::cancelled, 16}));
+    RunHistory elsewhere;
+    QVERIFY(elsewhere.open(dir.filePath("elsewhere.sqlite"), &error));
+    QVERIFY(elsewhere.import_record(read_run_record(write_run_record(*record)), "opened from a file", &error) > 0);
+    QCOMPARE(elsewhere.runs().at(0).state, RunState::cancelled);
+    QCOMPARE(elsewhere.runs().at(0).planned, 16);
+  }
+
+  // A step-benchmark sweep written as it goes: its line counts the configurations of those asked.
+  void aBenchRunCountsWhatRanOfWhatWasAsked() {
+    QTemporaryDir dir;
+    RunHistory history;
+    QString error;
+    QVERIFY(history.open(dir.filePath("h.sqlite"), &error));
+    const int64_t run = history.begin_run(environment(), "sweep", "cpu", &error, {"bench", {}}, 4);
+    RunWriter writer({history.path(), run});
+    QVERIFY2(writer.add(entry("tiny", 32, RunStatus::ok), &error), qPrintable(error));
+    QVERIFY(writer.finish(RunState::cancelled, &error));
+    const auto summary = history.runs().at(0);
+    QCOMPARE(summary.configurations, 1);
+    QCOMPARE(summary.planned, 4);
+    QCOMPARE(summary.state, RunState::cancelled);
+    QCOMPARE(QString::fromStdString(summary.figures.at(0).label), QStringLiteral("Step"));
+    QCOMPARE(summary.figures.at(0).low, 400.0);
   }
 
   void filterAndDelete() {

@@ -48,6 +48,22 @@ TEST(RunRecordJson, RoundTripKeepsEveryField) {
   EXPECT_FALSE(back.entries[0].result.allocation_log);
 }
 
+// How the run ended travels with it; a record that does not say (earlier files) reads as none.
+TEST(RunRecordJson, HowTheRunEndedRoundTripsAndIsOptional) {
+  RunRecord record = sample_record();
+  record.outcome = RunEnding{RunStatus::cancelled, 16};
+  const RunRecord back = read_run_record(write_run_record(record));
+  ASSERT_TRUE(back.outcome.has_value());
+  EXPECT_EQ(*back.outcome, (RunEnding{RunStatus::cancelled, 16}));
+  nlohmann::json document = to_json(record);
+  document.erase("outcome");
+  EXPECT_FALSE(run_record_from_json(document).outcome.has_value());
+  document["outcome"] = nullptr;
+  EXPECT_FALSE(run_record_from_json(document).outcome.has_value());
+  document["outcome"] = {{"status", "stopped"}, {"planned", 3}};
+  expect_contains(error_of(document), "outcome.status");
+}
+
 TEST(RunRecordJson, ComparisonNoticesAChangedField) {
   // Guards the comparison helper itself: a change deep inside must not go unnoticed.
   RunRecord changed = sample_record();

@@ -51,6 +51,7 @@ class ComparisonModelTest : public QObject {
     QCOMPARE(*step->b, 15.0);
     const auto* only_a = find(rows, "tiny, Context 64, Batch 4, fp32, forward, naive", "Step");
     QVERIFY(only_a && only_a->a && !only_a->b);
+    QCOMPARE(only_a->note, QStringLiteral("B has no such configuration"));  // runs that share some pair no others
     const auto* only_b = find(rows, "mini, Context 64, Batch 4, fp32, forward, naive", "Peak memory");
     QVERIFY(only_b && !only_b->a && *only_b->b == 4000.0);
     QVERIFY2(!find(rows, "tiny, Context 128, Batch 4, fp32, forward, naive", "Backward"), "a phase neither run has");
@@ -97,7 +98,12 @@ class ComparisonModelTest : public QObject {
     QVERIFY(softmax_row >= 0);
     QCOMPARE(fixtures::text(model, softmax_row, ComparisonModel::B), missing_text());
     QCOMPARE(fixtures::text(model, softmax_row, ComparisonModel::Ratio), missing_text());
+    QCOMPARE(fixtures::text(model, softmax_row, ComparisonModel::Note), QStringLiteral("B ran no such kernel"));
     QVERIFY(compare_kernels(nullptr, nullptr, "measured window").empty());
+    // Neither run profiled: one row says why, rather than an empty table.
+    const auto why = compare_kernels(nullptr, nullptr, "measured window", {"A ran without the kernel profiler", {}});
+    QCOMPARE(why.size(), size_t{1});
+    QCOMPARE(why.front().note, QStringLiteral("A ran without the kernel profiler"));
   }
 
   void memoryPeaksMatchByLabelWithTheirCategories() {

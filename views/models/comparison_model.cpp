@@ -5,19 +5,17 @@
 
 #include <QStringList>
 
-#include "models/format.h"
+#include "core/run_status.h"
+#include "models/figure_text.h"
 #include "schema/value_format.h"
 
 namespace stepscope::views {
 
 namespace {
 
-// The engine's text carries the unit (schema/column.h).
-QString value_text(double value, schema::ColumnKind unit) { return QString::fromStdString(schema::display_text(value, unit)); }
-
 // A difference keeps its sign in every unit.
 QString difference_text(double value, schema::ColumnKind unit) {
-  const QString magnitude = value_text(std::fabs(value), unit);
+  const QString magnitude = value_with_unit(std::fabs(value), unit);
   return value > 0 ? "+" + magnitude : value < 0 ? "-" + magnitude : magnitude;
 }
 
@@ -30,7 +28,8 @@ ComparisonModel::ComparisonModel(QObject* parent)
                   {"a", true, tr("Run A"), tr("A")},
                   {"b", true, tr("Run B"), tr("B")},
                   {"b_minus_a", true, tr("B - A, in the measure's unit"), tr("B - A")},
-                  {"b_over_a", true, tr("B / A: above 1, B is larger"), tr("B / A")}},
+                  {"b_over_a", true, tr("B / A: above 1, B is larger"), tr("B / A")},
+                  {"note", false, tr("Why A or B has no value"), tr("Note")}},
                  parent) {}
 
 int ComparisonModel::rowCount(const QModelIndex& parent) const {
@@ -48,8 +47,8 @@ TableModel::Cell ComparisonModel::cell(int row, int column) const {
   switch (column) {
     case Item: return text_cell(r.item);
     case Measure: return text_cell(r.measure);
-    case A: return r.a ? Cell{value_text(*r.a, r.unit), *r.a} : missing_cell();
-    case B: return r.b ? Cell{value_text(*r.b, r.unit), *r.b} : missing_cell();
+    case A: return r.a ? Cell{value_with_unit(*r.a, r.unit), *r.a} : missing_cell();
+    case B: return r.b ? Cell{value_with_unit(*r.b, r.unit), *r.b} : missing_cell();
     case Difference: {
       if (!r.a || !r.b) return missing_cell();
       const double d = *r.b - *r.a;
@@ -60,54 +59,117 @@ TableModel::Cell ComparisonModel::cell(int row, int column) const {
       const double q = *r.b / *r.a;
       return {QString::number(q, 'f', 3), q};
     }
+    case Note: return text_cell(r.note);
   }
   return missing_cell();
 }
 
 QString identity_of(const schema::Table& table, size_t row) {
+  return identity_of(table, table, schema::RowPair{row, std::nullopt, {}});
+}
+
+namespace {
+
+QString cell_text(const schema::Value& value, const schema::Column& column) {
+  return QString::fromStdString(schema::display_text(value, column.kind));
+}
+
+// "Context 256", or a text setting alone ("fp32"); `value` may be "128 → 256".
+QString setting_text(const schema::Column& column, const QString& value) {
+  return column.kind == schema::ColumnKind::text ? value : QString::fromStdString(column.label) + " " + value;
+}
+
+// Why `side` ("A", "B") has no value in a measure of its row `row` (none: no such row).
+QString missing_why(const schema::Table& table, std::optional<size_t> row, const QString& side) {
+  if (!row) return QObject::tr("%1 has no such configuration").arg(side);
+  const int status_column = table.column_index("status");
+  const std::string status =
+      status_column < 0 ? std::string() : schema::text_of(table.rows[*row][static_cast<size_t>(status_column)]);
+  if (status == to_string(RunStatus::out_of_memory)) return QObject::tr("%1 ran out of memory").arg(side);
+  if (status == to_string(RunStatus::failed)) return QObject::tr("%1 failed").arg(side);
+  if (status == to_string(RunStatus::cancelled)) return QObject::tr("%1 was cancelled before measuring it").arg(side);
+  return QObject::tr("%1 did not measure it").arg(side);
+}
+
+QString note_for(const std::optional<double>& a, const std::optional<double>& b, const QString& why_a,
+                 const QString& why_b) {
   QStringList parts;
-  for (size_t c = 0; c < table.columns.size(); ++c) {
-    const auto& column = table.columns[c];
+  if (!a && !why_a.isEmpty()) parts << why_a;
+  if (!b && !why_b.isEmpty()) parts << why_b;
+  return parts.join(QStringLiteral("; "));
+}
+
+}  // namespace
+
+QString identity_of(const schema::Table& a, const schema::Table& b, const schema::RowPair& pair) {
+  const schema::Table& named = pair.a ? a : b;
+  const size_t row = pair.a ? *pair.a : *pair.b;
+  QStringList parts;
+  for (size_t c = 0; c < named.columns.size(); ++c) {
+    const auto& column = named.columns[c];
     if (column.role != schema::ColumnRole::identity) continue;
-    const QString value = QString::fromStdString(schema::display_text(table.rows[row][c], column.kind));
-    parts << (column.kind == schema::ColumnKind::text ? value : QString::fromStdString(column.label) + " " + value);
+    QString value = cell_text(named.rows[row][c], column);
+    for (const auto& change : pair.changes) {
+      if (pair.a && change.column == c) {
+        value = cell_text(change.a, column) + QStringLiteral(" → ") + cell_text(change.b, column);
+      }
+    }
+    parts << setting_text(column, value);
+  }
+  return parts.join(QStringLiteral(", "));
+}
+
+QString changes_text(const schema::Table& a, const std::vector<schema::SettingChange>& changes) {
+  QStringList parts;
+  for (const auto& change : changes) {
+    const auto& column = a.columns[change.column];
+    parts << QString::fromStdString(column.label) + " " + cell_text(change.a, column) + QStringLiteral(" → ") +
+                 cell_text(change.b, column);
   }
   return parts.join(QStringLiteral(", "));
 }
 
 std::vector<ComparisonRow> compare_tables(const schema::Table& a, const schema::Table& b) {
-  std::vector<QString> order;  // A's rows first, then B's new ones
-  std::map<QString, size_t> in_a, in_b;
-  for (size_t r = 0; r < a.rows.size(); ++r) {
-    if (in_a.emplace(identity_of(a, r), r).second) order.push_back(identity_of(a, r));
-  }
-  for (size_t r = 0; r < b.rows.size(); ++r) {
-    const QString key = identity_of(b, r);
-    if (in_b.emplace(key, r).second && !in_a.count(key)) order.push_back(key);
-  }
   std::vector<ComparisonRow> rows;
-  for (const auto& key : order) {
+  for (const auto& pair : schema::pair_rows(a, b)) {
+    const QString item = identity_of(a, b, pair);
     for (size_t c = 0; c < a.columns.size(); ++c) {
       const auto& column = a.columns[c];
       if (column.role != schema::ColumnRole::measure || !schema::is_numeric(column.kind)) continue;
       const int cb = b.column_index(column.key);
-      const auto value = [&](const schema::Table& t, const std::map<QString, size_t>& rows_of, int col) {
-        const auto it = rows_of.find(key);
-        if (it == rows_of.end() || col < 0) return std::optional<double>();
-        return schema::number_of(t.rows[it->second][static_cast<size_t>(col)]);
-      };
-      ComparisonRow row{key, QString::fromStdString(schema::header_text(column)), column.kind,
-                        value(a, in_a, static_cast<int>(c)), value(b, in_b, cb)};
-      if (row.a || row.b) rows.push_back(row);
+      const auto va = pair.a ? schema::number_of(a.rows[*pair.a][c]) : std::nullopt;
+      const auto vb = pair.b && cb >= 0 ? schema::number_of(b.rows[*pair.b][static_cast<size_t>(cb)]) : std::nullopt;
+      if (!va && !vb) continue;
+      const QString note =
+          note_for(va, vb, missing_why(a, pair.a, QStringLiteral("A")), missing_why(b, pair.b, QStringLiteral("B")));
+      rows.push_back({item, QString::fromStdString(schema::header_text(column)), column.kind, va, vb, note});
     }
   }
   return rows;
 }
 
+namespace {
+
+// Why a side has nothing of this kind at all (`absent`), or lacks only this item (`not_there`).
+QString why_missing(bool has_data, const QString& absent, const QString& not_there) {
+  return has_data ? not_there : absent;
+}
+
+// Neither run has data of this kind: one row that says why, rather than an empty table.
+std::vector<ComparisonRow> nothing_to_compare(const Absence& absent) {
+  if (absent.a.isEmpty() && absent.b.isEmpty()) return {};
+  ComparisonRow row{QString(), QString(), schema::ColumnKind::real, std::nullopt, std::nullopt, {}};
+  row.note = note_for(std::nullopt, std::nullopt, absent.a, absent.b);
+  return {row};
+}
+
+}  // namespace
+
 std::vector<ComparisonRow> compare_kernels(const profiling::KernelProfile* a, const profiling::KernelProfile* b,
-                                           const std::string& range) {
+                                           const std::string& range, const Absence& absent) {
   const auto* ra = a ? profiling::find_range(*a, range) : nullptr;
   const auto* rb = b ? profiling::find_range(*b, range) : nullptr;
+  if (!ra && !rb) return nothing_to_compare(absent);
   std::map<std::string, std::pair<const profiling::KernelStats*, const profiling::KernelStats*>> kernels;
   std::vector<std::string> order;
   for (const auto* summary : {ra, rb}) {
@@ -118,6 +180,8 @@ std::vector<ComparisonRow> compare_kernels(const profiling::KernelProfile* a, co
       (summary == ra ? it->second.first : it->second.second) = &k;
     }
   }
+  const QString why_a = why_missing(ra != nullptr, absent.a, QObject::tr("A ran no such kernel"));
+  const QString why_b = why_missing(rb != nullptr, absent.b, QObject::tr("B ran no such kernel"));
   std::vector<ComparisonRow> rows;
   for (const auto& name : order) {
     const auto [ka, kb] = kernels[name];
@@ -128,13 +192,16 @@ std::vector<ComparisonRow> compare_kernels(const profiling::KernelProfile* a, co
     const auto per_step = [](const profiling::KernelStats* k) {
       return k ? std::optional(k->instances_per_step) : std::nullopt;
     };
-    rows.push_back({item, "total time", schema::ColumnKind::nanoseconds, total(ka), total(kb)});
-    rows.push_back({item, "instances/step", schema::ColumnKind::real, per_step(ka), per_step(kb)});
+    const QString note = note_for(total(ka), total(kb), why_a, why_b);
+    rows.push_back({item, "total time", schema::ColumnKind::nanoseconds, total(ka), total(kb), note});
+    rows.push_back({item, "instances/step", schema::ColumnKind::real, per_step(ka), per_step(kb), note});
   }
   return rows;
 }
 
-std::vector<ComparisonRow> compare_memory_peaks(const profiling::MemoryTimeline* a, const profiling::MemoryTimeline* b) {
+std::vector<ComparisonRow> compare_memory_peaks(const profiling::MemoryTimeline* a, const profiling::MemoryTimeline* b,
+                                                const Absence& absent) {
+  if (!a && !b) return nothing_to_compare(absent);
   std::vector<std::string> order;
   std::map<std::string, std::pair<const profiling::MemoryPeak*, const profiling::MemoryPeak*>> peaks;
   for (const auto* t : {a, b}) {
@@ -145,6 +212,8 @@ std::vector<ComparisonRow> compare_memory_peaks(const profiling::MemoryTimeline*
       (t == a ? it->second.first : it->second.second) = &p;
     }
   }
+  const QString why_a = why_missing(a != nullptr, absent.a, QObject::tr("A has no such peak"));
+  const QString why_b = why_missing(b != nullptr, absent.b, QObject::tr("B has no such peak"));
   std::vector<ComparisonRow> rows;
   for (const auto& label : order) {
     const auto [pa, pb] = peaks[label];
@@ -153,11 +222,14 @@ std::vector<ComparisonRow> compare_memory_peaks(const profiling::MemoryTimeline*
       if (!p) return std::optional<double>();
       return std::optional(static_cast<double>(c ? p->bytes_by_category[profiling::category_index(*c)] : p->allocated_bytes));
     };
-    rows.push_back({item, "allocated", schema::ColumnKind::bytes, bytes(pa, std::nullopt), bytes(pb, std::nullopt)});
+    const auto add = [&](const QString& measure, std::optional<double> va, std::optional<double> vb) {
+      rows.push_back({item, measure, schema::ColumnKind::bytes, va, vb, note_for(va, vb, why_a, why_b)});
+    };
+    add("allocated", bytes(pa, std::nullopt), bytes(pb, std::nullopt));
     for (const auto c : profiling::all_memory_categories()) {
       const auto va = bytes(pa, c), vb = bytes(pb, c);
       if (va.value_or(0) == 0 && vb.value_or(0) == 0) continue;
-      rows.push_back({item, QString::fromStdString(profiling::to_string(c)), schema::ColumnKind::bytes, va, vb});
+      add(QString::fromStdString(profiling::to_string(c)), va, vb);
     }
   }
   return rows;

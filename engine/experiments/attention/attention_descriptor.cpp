@@ -55,6 +55,7 @@ ExperimentDescriptor attention_descriptor() {
       "\n"
       "Exit status: 0 ok, 1 a configuration failed, 2 bad options, 130 interrupted.\n";
   d.tables = {attention_schema().table({})};
+  d.headline = {"fwd_bwd_ms", "peak_bytes"};
   d.check = check;
   d.run = run;
   // The smallest configuration out of memory with its accounting, and how what is kept for the

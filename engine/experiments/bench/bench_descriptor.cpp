@@ -39,6 +39,7 @@ ExperimentDescriptor bench_descriptor() {
       "A configuration that runs out of memory becomes a row with status OOM and the sweep goes on.\n"
       "Exit status: 0 when every row is ok or OOM, 1 when a row failed, 2 for bad options, 130 if interrupted.\n";
   d.tables = {bench_schema().table({})};
+  d.headline = {"total_mean_ms", "peak_memory_bytes"};
   d.check = check;
   d.run = run;
   d.describe = [](const schema::InputValues& values) {

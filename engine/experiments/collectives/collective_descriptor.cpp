@@ -27,6 +27,7 @@ ExperimentDescriptor collective_descriptor() {
       "Exit status: 0 ok, 1 a row or a rank failed, 2 bad options (or ranks started with different ones),\n"
       "3 this rank ended because another rank failed or was interrupted, 130 interrupted.\n";
   d.tables = {collective_schema().table({})};
+  d.headline = {"busbw_gbps"};
   d.runs_as_ranks = true;
   d.check = [](const schema::InputValues& values) {
     const CollectiveSweepSpec spec = collective_spec(values);

@@ -37,6 +37,7 @@ ExperimentDescriptor ddp_descriptor() {
   schema::Table ranks = ddp_schema().table({});
   ranks.schema = "ddp.ranks";  // each rank's own rows, in the columns of the job's
   d.tables = {ddp_schema().table({}), ranks, ddp_timeline_schema().table({}), ddp_memory_schema().table({})};
+  d.headline = {"step_ms", "exposed_comm_ms"};
   d.runs_as_ranks = true;
   d.check = [](const schema::InputValues& values) {
     const DdpSweepSpec spec = ddp_spec(values);

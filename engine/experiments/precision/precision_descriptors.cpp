@@ -25,6 +25,7 @@ ExperimentDescriptor accumulate_descriptor() {
       "Kahan-compensated and pairwise; the results are those PyTorch prints.\n";
   d.usage.epilogue = kExitStatuses;
   d.tables = {accumulation_schema().table({})};
+  d.headline = {"abs_error"};
   d.run = [](const schema::InputValues&, ProgressSink* progress, const CancelFlag* cancel, const TablePublisher&) {
     return run_accumulation(progress, cancel);
   };
