@@ -19,15 +19,12 @@ void report(Tab* tab, const LabTabCallbacks& callbacks) {
   QObject::connect(tab, &Tab::history_problem, tab, callbacks.history_problem);
 }
 
-// What one experiment just measured that another's charts read beside their own: the
-// all-reduce rows of the collective benchmark feed the DDP bucket overhead model.
-struct TableLink {
-  const char* from;
-  const char* to;
-};
-constexpr TableLink kTableLinks[] = {{"collectives", "ddp"}};
-
 }  // namespace
+
+const std::vector<TableLink>& table_links() {
+  static const std::vector<TableLink> links = {{"collectives", "ddp"}};
+  return links;
+}
 
 std::vector<ExperimentTab*> attach_lab_tabs(const std::vector<views::ResultView*>& views,
                                             const std::vector<views::DeviceChoice>& devices,
@@ -50,7 +47,7 @@ std::vector<ExperimentTab*> attach_lab_tabs(const std::vector<views::ResultView*
       experiment_views[experiment->descriptor().id] = experiment;
     }
   }
-  for (const auto& link : kTableLinks) {
+  for (const auto& link : table_links()) {
     const auto from = drivers.find(link.from);
     const auto to = experiment_views.find(link.to);
     if (from == drivers.end() || to == experiment_views.end()) continue;

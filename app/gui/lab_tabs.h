@@ -25,6 +25,15 @@ struct LabTabCallbacks {
 
 class ExperimentTab;
 
+// What one experiment measured that another's charts read beside their own: the all-reduce
+// rows of the collective benchmark feed the DDP bucket overhead model, whether they were just
+// measured or reopened from the history.
+struct TableLink {
+  const char* from;
+  const char* to;
+};
+const std::vector<TableLink>& table_links();
+
 // The drivers, children of `parent`, run through `gate`; returned for the window's shortcuts.
 std::vector<ExperimentTab*> attach_lab_tabs(const std::vector<views::ResultView*>& views,
                                             const std::vector<views::DeviceChoice>& devices,

@@ -2,6 +2,8 @@
 // and its inputs in their form, saving one to a file.
 #include "gui/main_window.h"
 
+#include "gui/lab_tabs.h"
+
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -11,6 +13,7 @@
 #include "cli/recorded_inputs.h"
 #include "gui/compare_dialog.h"
 #include "gui/history_dock.h"
+#include "gui/lab_tabs.h"
 #include "io/run_record_digest.h"
 #include "widgets/experiment_group_view.h"
 #include "widgets/experiment_view.h"
@@ -95,6 +98,17 @@ void MainWindow::show_record(const RunRecord& record, const QString& source) {
       if (shown_in == nullptr) shown_in = view;
     }
     for (auto* view : views_) view->show_tables(record.tables);
+    // A reopened run feeds the charts of another experiment that read it, as a finished one does.
+    for (const auto& link : table_links()) {
+      const views::ExperimentView* from = nullptr;
+      for (auto* view : findChildren<views::ExperimentView*>()) {
+        if (view->descriptor().id == link.from && shows_any(view->descriptor(), record.tables)) from = view;
+      }
+      if (from == nullptr) continue;
+      for (auto* view : findChildren<views::ExperimentView*>()) {
+        if (view->descriptor().id == link.to) view->show_linked_tables(record.tables);
+      }
+    }
   }
   // Its inputs in their form; a benchmark recorded before runs kept them, by its first configuration.
   if (!show_inputs(record) && !record.entries.empty()) panel_->set_config(record.entries.front().result.config);

@@ -122,6 +122,17 @@ class DdpTabTest : public QObject {
     QCOMPARE(qobject_cast<QLineEdit*>(view->form()->field("nproc"))->text(), QStringLiteral("2"));
     QCOMPARE(view->table_model(0).rowCount(), 3);
     QCOMPARE(charts->timeline_selector()->count(), 3);
+
+    // In the next session: the all-reduce run reopened from the history feeds the model as a
+    // finished one does, and reopening the DDP run after it keeps the fit.
+    gui::MainWindow next(dir.filePath("history.sqlite"));
+    auto* next_charts = next.findChild<views::DdpChartsView*>();
+    QVERIFY2(next_charts->reading().contains("all-reduce times"), qPrintable(next_charts->reading()));
+    QVERIFY2(next.open_run(runs[1].id, &error), qPrintable(error));
+    QVERIFY2(next_charts->reading().startsWith("All-reduce gloo x2 fp32: "), qPrintable(next_charts->reading()));
+    QVERIFY2(next.open_run(runs[0].id, &error), qPrintable(error));
+    QVERIFY2(next_charts->reading().startsWith("All-reduce gloo x2 fp32: "), qPrintable(next_charts->reading()));
+    QVERIFY2(next_charts->reading().contains("bucketed 0.01 MiB x2: n_b = "), qPrintable(next_charts->reading()));
   }
 
   void aMissingWorkerIsSaid() {

@@ -63,7 +63,7 @@ class HistoryDockTest : public QObject {
     QCOMPARE(cell(*model, 0, "Configs"), QStringLiteral("2 of 16"));
     QCOMPARE(cell(*model, 0, "Device"), QStringLiteral("cuda:0"));
     QVERIFY2(cell(*model, 0, "Key figures").startsWith("Fwd+bwd "), qPrintable(cell(*model, 0, "Key figures")));
-    QVERIFY2(cell(*model, 0, "Key figures").contains(" ms"), qPrintable(cell(*model, 0, "Key figures")));
+    QVERIFY2(cell(*model, 0, "Key figures").contains(QStringLiteral(" µs – ")), qPrintable(cell(*model, 0, "Key figures")));
   }
 
   // Collectives: the bus bandwidth is their headline; a complete run shows its count alone.
