@@ -44,8 +44,10 @@ std::vector<InputField> application_inputs() {
     const InputField id{"open-run", "Run", InputKind::integer, "a run id"};
     schema::check_input_item(id, text);  // a number too large to be an id is refused
   };
-  f.push_back({"open-file", "Open file", InputKind::path, "show a run file saved from the History dock", "", false,
-               "application", "FILE"});
+  f.push_back({"open-file", "Open file", InputKind::path,
+               "show a run file saved from the History dock or written by stepscope-cli --json;\n"
+               "several (a,b,c) fill the tabs of their experiments side by side",
+               "", true, "application", "FILE"});
   f.push_back(cpu_threads_input());
   f.back().group = "application";
   f.back().default_text.clear();  // not given: Run > CPU threads' setting
@@ -102,7 +104,7 @@ GuiOptions parse_gui_options(const std::vector<std::string>& args) {
   o.screenshot_path = v.text("screenshot");
   o.history_path = v.text("history");
   o.open_run = v.text("open-run");
-  o.open_file = v.text("open-file");
+  o.open_files = v.items("open-file");
   if (v.given("threads")) o.cpu_threads = static_cast<int>(v.integer("threads"));
   schema::InputValues bench(bench_inputs());
   bool configured = false;
@@ -120,7 +122,7 @@ GuiOptions parse_gui_options(const std::vector<std::string>& args) {
     }
     o.bench = bench;
   }
-  const bool opens = !o.open_run.empty() || !o.open_file.empty();
+  const bool opens = !o.open_run.empty() || !o.open_files.empty();
   if (o.quit && !o.run && !opens) {
     throw cli::CliError("--quit needs --run, --open-run or --open-file (there would be nothing to wait for)");
   }

@@ -20,7 +20,7 @@ struct GuiOptions {
   std::string history_path;     // --history FILE: the run-history database (default: user data dir)
   std::string open_run;         // --open-run ID|latest: show a stored run instead of running
   int64_t open_run_id = 0;      // its id; 0 for 'latest'
-  std::string open_file;        // --open-file FILE: show a run file (as saved from the history)
+  std::vector<std::string> open_files;  // --open-file FILE[,FILE...]: run files to show, in order
   std::optional<int> cpu_threads;  // --threads N: LibTorch's CPU threads for this start (else the setting's)
   bool help = false;
 };

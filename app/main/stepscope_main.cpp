@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   if (options.bench) window.run_panel().set_values(*options.bench);
   // Output files by the command line's rules, before anything runs: a read-only file is
   // refused by name, never replaced after a long run, and so is a file the app reads.
-  views::protect_input(QStringLiteral("--open-file"), QString::fromStdString(options.open_file));
+  for (const auto& file : options.open_files) views::protect_input(QStringLiteral("--open-file"), QString::fromStdString(file));
   views::protect_input(QStringLiteral("the run history"), window.history_path());
   QString refused;
   if (!options.export_dir.empty() && !window.check_export(QString::fromStdString(options.export_dir), true, &refused)) {
@@ -115,13 +115,21 @@ int main(int argc, char** argv) {
       }
     });
   }
-  if (!options.open_run.empty() || !options.open_file.empty()) {
+  if (!options.open_run.empty() || !options.open_files.empty()) {
     QTimer::singleShot(0, &window, [&] {
       QString error;
-      const bool opened = !options.open_file.empty()
-                              ? window.open_run_file(QString::fromStdString(options.open_file), &error)
-                              : window.open_run(options.open_run_id, &error);
-      if (!opened) std::cerr << "stepscope: " << error.toStdString() << '\n';
+      bool opened = true;
+      if (options.open_files.empty()) {
+        opened = window.open_run(options.open_run_id, &error);
+        if (!opened) std::cerr << "stepscope: " << error.toStdString() << '\n';
+      }
+      // Each beside the others: every experiment's tab shows its file; a file that cannot be
+      // read is named and the rest still open.
+      for (const auto& file : options.open_files) {
+        if (window.open_run_file(QString::fromStdString(file), &error)) continue;
+        std::cerr << "stepscope: " << error.toStdString() << '\n';
+        opened = false;
+      }
       finish(opened);
     });
   }

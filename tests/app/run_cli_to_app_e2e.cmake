@@ -34,3 +34,24 @@ file(READ ${WORKDIR}/again/benchmark.csv again)
 if(NOT rc EQUAL 0 OR NOT cli STREQUAL again)
   message(FATAL_ERROR "reopened from the history (exit ${rc}, ${err}):\n${again}")
 endif()
+# Several files side by side: the precision lab's table beside the benchmark's, each in its tab,
+# both exported byte for byte.
+execute_process(COMMAND ${CLI} precision accumulate --csv ${WORKDIR}/accumulate.csv --json ${WORKDIR}/accumulate.json
+                        --quiet RESULT_VARIABLE rc ERROR_VARIABLE err TIMEOUT 600)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "stepscope-cli precision accumulate exited ${rc}: ${err}")
+endif()
+execute_process(COMMAND ${APP} --history ${WORKDIR}/history.sqlite
+                        --open-file ${WORKDIR}/run.json,${WORKDIR}/accumulate.json --export ${WORKDIR}/both --quit
+                RESULT_VARIABLE rc ERROR_VARIABLE err TIMEOUT 600)
+file(READ ${WORKDIR}/both/benchmark.csv both_bench)
+file(READ ${WORKDIR}/accumulate.csv cli_accumulate)
+file(GLOB accumulate_exports ${WORKDIR}/both/*accumulat*.csv)
+list(LENGTH accumulate_exports n)
+if(NOT rc EQUAL 0 OR NOT cli STREQUAL both_bench OR NOT n EQUAL 1)
+  message(FATAL_ERROR "two files opened side by side (exit ${rc}, ${err}): ${accumulate_exports}")
+endif()
+file(READ ${accumulate_exports} app_accumulate)
+if(NOT cli_accumulate STREQUAL app_accumulate)
+  message(FATAL_ERROR "the app's accumulation table differs from the CLI's:\n${cli_accumulate}\n---\n${app_accumulate}")
+endif()
