@@ -27,8 +27,12 @@ echo "runs, into $work" >&2
 "$cli" ddp --nproc 2 --model tiny --context 64 --batch 2 --warmup 1 --steps 3 --bucket-mb 0.1,1 \
   --csv "$work/ddp.csv" --json "$work/ddp.json" "${q[@]}"
 "$cli" precision accumulate --csv "$work/accumulate.csv" --json "$work/accumulate.json" "${q[@]}"
-"$cli" precision autocast --csv "$work/autocast.csv" --json "$work/autocast.json" "${q[@]}"
-files="$work/accumulate.json,$work/autocast.json,$work/attention.json,$work/collectives.json,$work/ddp.json,$work/bench.json"
+# LibTorch 1.13's CPU autocast fails on the toy model's LayerNorm: then the tab shows accumulation.
+autocast=""
+if "$cli" precision autocast --csv "$work/autocast.csv" --json "$work/autocast.json" "${q[@]}"; then
+  autocast="$work/autocast.json,"
+fi
+files="$work/accumulate.json,$autocast$work/attention.json,$work/collectives.json,$work/ddp.json,$work/bench.json"
 tabs=(benchmark kernels memory sweep attention collectives ddp precision planner)
 for size in "${sizes[@]}"; do
   echo "window at $size" >&2
@@ -41,10 +45,10 @@ for size in "${sizes[@]}"; do
     for i in $(seq 60); do xdotool search --name "^Stepscope" >/dev/null 2>&1 && break; sleep 0.5; done
     sleep 4
     win=$(xdotool search --name "^Stepscope" | head -1)
-    xdotool windowactivate --sync "$win" 2>/dev/null || true
+    xdotool windowactivate --sync "$win" 2>/dev/null || xdotool windowfocus "$win" 2>/dev/null || true
     n=1
     for tab in $5; do
-      xdotool key --window "$win" "ctrl+$n"
+      xdotool key "ctrl+$n"
       sleep 1.5
       import -window root "$4/cpu-$2-$n-$tab.png"
       n=$((n + 1))

@@ -69,6 +69,10 @@ class BenchChartTest : public QObject {
     QCOMPARE(configuration_labels(results), (QStringList{"small ctx256 b4 fp32 train", "small ctx1024 b4 fp32 train",
                                                          "small ctx256 b16 fp32 forward", "small ctx256 b4 fp32 train (2)"}));
     QVERIFY(configuration_labels({}).isEmpty());
+    // A legend's: what tells each from the others; one configuration keeps its whole name.
+    QCOMPARE(distinguishing_labels(results),
+             (QStringList{"ctx256 b4 train", "ctx1024 b4 train", "ctx256 b16 forward", "ctx256 b4 train (2)"}));
+    QCOMPARE(distinguishing_labels({results[1]}), (QStringList{"small ctx1024 fp32 train"}));
   }
 
   void meansStackAndWhiskersSitOnSegmentEnds() {
@@ -114,7 +118,7 @@ class BenchChartTest : public QObject {
   void stepLinesForConfigurationsThatRan() {
     const auto lines = build_step_lines(three_results());
     QCOMPARE(lines.size(), size_t{2});
-    QCOMPARE(lines[0].label, QStringLiteral("small ctx256 fp32 train"));
+    QCOMPARE(lines[0].label, QStringLiteral("ctx256 train"));  // a legend says what differs
     QCOMPARE(lines[0].points, (QList<QPointF>{{0, 35}, {1, 37}}));
     QCOMPARE(lines[1].points, (QList<QPointF>{{0, 4}}));
     QVERIFY(build_step_lines({}).empty());
@@ -172,7 +176,7 @@ class BenchChartTest : public QObject {
       QVERIFY(!view.grab().isNull());
     }
     auto* line = qobject_cast<QLineSeries*>(view.chart()->series().value(0));
-    QCOMPARE(line->name(), QStringLiteral("small ctx256 fp32 train"));
+    QCOMPARE(line->name(), QStringLiteral("ctx256 train"));
     QCOMPARE(line->at(1), QPointF(1, 37));
     view.setLines({});
     QCOMPARE(view.chart()->series().size(), qsizetype{0});

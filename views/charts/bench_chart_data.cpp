@@ -50,6 +50,35 @@ QStringList configuration_labels(const std::vector<BenchResult>& results) {
   return labels;
 }
 
+QStringList distinguishing_labels(const std::vector<BenchResult>& results) {
+  // Only what tells the configurations apart ("ctx64", "ctx128"): a small chart's legend
+  // would cut the shared "tiny ... fp32 train" into "tiny ctx...". One configuration keeps all.
+  std::vector<QStringList> parts;
+  for (const auto& result : results) {
+    const BenchConfig& c = result.config;
+    parts.push_back({QString::fromStdString(c.model.name), QStringLiteral("ctx%1").arg(c.context),
+                     QStringLiteral("b%1").arg(c.batch), QString::fromStdString(to_string(c.precision)),
+                     QString::fromStdString(to_string(c.mode))});
+  }
+  std::vector<bool> differs(5, results.size() <= 1);
+  for (size_t i = 0; i < differs.size(); ++i) {
+    for (const auto& p : parts) differs[i] = differs[i] || p[static_cast<qsizetype>(i)] != parts.front()[static_cast<qsizetype>(i)];
+  }
+  if (results.size() <= 1) differs[2] = false;  // a lone configuration: the batch as before, unsaid
+  QStringList labels;
+  QHash<QString, int> seen;
+  for (const auto& p : parts) {
+    QStringList kept;
+    for (size_t i = 0; i < differs.size(); ++i) {
+      if (differs[i]) kept << p[static_cast<qsizetype>(i)];
+    }
+    const QString label = kept.isEmpty() ? p.join(QLatin1Char(' ')) : kept.join(QLatin1Char(' '));
+    const int count = ++seen[label];
+    labels << (count == 1 ? label : QStringLiteral("%1 (%2)").arg(label).arg(count));
+  }
+  return labels;
+}
+
 const std::array<QString, kBenchPhaseCount>& bench_phase_names() {
   static const std::array<QString, kBenchPhaseCount> names = {
       QString(profiling::step_ranges::kForward), QString(profiling::step_ranges::kBackward),
@@ -97,7 +126,7 @@ BenchBarData build_bench_bar_data(const std::vector<BenchResult>& results) {
 }
 
 std::vector<StepLine> build_step_lines(const std::vector<BenchResult>& results) {
-  const QStringList labels = configuration_labels(results);
+  const QStringList labels = distinguishing_labels(results);  // a legend's: short
   std::vector<StepLine> lines;
   for (size_t r = 0; r < results.size(); ++r) {
     if (results[r].status != RunStatus::ok || results[r].steps.empty()) continue;

@@ -19,6 +19,9 @@ QString configuration_label(const BenchConfig& config, bool with_batch);
 // One label per result, in order: with the batch only where the results' batches differ,
 // and "(2)", "(3)" after repeats, so that every label names one bar.
 QStringList configuration_labels(const std::vector<BenchResult>& results);
+// The same, each saying only what tells it from the others ("ctx64 train", "ctx128 train"):
+// legends, which a small chart would otherwise cut to "tiny ctx...". One configuration keeps all.
+QStringList distinguishing_labels(const std::vector<BenchResult>& results);
 
 // The phases a step is split into, bottom of the stack first.
 inline constexpr size_t kBenchPhaseCount = 3;

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "charts/nice_value_axis.h"
+
 namespace stepscope::views {
 
 double nice_tick_interval(double span, int target_ticks) {
@@ -59,6 +61,16 @@ void style_chart(QChart& chart, const QString& title) {
   chart.legend()->setAlignment(Qt::AlignBottom);
   chart.legend()->setFont(QApplication::font());
   chart.legend()->setShowToolTips(true);  // a truncated legend entry shows in full on hover
+  // A label the legend must shorten is whole in its tooltip.
+  chart.legend()->setShowToolTips(true);
+  // Value axes keep as many ticks as their length can label.
+  QObject::connect(&chart, &QChart::plotAreaChanged, &chart, [&chart](const QRectF& area) {
+    for (QAbstractAxis* axis : chart.axes()) {
+      if (auto* nice = dynamic_cast<NiceValueAxis*>(axis)) {
+        nice->fitTicksToLength(axis->orientation() == Qt::Horizontal ? area.width() : area.height(), axis->orientation());
+      }
+    }
+  });
 }
 
 QFont annotation_font() {

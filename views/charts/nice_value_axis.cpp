@@ -47,8 +47,18 @@ double NiceValueAxis::tickStepFor(double low, double high) const {
   const double least = magnitude > 0 && std::isfinite(magnitude)
                            ? std::pow(10.0, std::ceil(std::log10(magnitude * kLeastRelativeStep)))
                            : 0.0;
-  const double step = std::max({nice_tick_interval(high - low, target_ticks_), min_interval_, least});
+  const int target = fitted_ticks_ > 0 ? std::min(target_ticks_, fitted_ticks_) : target_ticks_;
+  const double step = std::max({nice_tick_interval(high - low, target), min_interval_, least});
   return step > 0 && std::isfinite(step) ? step : 1.0;
+}
+
+void NiceValueAxis::fitTicksToLength(double pixels, Qt::Orientation orientation) {
+  // A horizontal tick label ("1250", "0.375") needs about 70 px; a vertical one a line and a gap.
+  const double per_tick = orientation == Qt::Horizontal ? 70.0 : 36.0;
+  const int fitted = std::max(2, static_cast<int>(pixels / per_tick));
+  if (fitted == fitted_ticks_) return;
+  fitted_ticks_ = fitted;
+  applyTicks(min(), tickStepFor(min(), max()));
 }
 
 void NiceValueAxis::applyTicks(double low, double interval) {

@@ -29,12 +29,17 @@ class NiceValueAxis : public QValueAxis {
   // lost in the rounding of the range's values.
   double tickStepFor(double low, double high) const;
 
+  // No more ticks than `pixels` of axis length can label legibly (a small chart's time axis
+  // would otherwise cut every label to "1..."); style_chart calls it as the plot area changes.
+  void fitTicksToLength(double pixels, Qt::Orientation orientation);
+
   static constexpr double kMostAxisMagnitude = 1e18;
 
  private:
   void applyTicks(double min, double interval);
 
   int target_ticks_;
+  int fitted_ticks_ = 0;  // 0: no limit from the axis length yet
   double min_interval_;
 };
 

@@ -8,7 +8,7 @@ namespace {
 std::vector<TableModel::Column> category_columns() {
   return {
       {"Category", false},
-      {"Total Time (ns)", true, "Shown in adaptive units; exact and exported in ns"},
+      {"Total Time (ns)", true, "Shown in adaptive units; exact and exported in ns", "Total Time"},
       {"Instances", true},
       {"Time (%)", true, "Share of the range's GPU time"},
   };

@@ -13,10 +13,10 @@ std::vector<TableModel::Column> range_time_columns() {
   columns.push_back({"Range", false, "The range's name, indented under the range around it"});
   columns.push_back({"Phase", false, "The step phase it ran in"});
   columns.push_back({"Calls/Step", true, "Times it ran per measured step (a block's range: once per layer)"});
-  columns.push_back({"Time/Step (ns)", true, "CPU time per measured step; " + ns});
+  columns.push_back({"Time/Step (ns)", true, "CPU time per measured step; " + ns, "Time/Step"});
   columns.push_back({"Step (%)", true, "Share of the step's CPU time"});
   columns.push_back({"Phase (%)", true, "Share of its phase's CPU time"});
-  columns.push_back({"Per Call (ns)", true, "Mean CPU time of one call (a block's range: one layer); " + ns});
+  columns.push_back({"Per Call (ns)", true, "Mean CPU time of one call (a block's range: one layer); " + ns, "Per Call"});
   columns.push_back({"Parent", false, "The range around it"});
   return columns;
 }

@@ -11,12 +11,12 @@ std::vector<TableModel::Column> step_columns() {
   const QString ns = QStringLiteral("Shown in adaptive units; exact and exported in ns");
   return {
       {"Step", true},
-      {"Span (ns)", true, "First GPU activity start to last end within the step; " + ns},
-      {"Busy (ns)", true, "Union of kernel and copy intervals; " + ns},
-      {"Idle (ns)", true, "Gaps between kernels (span - busy); " + ns},
+      {"Span (ns)", true, "First GPU activity start to last end within the step; " + ns, "Span"},
+      {"Busy (ns)", true, "Union of kernel and copy intervals; " + ns, "Busy"},
+      {"Idle (ns)", true, "Gaps between kernels (span - busy); " + ns, "Idle"},
       {"Busy (%)", true, "Busy time of the span"},
       {"Kernels", true},
-      {"Avg Kernel (ns)", true, ns},
+      {"Avg Kernel (ns)", true, ns, "Avg Kernel"},
       {"Launch Bound", false, "yes: the gaps outweigh the work, kernel launches bound the step"},
   };
 }
