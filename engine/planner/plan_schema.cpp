@@ -36,11 +36,11 @@ schema::Schema<PlanLine> make_plan_schema() {
                [](const PlanLine& l) { return Value(l.label); }});
   f.push_back({Column{"value", "Value", ColumnKind::integer, ColumnRole::measure, "Counts: parameters, GPUs, N_FSDP, tokens, buckets"},
                [](const PlanLine& l) { return whole_if_integral(l.value); }});
-  f.push_back({Column{"bytes", "Bytes", ColumnKind::real, ColumnRole::measure, "Per device"},
+  f.push_back({Column{"bytes", "Bytes", ColumnKind::bytes, ColumnRole::measure, "Per device"},
                [](const PlanLine& l) { return whole_if_integral(l.bytes); }});
-  f.push_back({Column{"gb", "GB", ColumnKind::real, ColumnRole::measure, "10^9 bytes"},
+  f.push_back({Column{"gb", "GB", ColumnKind::real, ColumnRole::detail, "10^9 bytes (in files; the screen's Bytes column picks its unit)"},
                [](const PlanLine& l) { return optional_value(l.bytes ? std::optional(*l.bytes / kGB) : std::nullopt); }});
-  f.push_back({Column{"gib", "GiB", ColumnKind::real, ColumnRole::measure, "2^30 bytes"},
+  f.push_back({Column{"gib", "GiB", ColumnKind::real, ColumnRole::detail, "2^30 bytes (in files; the screen's Bytes column picks its unit)"},
                [](const PlanLine& l) { return optional_value(l.bytes ? std::optional(*l.bytes / kGiB) : std::nullopt); }});
   f.push_back({Column{"formula", "Formula", ColumnKind::text, ColumnRole::measure, "With the values substituted"},
                [](const PlanLine& l) { return Value(l.formula); }});
