@@ -19,7 +19,11 @@ lib="$prefix/usr/lib/x86_64-linux-gnu"
 # Debian 12 keeps some libraries (libdbus) in /lib, the rest in /usr/lib.
 export LD_LIBRARY_PATH="$lib:$prefix/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export QT_PLUGIN_PATH="$lib/qt6/plugins"
-export QT_QPA_PLATFORM=offscreen
+# Offscreen, on a 1920 x 1080 screen: the window opens as it would on a desktop of that size.
+echo '{"screens":[{"name":"s","x":0,"y":0,"width":1920,"height":1080,"logicalDpi":96,"logicalBaseDpi":96,"dpr":1}]}' \
+  >"$prefix/screen.json"
+export QT_QPA_PLATFORM="offscreen:configfile=$prefix/screen.json"
+export XDG_CONFIG_HOME="$OUT/gui/config"  # a first session: default geometry and splitters
 # Fonts: the carried DejaVu family, through a fontconfig file of our own.
 cat >"$prefix/fonts.conf" <<CONF
 <?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd">
@@ -54,6 +58,13 @@ build/bin/stepscope --history "$OUT/gui/history.sqlite" --model small,medium,lar
   --export "$OUT/gui/sweep" --quit >"$OUT/gui/sweep.log" 2>&1
 echo "exit status $?" | tee -a "$OUT/summary.txt"
 cut -d, -f1-8 "$OUT/gui/sweep/sweep.csv" | tee -a "$OUT/summary.txt"
+log "attention on the GPU, measured by the CLI, opened in the application"
+$cli attention --device cuda --impl naive,sdpa,flash --d 64,128 --seq 1024,2048,4096,8192,16384 --precision bf16 \
+  --batch 4 --warmup 5 --steps 20 --quiet --csv "$OUT/gui/attention.csv" --json "$OUT/gui/attention.json"
+echo "exit status $?" | tee -a "$OUT/summary.txt"
+build/bin/stepscope --history "$OUT/gui/history.sqlite" --open-file "$OUT/gui/attention.json" \
+  --export "$OUT/gui/attention" --quit >"$OUT/gui/attention.log" 2>&1
+echo "exit status $?" | tee -a "$OUT/summary.txt"
 rm -f "$OUT/gui/history.sqlite"
 (cd "$OUT" && tar -czf gui_results.tgz gui && rm -rf gui)
 log "done"
