@@ -11,6 +11,7 @@
 #include "gui/experiment_tab.h"
 #include "gui/main_window.h"
 #include "runners/cpu_threads.h"
+#include "runners/device_backend.h"
 #include "widgets/experiment_form.h"
 #include "widgets/experiment_view.h"
 #include "widgets/result_view.h"
@@ -108,6 +109,11 @@ void MainWindow::set_cpu_threads(int threads, bool remember) {
   stepscope::set_cpu_threads(threads);
   if (remember) QSettings().setValue("run/cpu_threads", threads);
   update_threads_status();
+  // The CPU's name in every device field says its threads ("CPU (1 thread of 2 cores)").
+  std::vector<views::DeviceChoice> devices;
+  for (const auto& d : available_devices()) devices.push_back({d.id, d.name, d.memory_bytes});
+  panel_->set_devices(devices);
+  for (auto* view : findChildren<views::ExperimentView*>()) view->set_devices(devices);
 }
 
 void MainWindow::update_threads_status() {
