@@ -7,6 +7,8 @@
 #include <QScrollBar>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 #include "core/config_error.h"
 
 namespace stepscope::views {
@@ -18,6 +20,8 @@ std::string input_key(const schema::InputSchema& inputs, std::string field) {
 }
 
 namespace {
+
+constexpr int kLeastFormWidth = 280;
 
 // The fields as wide as they would be on their own (QScrollArea's own hint stops at 36
 // characters and squeezes a reading beside an empty form).
@@ -79,7 +83,9 @@ ExperimentForm::ExperimentForm(const ExperimentDescriptor& descriptor, Options o
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(body->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width());
+    // Wide enough for a reading added under few fields (the precision lab's have none).
+    scroll->setMinimumWidth(std::max(body->minimumSizeHint().width(), kLeastFormWidth) +
+                            scroll->verticalScrollBar()->sizeHint().width());
     layout->addWidget(scroll, 1);
   } else {
     layout->addWidget(body);

@@ -31,7 +31,6 @@ ExperimentView::ExperimentView(const ExperimentDescriptor& descriptor, ResultVie
   reading_ = new QLabel;
   reading_->setWordWrap(true);
   reading_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  reading_->setMinimumWidth(280);  // a form of few fields must not squeeze its reading to a word a line
   reading_->hide();
 
   table_tabs_ = new QTabWidget;
