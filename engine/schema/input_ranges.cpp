@@ -1,34 +1,16 @@
 #include "schema/input_ranges.h"
 
-#include <cerrno>
-#include <cstdlib>
-#include <optional>
-
 #include "core/config_error.h"
+#include "schema/input_text.h"
 #include "schema/size_text.h"
 
 namespace stepscope::schema {
 
 namespace {
 
-std::string trimmed(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string::npos) return "";
-  const auto last = text.find_last_not_of(" \t");
-  return text.substr(first, last - first + 1);
-}
-
-std::optional<int64_t> read_whole(const std::string& text) {
-  errno = 0;
-  char* end = nullptr;
-  const long long value = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno == ERANGE) return std::nullopt;
-  return value;
-}
-
 // An end of the range, in the field's kind.
 int64_t read_end(const InputField& field, const std::string& text, const std::string& item) {
-  const auto value = field.kind == InputKind::size ? parse_size_bytes(text) : read_whole(text);
+  const auto value = field.kind == InputKind::size ? parse_size_bytes(text) : read_whole_number(text);
   if (!value) {
     throw ConfigError("'" + text + "' in range '" + item + "' is not " +
                           (field.kind == InputKind::size ? "a size" : "an integer"),
@@ -45,16 +27,16 @@ std::vector<std::string> expand_input_range(const InputField& field, const std::
   if (dots == std::string::npos || (field.kind != InputKind::integer && field.kind != InputKind::size)) return {item};
   const std::string form = "(use FIRST..LAST, FIRST..LAST xFACTOR or FIRST..LAST +STEP)";
   if (!field.list) throw ConfigError("'" + item + "': a range needs a field that takes a list", field.key);
-  const std::string first_text = trimmed(item.substr(0, dots));
-  std::string rest = trimmed(item.substr(dots + 2));
+  const std::string first_text = trimmed_input(item.substr(0, dots));
+  std::string rest = trimmed_input(item.substr(dots + 2));
   // The step follows the last value after a space: "4096 x2", "32 +8".
   char op = '+';
   int64_t step = 1;
   const size_t space = rest.find_first_of(" \t");
   if (space != std::string::npos) {
-    const std::string step_text = trimmed(rest.substr(space));
-    rest = trimmed(rest.substr(0, space));
-    const auto amount = step_text.size() > 1 ? read_whole(step_text.substr(1)) : std::nullopt;
+    const std::string step_text = trimmed_input(rest.substr(space));
+    rest = trimmed_input(rest.substr(0, space));
+    const auto amount = step_text.size() > 1 ? read_whole_number(step_text.substr(1)) : std::nullopt;
     if ((step_text[0] != 'x' && step_text[0] != '*' && step_text[0] != '+') || !amount) {
       throw ConfigError("'" + item + "' is not a range " + form, field.key);
     }

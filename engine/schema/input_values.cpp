@@ -7,18 +7,13 @@
 
 #include "core/config_error.h"
 #include "schema/input_ranges.h"
+#include "schema/input_text.h"
 #include "schema/size_text.h"
 
 namespace stepscope::schema {
 
 namespace {
 
-std::string trimmed(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string::npos) return "";
-  const auto last = text.find_last_not_of(" \t");
-  return text.substr(first, last - first + 1);
-}
 
 // "a, b or c".
 std::string listed(const std::vector<std::string>& choices) {
@@ -31,12 +26,9 @@ std::string listed(const std::vector<std::string>& choices) {
 }
 
 bool read_integer(const std::string& text, int64_t& value) {
-  errno = 0;
-  char* end = nullptr;
-  const long long parsed = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno == ERANGE) return false;
-  value = parsed;
-  return true;
+  const auto read = read_whole_number(text);
+  if (read) value = *read;
+  return read.has_value();
 }
 
 void check_range(const InputField& field, const std::string& item, int64_t value) {
@@ -55,7 +47,7 @@ std::vector<std::string> split_input_list(const std::string& key, const std::str
   size_t start = 0;
   while (true) {
     const size_t comma = text.find(',', start);
-    const std::string item = trimmed(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    const std::string item = trimmed_input(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (item.empty()) throw ConfigError("empty item in list '" + text + "'", key);
     items.push_back(item);
     if (comma == std::string::npos) break;
@@ -123,7 +115,7 @@ void InputValues::set(const std::string& key, const std::string& text) {
     set_flag(key, true);
     return;
   }
-  const std::string value = trimmed(text);
+  const std::string value = trimmed_input(text);
   if (value.empty()) throw ConfigError("needs a value", key);
   if (!field.list) {
     expand_input_range(field, value);  // refuses a range here, saying it needs a list
