@@ -293,11 +293,9 @@ void MainWindow::on_finished(bool complete, bool cancelled, const QString& error
   progress_->setVisible(false);
   if (!error.isEmpty()) {
     progress_label_->setText(tr("Failed: %1").arg(error));
-    if (headless_) {
-      std::cerr << "stepscope: run failed: " << error.toStdString() << '\n';
-    } else {
-      QMessageBox::warning(this, tr("Run failed"), error);
-    }
+    // In the Benchmark tab above what it measured, not in a dialog that hides it.
+    for (auto* view : bench_views_) view->show_failure(error);
+    if (headless_) std::cerr << "stepscope: run failed: " << error.toStdString() << '\n';
   } else if (cancelled) {
     progress_label_->setText(tr("Cancelled; %1 configuration(s) kept").arg(outcomes_.size()));
   } else {

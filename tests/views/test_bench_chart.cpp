@@ -11,6 +11,9 @@
 #include "charts/bench_bar_chart_view.h"
 #include "model_fixtures.h"
 #include "charts/step_time_chart_view.h"
+#include "models/bench_table_model.h"
+#include "widgets/benchmark_view.h"
+#include "widgets/run_outcome.h"
 
 using namespace stepscope;
 using namespace stepscope::views;
@@ -162,6 +165,20 @@ class BenchChartTest : public QObject {
       QVERIFY(!view.grab().isNull());
     }
     QCOMPARE(bars(view)->barSets()[1]->at(2), 20.0);  // the train bar, top row
+  }
+
+  // A run that stopped on an error says so above the rows it measured, until the next run.
+  void aFailureStaysInTheTabBesideWhatWasMeasured() {
+    BenchmarkView view;
+    const auto results = three_results();
+    view.add_outcome({std::make_shared<const BenchResult>(results[0]), nullptr, nullptr});
+    QVERIFY(view.failure_text().isEmpty());
+    view.show_failure("CUDA error: out of memory");
+    QVERIFY2(view.failure_text().contains("The step benchmark stopped: CUDA error: out of memory"),
+             qPrintable(view.failure_text()));
+    QCOMPARE(view.model().rowCount(), 1);  // the row it measured stays
+    view.clear();                          // the next run
+    QVERIFY(view.failure_text().isEmpty());
   }
 
   void stepViewReplacesItsLines() {

@@ -139,11 +139,11 @@ class CollectiveChartsViewTest : public QObject {
     QCOMPARE(data.lines[0].name, QStringLiteral("allreduce x2"));
     QCOMPARE(data.lines[1].name, QStringLiteral("allreduce x3"));
     QCOMPARE(data.lines[0].points.size(), 2);
-    QCOMPARE(data.lines[0].points[1].x(), 1.0);  // MB
+    QCOMPARE(data.lines[0].points[1].x(), 1e6 / 1024);  // 1 MB in KiB: the largest size reads in KiB
     QCOMPARE(data.lines[1].points.size(), 1);
     QCOMPARE(data.failures.size(), size_t{1});
     QCOMPARE(data.failures[0].line, QStringLiteral("allreduce x3"));
-    QCOMPARE(data.x_title, QStringLiteral("size (MB)"));
+    QCOMPARE(data.x_title, QStringLiteral("size (KiB)"));
 
     QTemporaryDir dir;
     for (const auto& chart : view.charts()) {

@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "charts/axis_unit.h"
 #include "experiments/collectives/collective_schema.h"
 #include "schema/schema.h"
 
@@ -35,7 +36,7 @@ SweepChartData build_collective_chart_data(const schema::Table& table) {
   SweepChartData data;
   data.log_x = true;
   data.log_x_base = 10;
-  data.x_title = QStringLiteral("size (MB)");
+  data.x_title = QStringLiteral("size (MiB)");
   data.y_title = QStringLiteral("busbw (GB/s)");  // the chart's title says "bus bandwidth"
   if (table.schema != collective_schema().id) return data;
   const int busbw = table.column_index("busbw_gbps");
@@ -49,8 +50,14 @@ SweepChartData build_collective_chart_data(const schema::Table& table) {
     }
     const LineKey key{to_string(r.config.op), to_string(r.config.backend), to_string(r.config.dtype), r.config.ranks};
     const auto y = busbw >= 0 ? schema::number_of(table.rows[i][static_cast<size_t>(busbw)]) : std::nullopt;
-    points.push_back({key, static_cast<double>(r.config.size_bytes) * 1e-6, y.value_or(-1), r.status});
+    points.push_back({key, static_cast<double>(r.config.size_bytes), y.value_or(-1), r.status});
   }
+  // Sizes in the unit their largest reads in (KiB for nccl-tests' small sweeps, GiB for 1GB).
+  double largest = 0;
+  for (const auto& p : points) largest = std::max(largest, p.x);
+  const AxisUnit unit = bytes_axis_unit(largest);
+  for (auto& p : points) p.x = unit.shown(p.x);
+  if (!points.empty()) data.x_title = unit.title(QStringLiteral("size"));
   fill_sweep_lines(data, points, name_of);
   return data;
 }

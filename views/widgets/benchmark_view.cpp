@@ -9,6 +9,7 @@
 #include "charts/bench_bar_chart_view.h"
 #include "charts/step_time_chart_view.h"
 #include "models/bench_table_model.h"
+#include "widgets/failure_banner.h"
 #include "widgets/result_table.h"
 
 namespace stepscope::views {
@@ -33,12 +34,15 @@ BenchmarkView::BenchmarkView(QWidget* parent) : BenchResultsView(parent) {
   splitter->setSizes({160, 480});  // a few rows of table; the charts get the room
   chart_note_ = new QLabel;
   chart_note_->setVisible(false);
+  failure_ = new FailureBanner;
   auto* layout = new QVBoxLayout(this);
+  layout->addWidget(failure_);
   layout->addWidget(chart_note_);
   layout->addWidget(splitter, 1);
 }
 
 void BenchmarkView::clear() {
+  failure_->dismiss();
   model_->clear();
   refresh_charts();
 }
@@ -75,5 +79,9 @@ std::vector<NamedTable> BenchmarkView::tables() const { return {{"benchmark", mo
 std::vector<NamedChart> BenchmarkView::charts() const {
   return {{"benchmark_phases", bars_}, {"benchmark_steps", steps_}};
 }
+
+void BenchmarkView::show_failure(const QString& message) { failure_->show_failure(tr("The step benchmark"), message); }
+
+QString BenchmarkView::failure_text() const { return failure_->shown_text(); }
 
 }  // namespace stepscope::views

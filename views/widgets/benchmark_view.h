@@ -21,6 +21,8 @@ class BenchmarkView : public BenchResultsView {
   void clear() override;
   void add_outcome(const RunOutcome& outcome) override;
   void add_outcomes(const std::vector<RunOutcome>& outcomes) override;
+  void show_failure(const QString& message) override;
+  QString failure_text() const;
   std::vector<NamedTable> tables() const override;
   std::vector<NamedChart> charts() const override;
   const BenchTableModel& model() const { return *model_; }
@@ -34,6 +36,7 @@ class BenchmarkView : public BenchResultsView {
   BenchBarChartView* bars_;
   StepTimeChartView* steps_;
   QLabel* chart_note_;
+  class FailureBanner* failure_;
 };
 
 }  // namespace stepscope::views

@@ -11,6 +11,7 @@
 #include "experiments/common_inputs.h"
 #include "models/schema_table_model.h"
 #include "widgets/experiment_form.h"
+#include "widgets/failure_banner.h"
 #include "widgets/input_form.h"
 #include "widgets/result_table.h"
 
@@ -50,13 +51,7 @@ ExperimentView::ExperimentView(const ExperimentDescriptor& descriptor, ResultVie
 
   form_->add_widget(reading_);  // scrolls with the fields; Run stays in view under them
 
-  failure_ = new QLabel;
-  failure_->setObjectName("runFailure");
-  failure_->setWordWrap(true);
-  failure_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  failure_->setStyleSheet(QStringLiteral("QLabel#runFailure { color: #7a1020; background: #fbe9eb; "
-                                         "border: 1px solid #a0182a; border-radius: 3px; padding: 6px; }"));
-  failure_->hide();
+  failure_ = new FailureBanner;
   auto* split_results = new QSplitter(Qt::Vertical);
   if (charts_ != nullptr) split_results->addWidget(charts_);
   split_results->addWidget(table_tabs_);
@@ -97,16 +92,13 @@ void ExperimentView::set_values(const schema::InputValues& values) { form_->set_
 InputForm* ExperimentView::form() const { return form_->form(); }
 
 void ExperimentView::show_failure(const QString& message) {
-  failure_->setText(tr("%1 stopped: %2\nThe rows it measured before it stopped are kept below.")
-                        .arg(QString::fromStdString(descriptor_.name), message));
-  failure_->show();
+  failure_->show_failure(QString::fromStdString(descriptor_.name), message);
 }
 
-QString ExperimentView::failure_text() const { return failure_->isHidden() ? QString() : failure_->text(); }
+QString ExperimentView::failure_text() const { return failure_->shown_text(); }
 
 void ExperimentView::clear() {
-  failure_->clear();
-  failure_->hide();
+  failure_->dismiss();
   for (auto* model : models_) model->clear();
   reading_->clear();
   reading_->hide();

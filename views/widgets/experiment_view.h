@@ -81,7 +81,7 @@ class ExperimentView : public ResultView {
   ResultView* charts_;
   ExperimentForm* form_;
   QLabel* reading_;
-  QLabel* failure_;
+  class FailureBanner* failure_;
   QTabWidget* table_tabs_;
   std::vector<SchemaTableModel*> models_;
   std::vector<schema::Table> linked_;

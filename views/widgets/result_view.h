@@ -60,6 +60,8 @@ class BenchResultsView : public ResultView {
   }
   // The live kernel summary of the configuration in progress.
   virtual void show_live_profile(std::shared_ptr<const profiling::KernelProfile> /*profile*/) {}
+  // The run stopped on `message`; what it measured stays shown (the Benchmark tab says so).
+  virtual void show_failure(const QString& /*message*/) {}
 };
 
 }  // namespace stepscope::views
