@@ -18,6 +18,7 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include <algorithm>
 #include <iostream>
 
 #include "core/config_error.h"
@@ -162,7 +163,9 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
   // the window manager room for the title bar.
   const QScreen* screen = QGuiApplication::primaryScreen();
   const QSize room = screen != nullptr ? screen->availableGeometry().size() - QSize(0, 48) : QSize(1400, 900);
-  resize(QSize(1400, 900).boundedTo(room));
+  // A first session takes most of a large screen (2560 x 1440), never less than 1400 x 900 of it.
+  const QSize most = room * 0.85;
+  resize(QSize(std::max(1400, most.width()), std::max(900, most.height())).boundedTo(room));
   QSettings settings;
   restoreGeometry(settings.value("window/geometry").toByteArray());
   restoreState(settings.value("window/state").toByteArray());
