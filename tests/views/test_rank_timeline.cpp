@@ -171,6 +171,31 @@ class RankTimelineTest : public QObject {
     QCOMPARE(QColor(image.pixel(at)), timeline_category_color(TimelineCategory::forward));
   }
 
+  // A step of seconds (a CPU step of a larger model) reads in s, its bands where they were.
+  void aLongStepReadsInSeconds() {
+    const auto table = two_rows_table();
+    auto data = build_rank_timeline(table, timeline_row_keys(table)[0]);
+    for (auto& span : data.spans) {
+      span.start_ms *= 1000;
+      span.end_ms *= 1000;
+    }
+    data.end_ms *= 1000;
+    RankTimelineView view;
+    view.resize(800, 360);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setData(data);
+    const QString title = view.chart()->axes(Qt::Horizontal).value(0)->titleText();
+    QVERIFY2(title.endsWith("(s)"), qPrintable(title));
+    QTemporaryDir dir;
+    const QString path = dir.filePath("long.png");
+    QString error;
+    QVERIFY2(save_chart_png(view, path, &error), qPrintable(error));
+    const QImage image = QImageReader(path).read();
+    QCOMPARE(QColor(image.pixel(view.lanePosition(0, 1000).toPoint())),
+             timeline_category_color(TimelineCategory::forward));
+  }
+
   void timeZoomsPansAndResets() {
     const auto table = two_rows_table();
     RankTimelineView view;

@@ -55,7 +55,7 @@ int RankTimelineView::laneAt(double y) const {
 QPointF RankTimelineView::lanePosition(int lane, double ms) const {
   const auto series = chart()->series();
   const double y = static_cast<double>(data_.lanes.size()) - 1 - lane + 0.5;
-  return chart()->mapToPosition(QPointF(ms, y), series.isEmpty() ? nullptr : series.front());
+  return chart()->mapToPosition(QPointF(ms / unit_.per_unit, y), series.isEmpty() ? nullptr : series.front());
 }
 
 // Overlapping all-reduces merge into one band: a thin white line where each span starts keeps
@@ -69,7 +69,7 @@ void RankTimelineView::paint_span_starts(QPainter& painter, const QRectF& plot) 
   painter.setRenderHint(QPainter::Antialiasing, false);
   for (const auto& span : data_.spans) {
     const double bottom = lanes - 1 - span.lane + (1 - kLaneFill) / 2;
-    const double x = map.x(span.start_ms);
+    const double x = map.x(span.start_ms / unit_.per_unit);  // the axis is in its unit
     painter.drawLine(QPointF(x, map.y(bottom)), QPointF(x, map.y(bottom + kLaneFill)));
   }
 }
@@ -85,6 +85,11 @@ void RankTimelineView::setData(RankTimelineData data) {
   lane_axis_->setStartValue(0);
   for (int v = 0; v < lanes; ++v) lane_axis_->append(data_.lanes[lanes - 1 - v], v + 1);
   lane_axis_->setRange(0, std::max(1, lanes));
+  // The axis in the unit the step's length reads in (ms, or s for a long CPU step); the
+  // view's extents and ranges stay in ms (XZoomChartView), the series in the axis unit.
+  unit_ = duration_axis_unit(data_.end_ms);
+  time_axis_->setTitleText(unit_.title(tr("time from the step's start")));
+  setAxisUnitScale(unit_.per_unit);
   setExtent(0, data_.end_ms > 0 ? nice_ceiling(data_.end_ms, 8) : 1.0);
   c.setTitle(data_.title.isEmpty() ? tr("Overlap of compute and communication") : data_.title);
 
@@ -101,6 +106,8 @@ void RankTimelineView::setData(RankTimelineData data) {
     for (auto [start, end] : band.intervals) {
       end = std::max(end, start + minimum);
       // A rectangle in the upper line; between rectangles it runs on the lower line (no area).
+      start /= unit_.per_unit;
+      end /= unit_.per_unit;
       up << QPointF(start, bottom) << QPointF(start, top) << QPointF(end, top) << QPointF(end, bottom);
       low << QPointF(start, bottom) << QPointF(start, bottom) << QPointF(end, bottom) << QPointF(end, bottom);
     }
@@ -122,7 +129,7 @@ void RankTimelineView::setData(RankTimelineData data) {
       if (!on) return QToolTip::hideText();
       const int lane = laneAt(at.y());
       if (lane < 0) return;
-      const QStringList names = spans_at(data_, lane, at.x(), data_.end_ms * kMinimumShare);
+      const QStringList names = spans_at(data_, lane, at.x() * unit_.per_unit, data_.end_ms * kMinimumShare);
       if (!names.isEmpty()) QToolTip::showText(QCursor::pos(), data_.lanes[lane] + QStringLiteral("\n") + names.join('\n'), this);
     });
   }

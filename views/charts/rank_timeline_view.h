@@ -5,6 +5,7 @@
 // one zooms in on it.
 #pragma once
 
+#include "charts/axis_unit.h"
 #include "charts/x_zoom_chart_view.h"
 
 #include "charts/rank_timeline_data.h"
@@ -35,6 +36,7 @@ class RankTimelineView : public XZoomChartView {
 
   RankTimelineData data_;
   NiceValueAxis* time_axis_ = nullptr;
+  AxisUnit unit_ = duration_axis_unit(0);  // of the time axis: ms, or s for a step of seconds
   QCategoryAxis* lane_axis_ = nullptr;
   ChartOverlayItem* overlay_ = nullptr;
 };
