@@ -25,10 +25,10 @@ struct Entry {
 // The legend's labels as drawn: visible text items under the legend with their scene rects.
 std::vector<Entry> drawn_labels(QChartView& view) {
   std::vector<Entry> out;
-  QList<QGraphicsItem*> todo = view.chart()->legend()->childItems();
-  while (!todo.isEmpty()) {
-    QGraphicsItem* item = todo.takeFirst();
-    todo += item->childItems();
+  QList<QGraphicsItem*> unvisited = view.chart()->legend()->childItems();
+  while (!unvisited.isEmpty()) {
+    QGraphicsItem* item = unvisited.takeFirst();
+    unvisited += item->childItems();
     if (!item->isVisible()) continue;
     QString text;
     if (auto* t = dynamic_cast<QGraphicsTextItem*>(item)) text = t->toPlainText();
