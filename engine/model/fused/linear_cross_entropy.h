@@ -1,0 +1,28 @@
+// The LM head and the mean cross-entropy fused: logits are made a chunk of rows at a time, and
+// one kernel per chunk takes each row's online log-sum-exp, its loss and, when a gradient is
+// needed, overwrites the logits with d loss / d logits (softmax - one-hot) / rows, from which
+// the chunk's dx and its share of dW follow at once (Liger-Kernel's scheme). The full
+// rows x vocab fp32 logits never exist; backward only scales what the forward computed.
+#pragma once
+
+#include <cstdint>
+
+#include <ATen/core/Tensor.h>
+
+namespace stepscope::fused {
+
+// x: [rows, d] in the compute dtype; weight: [vocab, d] the fp32 master (gets the gradient);
+// compute_weight: the same values in x's dtype (the master itself in fp32); targets: [rows]
+// int64. Returns the mean loss, an fp32 scalar. Differentiable in x and weight.
+// chunk_rows <= 0 picks chunks whose logits take at most ~256 MiB.
+at::Tensor linear_cross_entropy(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& compute_weight,
+                                const at::Tensor& targets, int64_t chunk_rows = 0);
+
+// The row kernel on its own (kernel on a GPU, reference on the CPU): logits [rows, vocab]
+// (fp32, bf16 or fp16), targets [rows]; writes each row's loss (lse - logit[target]) into
+// losses [rows] fp32 and, when grad_scale != 0, replaces logits in place with
+// (softmax - one_hot) * grad_scale.
+void cross_entropy_rows(at::Tensor& logits, const at::Tensor& targets, at::Tensor& losses, double grad_scale);
+void cross_entropy_rows_reference(at::Tensor& logits, const at::Tensor& targets, at::Tensor& losses, double grad_scale);
+
+}  // namespace stepscope::fused
