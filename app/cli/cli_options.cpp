@@ -131,6 +131,7 @@ std::string profile_output_stem(const BenchOptions& options, const BenchConfig& 
                       std::to_string(config.batch) + "-" + to_string(config.precision) + "-" + to_string(config.mode);
   // Configurations differing only in attention must not share files; naive keeps the old names.
   if (config.model.attention != AttentionImpl::naive) label += "-" + to_string(config.model.attention);
+  if (config.engine != EngineKind::eager) label += "-" + to_string(config.engine);
   for (char& c : label) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.') c = '_';
   }

@@ -87,6 +87,7 @@ inline void parse(const std::string& text, Precision& out) { out = parse_precisi
 inline void parse(const std::string& text, StepMode& out) { out = parse_step_mode(text); }
 inline void parse(const std::string& text, RunStatus& out) { out = parse_run_status(text); }
 inline void parse(const std::string& text, AttentionImpl& out) { out = parse_attention_impl(text); }
+inline void parse(const std::string& text, EngineKind& out) { out = parse_engine_kind(text); }
 inline void parse(const std::string& text, Device& out) { out = parse_device(text); }
 inline void parse(const std::string& text, profiling::KernelCategory& out) {
   out = parse_named(text, profiling::all_kernel_categories(), "kernel category");

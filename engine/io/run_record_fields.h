@@ -55,6 +55,7 @@ void fields(V& v, S& s, Of<BenchConfig>) {
   v("profile_kernels", s.profile_kernels);
   v("profile_memory", s.profile_memory);
   v("memory_event_limit", s.memory_event_limit);
+  v("engine", s.engine, kAddedLater);
 }
 
 template <class V, class S>

@@ -42,6 +42,9 @@ class RotaryEmbeddingImpl : public torch::nn::Module {
   // x: [..., seq, d_head]; rotates by positions 0..seq-1.
   torch::Tensor forward(const torch::Tensor& x);
   int64_t context_length() const { return cos_.size(0); }
+  // [context, d_head / 2] fp32: the angles' cosines and sines (the fused engine rotates with them).
+  const torch::Tensor& cos_table() const { return cos_; }
+  const torch::Tensor& sin_table() const { return sin_; }
 
  private:
   torch::Tensor cos_;  // [context, d_head / 2], fp32

@@ -72,9 +72,13 @@ torch::Tensor TransformerLMImpl::forward(const torch::Tensor& token_ids) {
 }
 
 std::vector<int> TransformerLMImpl::parameter_stages() const {
-  const int last = static_cast<int>(config_.num_layers) + 1;
+  return parameter_stages_by_name(*this, config_.num_layers);
+}
+
+std::vector<int> parameter_stages_by_name(const torch::nn::Module& model, int64_t num_layers) {
+  const int last = static_cast<int>(num_layers) + 1;
   std::vector<int> stages;
-  for (const auto& named : named_parameters()) {
+  for (const auto& named : model.named_parameters()) {
     const std::string& name = named.key();
     int stage = last;
     if (name.rfind("token_embeddings.", 0) == 0) {

@@ -57,4 +57,8 @@ class TransformerLMImpl : public torch::nn::Module {
 };
 TORCH_MODULE(TransformerLM);
 
+// The forward stage of each of `model`'s parameters, in parameters() order, from the reference's
+// names: 0 the embeddings, 1 + i block i, num_layers + 1 the rest (the final norm and the head).
+std::vector<int> parameter_stages_by_name(const torch::nn::Module& model, int64_t num_layers);
+
 }  // namespace stepscope

@@ -7,7 +7,8 @@ namespace stepscope {
 std::string describe(const BenchConfig& c) {
   return c.model.name + " ctx " + std::to_string(c.context) + " b " + std::to_string(c.batch) + " " +
          to_string(c.precision) + " " + to_string(c.mode) +
-         (c.model.attention == AttentionImpl::naive ? "" : " " + to_string(c.model.attention));
+         (c.model.attention == AttentionImpl::naive ? "" : " " + to_string(c.model.attention)) +
+         (c.engine == EngineKind::eager ? "" : " " + to_string(c.engine));
 }
 
 void validate(const BenchConfig& c) {

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "core/device.h"
+#include "core/engine_kind.h"
 #include "core/phase_stats.h"
 #include "core/precision.h"
 #include "core/run_status.h"
@@ -27,6 +28,8 @@ struct BenchConfig {
   int64_t context = 256;
   Precision precision = Precision::fp32;
   StepMode mode = StepMode::train;
+  EngineKind engine = EngineKind::eager;
+  bool record_losses = false;  // each measured step's loss into BenchResult::losses (a sync a step)
   int warmup_steps = 5;
   int measured_steps = 10;
   Device device;  // the CPU by default
@@ -67,6 +70,11 @@ struct BenchResult {
   double mfu = -1;         // model FLOPs utilisation in [0, 1]; < 0 when the peak is unknown
   int64_t peak_memory_bytes = -1;  // during the measured steps; < 0 when unknown
   int64_t skipped_steps = 0;       // fp16 steps the loss scaler skipped
+  // The loss of every measured step (with a check against another engine: bench --check).
+  std::vector<double> losses;
+  // bench --check: the largest |loss - eager loss| / |eager loss| over the steps, on the fused
+  // row of a pair run from the same weights and batch; < 0 when not checked.
+  double max_loss_diff = -1;
   // With config.profile_kernels: the summaries, and the raw records of the run's end for a trace.
   std::shared_ptr<const profiling::KernelProfile> kernel_profile;
   std::shared_ptr<const profiling::TraceWindow> trace;

@@ -1,5 +1,5 @@
 // One model, optimizer and random batch, and the step that every runner times:
-// forward (+ loss), backward, optimizer, in the chosen precision.
+// forward (+ loss), backward, optimizer, in the chosen precision and engine.
 #pragma once
 
 #include <memory>
@@ -13,34 +13,49 @@
 
 namespace stepscope {
 
+class FusedTransformerLM;
+namespace fused {
+class FusedAdamW;
+}
+
 class TrainingStep {
  public:
-  // Builds the model (fp32 master weights) on `device`, seeded from config.seed.
-  // Throws ConfigError when the precision is not available on that device.
+  // Builds the model (fp32 master weights) on `device`, seeded from config.seed: the same
+  // initial weights for either engine. Throws ConfigError when the precision is not available.
   TrainingStep(const BenchConfig& config, c10::Device device);
+  ~TrainingStep();
 
   // Runs one step of config.mode, marking phase ends on `clock`. Gradients from the
   // previous step are dropped first (outside the timed region).
   void run(StepClock& clock);
 
-  // Throws ConfigError when `device` has no autocast for `precision` in this LibTorch.
-  static void check_precision(Precision precision, c10::Device device);
+  // Throws ConfigError when `engine` cannot run `precision` on `device` in this LibTorch
+  // (eager needs autocast for it; fused computes in that type without autocast).
+  static void check_precision(Precision precision, c10::Device device, EngineKind engine = EngineKind::eager);
 
   // Tells the recorder which live allocations hold parameters, gradients, optimizer state
   // and the batch. Call after construction and after each step (gradients are new each step).
   void label_memory(profiling::AllocationRecorder& recorder) const;
 
-  TransformerLM& model() { return model_; }
+  // The model's parameters with the reference's names, for either engine.
+  torch::nn::Module& module();
   int64_t skipped_steps() const { return scaler_ ? scaler_->skipped_steps() : 0; }
+  // The last step's loss (reads it from the device).
+  double last_loss() const;
 
  private:
+  at::Tensor forward_loss();
+  void optimizer_step();
+
   BenchConfig config_;
   c10::Device device_;
-  TransformerLM model_{nullptr};
+  TransformerLM model_{nullptr};                 // eager
+  std::shared_ptr<FusedTransformerLM> fused_;    // fused
   std::vector<at::Tensor> parameters_;
   std::unique_ptr<AdamW> optimizer_;
+  std::unique_ptr<fused::FusedAdamW> fused_optimizer_;
   std::unique_ptr<LossScaler> scaler_;
-  at::Tensor inputs_, targets_;
+  at::Tensor inputs_, targets_, loss_;
 };
 
 }  // namespace stepscope

@@ -27,13 +27,28 @@ QString failure_text(RunStatus status) {
   return QStringLiteral("failed");
 }
 
+// Which implementation ran: "eager", "eager flash", "fused" (fused always uses flash).
+QString implementation_label(const BenchConfig& config) {
+  QString label = QString::fromStdString(to_string(config.engine));
+  if (config.engine == EngineKind::eager && config.model.attention != AttentionImpl::naive) {
+    label += QLatin1Char(' ') + QString::fromStdString(to_string(config.model.attention));
+  }
+  return label;
+}
+
+bool is_default_implementation(const BenchConfig& config) {
+  return config.engine == EngineKind::eager && config.model.attention == AttentionImpl::naive;
+}
+
 }  // namespace
 
 QString configuration_label(const BenchConfig& config, bool with_batch) {
   QString label = QStringLiteral("%1 ctx%2").arg(QString::fromStdString(config.model.name)).arg(config.context);
   if (with_batch) label += QStringLiteral(" b%1").arg(config.batch);
-  return label + QStringLiteral(" %1 %2").arg(QString::fromStdString(to_string(config.precision)),
-                                              QString::fromStdString(to_string(config.mode)));
+  label += QStringLiteral(" %1 %2").arg(QString::fromStdString(to_string(config.precision)),
+                                       QString::fromStdString(to_string(config.mode)));
+  if (!is_default_implementation(config)) label += QLatin1Char(' ') + implementation_label(config);
+  return label;
 }
 
 QStringList configuration_labels(const std::vector<BenchResult>& results) {
@@ -58,13 +73,16 @@ QStringList distinguishing_labels(const std::vector<BenchResult>& results) {
     const BenchConfig& c = result.config;
     parts.push_back({QString::fromStdString(c.model.name), QStringLiteral("ctx%1").arg(c.context),
                      QStringLiteral("b%1").arg(c.batch), QString::fromStdString(to_string(c.precision)),
-                     QString::fromStdString(to_string(c.mode))});
+                     QString::fromStdString(to_string(c.mode)), implementation_label(c)});
   }
-  std::vector<bool> differs(5, results.size() <= 1);
+  std::vector<bool> differs(6, results.size() <= 1);
   for (size_t i = 0; i < differs.size(); ++i) {
     for (const auto& p : parts) differs[i] = differs[i] || p[static_cast<qsizetype>(i)] != parts.front()[static_cast<qsizetype>(i)];
   }
-  if (results.size() <= 1) differs[2] = false;  // a lone configuration: the batch as before, unsaid
+  if (results.size() <= 1) {
+    differs[2] = false;  // a lone configuration: the batch as before, unsaid
+    differs[5] = !results.empty() && !is_default_implementation(results.front().config);
+  }
   QStringList labels;
   QHash<QString, int> seen;
   for (const auto& p : parts) {

@@ -1,5 +1,7 @@
 #include "experiments/bench/bench_inputs.h"
 
+#include <algorithm>
+
 #include "core/config_error.h"
 #include "experiments/common_inputs.h"
 #include "schema/value_format.h"
@@ -41,6 +43,16 @@ schema::InputSchema make_inputs() {
                "naive (the reference's), sdpa (LibTorch 2.x) or flash", "naive", true, "run", "A"});
   f.back().choices = {"naive", "sdpa", "flash"};
   f.back().check = [](const std::string& t) { parse_attention_impl(t); };
+  f.push_back({"engine", "Engine", InputKind::choice,
+               "eager (the reference model op by op, as the seeds profile it) or fused (fused kernels,\n"
+               "projections and optimizer, flash attention: the counterpart of torch.compile)",
+               "eager", true, "run", "E"});
+  f.back().choices = {"eager", "fused"};
+  f.back().check = [](const std::string& t) { parse_engine_kind(t); };
+  f.push_back({"check", "Check engines", InputKind::flag,
+               "with --engine eager,fused: run both from the same weights and batch and report the largest\n"
+               "relative difference of their step losses (max_loss_diff)",
+               "", false, "run", ""});
   f.push_back(warmup_input("warmup", "Warm-up steps", "warm-up steps, not measured", "5"));
   f.push_back(measured_input("steps", "Measured steps", "measured steps", "10"));
   f.push_back(device_input());
@@ -131,6 +143,17 @@ SweepSpec bench_spec(const schema::InputValues& v) {
   spec.precisions = parsed_items<Precision>(v, "precision", parse_precision);
   spec.modes = parsed_items<StepMode>(v, "mode", parse_step_mode);
   spec.attentions = parsed_items<AttentionImpl>(v, "attention", parse_attention_impl);
+  spec.engines = parsed_items<EngineKind>(v, "engine", parse_engine_kind);
+  spec.check_engines = v.flag("check");
+  spec.base.record_losses = spec.check_engines;
+  // Each fused row is compared with an eager row measured before it.
+  if (spec.check_engines) {
+    std::stable_sort(spec.engines.begin(), spec.engines.end(),
+                     [](EngineKind a, EngineKind b) { return a == EngineKind::eager && b != EngineKind::eager; });
+  }
+  if (spec.check_engines && spec.engines.size() < 2) {
+    throw ConfigError("--check compares engines: give --engine eager,fused", "check");
+  }
   BenchConfig& base = spec.base;
   base.warmup_steps = static_cast<int>(v.integer("warmup"));
   base.measured_steps = static_cast<int>(v.integer("steps"));
@@ -170,6 +193,8 @@ schema::InputValues bench_values(const SweepSpec& spec) {
   v.set("precision", schema::join_items(spec.precisions, [](Precision p) { return to_string(p); }));
   v.set("mode", schema::join_items(spec.modes, [](StepMode m) { return to_string(m); }));
   v.set("attention", schema::join_items(spec.attentions, [](AttentionImpl a) { return to_string(a); }));
+  v.set("engine", schema::join_items(spec.engines, [](EngineKind e) { return to_string(e); }));
+  if (spec.check_engines) v.set_flag("check", true);
   const BenchConfig& base = spec.base;
   v.set("warmup", std::to_string(base.warmup_steps));
   v.set("steps", std::to_string(base.measured_steps));
@@ -193,6 +218,7 @@ schema::InputValues bench_values(const BenchConfig& config) {
   spec.precisions = {config.precision};
   spec.modes = {config.mode};
   spec.attentions = {config.model.attention};
+  spec.engines = {config.engine};
   return bench_values(spec);
 }
 

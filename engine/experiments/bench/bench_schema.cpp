@@ -84,6 +84,8 @@ schema::Schema<Row> make_bench_schema() {
   // Not read back from tables: files older than this column have none, and the run record's
   // configuration holds it.
   f.push_back({identity("attention", "Attention"), [](const Row& r) { return Value(to_string(r.config.model.attention)); }});
+  f.push_back({identity("engine", "Engine"), [](const Row& r) { return Value(to_string(r.config.engine)); },
+               [](Row& r, const Value& v) { r.config.engine = parse_engine_kind(text(v)); }});
   f.push_back({detail("device", "Device", ColumnKind::text), [](const Row& r) { return Value(to_string(r.config.device)); },
                [](Row& r, const Value& v) { r.config.device = parse_device(text(v)); }});
   f.push_back(text_field(detail("device_name", "Device name", ColumnKind::text), [](Row& r) -> std::string& { return r.device_name; }));
@@ -118,6 +120,11 @@ schema::Schema<Row> make_bench_schema() {
                       "Peak memory during the measured steps; shown in MiB, exported in bytes"},
                [](const Row& r) { return value_if(r.peak_memory_bytes >= 0, r.peak_memory_bytes); },
                [](Row& r, const Value& v) { r.peak_memory_bytes = schema::is_missing(v) ? -1 : schema::integer_of(v); }});
+  f.push_back({Column{"max_loss_diff", "Loss difference", ColumnKind::real, ColumnRole::measure,
+                      "bench --check: the largest relative difference of the step losses from the eager "
+                      "engine's, from the same weights and batch"},
+               [](const Row& r) { return value_if(!(r.max_loss_diff < 0), r.max_loss_diff); },
+               [](Row& r, const Value& v) { r.max_loss_diff = schema::is_missing(v) ? -1 : real(v); }});
   f.push_back(integer_field(detail("skipped_steps", "Skipped steps", ColumnKind::integer, "fp16 steps the loss scaler skipped"),
                             [](Row& r) -> int64_t& { return r.skipped_steps; }));
   f.push_back(text_field(Column{"message", "Message", ColumnKind::text, ColumnRole::note},

@@ -1,5 +1,6 @@
 #include "experiments/bench/bench_sweep.h"
 
+#include "experiments/bench/engine_check.h"
 #include "experiments/bench/step_benchmark_case.h"
 #include "experiments/harness.h"
 
@@ -15,7 +16,9 @@ std::vector<BenchResult> run_sweep(const std::vector<BenchConfig>& configs, Prog
     // One case at a time: a configuration's model is gone before the next is built.
     StepBenchmarkCase benchmark(configs[static_cast<size_t>(i)]);
     run_case(benchmark, {i, count}, progress, cancel);
-    results.push_back(std::move(benchmark.result()));
+    BenchResult& result = benchmark.result();
+    if (result.status == RunStatus::ok) set_loss_difference(result, results);
+    results.push_back(std::move(result));
     if (on_result) on_result(results.back());
   }
   return results;

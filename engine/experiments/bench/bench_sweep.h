@@ -18,10 +18,14 @@ struct SweepSpec {
   std::vector<Precision> precisions{Precision::fp32};
   std::vector<StepMode> modes{StepMode::train};
   std::vector<AttentionImpl> attentions{AttentionImpl::naive};  // the seeds' torch_compile (b): naive against flash
+  // eager against fused (torch.compile's counterpart); fused computes attention with flash, so
+  // it appears once whatever the attentions.
+  std::vector<EngineKind> engines{EngineKind::eager};
+  bool check_engines = false;  // --check: each fused row's losses against its eager twin's
 };
 
-// Every configuration, in the order models, contexts, batches, precisions, modes, attentions
-// (the last varies fastest). Each model's context length is set to the run's context.
+// Every configuration, in the order models, contexts, batches, precisions, modes, engines,
+// attentions (the last varies fastest). Each model's context length is set to the run's context.
 // Throws ConfigError naming the first invalid configuration, before anything runs.
 std::vector<BenchConfig> expand(const SweepSpec& spec);
 

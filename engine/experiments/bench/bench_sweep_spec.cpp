@@ -6,15 +6,16 @@ namespace stepscope {
 std::vector<BenchConfig> expand(const SweepSpec& spec) {
   if (spec.models.empty()) throw ConfigError("a sweep needs at least one model");
   if (spec.contexts.empty() || spec.batches.empty() || spec.precisions.empty() || spec.modes.empty() ||
-      spec.attentions.empty()) {
-    throw ConfigError("a sweep needs at least one context length, batch size, precision, mode and attention");
+      spec.attentions.empty() || spec.engines.empty()) {
+    throw ConfigError("a sweep needs at least one context length, batch size, precision, mode, engine and attention");
   }
   std::vector<BenchConfig> configs;
   const auto add = [&](const ModelConfig& model, int64_t context, int64_t batch, Precision precision, StepMode mode,
-                       AttentionImpl attention) {
+                       EngineKind engine, AttentionImpl attention) {
     BenchConfig c = spec.base;
     c.model = with_context(model, context);
     c.model.attention = attention;
+    c.engine = engine;
     c.context = context;
     c.batch = batch;
     c.precision = precision;
@@ -31,7 +32,15 @@ std::vector<BenchConfig> expand(const SweepSpec& spec) {
       for (int64_t batch : spec.batches) {
         for (Precision precision : spec.precisions) {
           for (StepMode mode : spec.modes) {
-            for (AttentionImpl attention : spec.attentions) add(model, context, batch, precision, mode, attention);
+            for (EngineKind engine : spec.engines) {
+              if (engine == EngineKind::fused) {
+                add(model, context, batch, precision, mode, engine, AttentionImpl::flash);
+                continue;
+              }
+              for (AttentionImpl attention : spec.attentions) {
+                add(model, context, batch, precision, mode, engine, attention);
+              }
+            }
           }
         }
       }

@@ -29,7 +29,7 @@ ObserverSpec StepBenchmarkCase::observers() const {
 void StepBenchmarkCase::check(DeviceBackend& backend) {
   result_.device_name = backend.name();
   result_.timer = backend.timer_name();
-  TrainingStep::check_precision(config_.precision, backend.device());
+  TrainingStep::check_precision(config_.precision, backend.device(), config_.engine);
 }
 
 void StepBenchmarkCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* memory) {
@@ -61,7 +61,10 @@ void StepBenchmarkCase::run_step(const StepContext& context) {
     step_->label_memory(*context.memory);  // gradients are new each step
     context.memory->set_step(-1, false);
   }
-  if (!context.warmup) result_.steps.push_back(timing);
+  if (!context.warmup) {
+    result_.steps.push_back(timing);
+    if (config_.record_losses) result_.losses.push_back(step_->last_loss());
+  }
 }
 
 void StepBenchmarkCase::after_measuring(DeviceBackend& backend) {

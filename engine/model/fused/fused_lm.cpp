@@ -1,0 +1,174 @@
+#include "model/fused/fused_lm.h"
+
+#include <torch/torch.h>
+
+#include "model/fused/fused_linear.h"
+#include "model/fused/linear_cross_entropy.h"
+#include "model/fused/rms_norm.h"
+#include "model/fused/rotary_attention.h"
+#include "model/fused/swiglu.h"
+#include "model/init.h"
+#include "model/transformer_lm.h"
+#include "profiling/range_recorder.h"
+
+namespace stepscope {
+
+namespace {
+
+constexpr double kNormEps = 1e-5;  // the reference RMSNorm's
+// Each group of parameters starts on a 256-byte boundary (cuBLAS and vector loads like it).
+constexpr int64_t kAlignElements = 64;
+
+int64_t aligned(int64_t n) { return (n + kAlignElements - 1) / kAlignElements * kAlignElements; }
+
+const ModelConfig& validated(const ModelConfig& config) {
+  validate(config);
+  return config;
+}
+
+// Registers `value` as parameter `path` ("layers.3.attn.q_proj.weight"), making the modules on
+// the way, so that named_parameters() reads as the reference model's.
+void register_at(torch::nn::Module& root, const std::string& path, const at::Tensor& value) {
+  torch::nn::Module* node = &root;
+  size_t start = 0;
+  for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', start)) {
+    const std::string part = path.substr(start, dot - start);
+    std::shared_ptr<torch::nn::Module> child;
+    for (const auto& named : node->named_children()) {
+      if (named.key() == part) child = named.value();
+    }
+    if (!child) child = node->register_module(part, std::make_shared<torch::nn::Module>());
+    node = child.get();
+    start = dot + 1;
+  }
+  node->register_parameter(path.substr(start), value);
+}
+
+}  // namespace
+
+FusedTransformerLM::FusedTransformerLM(const ModelConfig& config, const torch::TensorOptions& options,
+                                       c10::ScalarType compute_dtype)
+    : torch::nn::Module("FusedTransformerLM"), config_(validated(config)), compute_dtype_(compute_dtype) {
+  const int64_t d = config_.d_model, f = config_.d_ff, vocab = config_.vocab_size;
+  const int64_t layers = config_.num_layers;
+  // Offsets in the fused order: each group (embeddings, q|k|v, o, w1|w3, w2, norms, head) aligned.
+  int64_t size = 0;
+  const auto take = [&](int64_t n) {
+    const int64_t at = size;
+    size = aligned(size + n);
+    return at;
+  };
+  struct Offsets {
+    int64_t qkv, o, w13, w2, ln1, ln2;
+  };
+  const int64_t embedding_at = take(vocab * d);
+  std::vector<Offsets> at_layer;
+  for (int64_t i = 0; i < layers; ++i) {
+    Offsets o{};
+    o.qkv = take(3 * d * d);
+    o.o = take(d * d);
+    o.w13 = take(2 * f * d);
+    o.w2 = take(d * f);
+    o.ln1 = take(d);
+    o.ln2 = take(d);
+    at_layer.push_back(o);
+  }
+  const int64_t ln_final_at = take(d);
+  const int64_t head_at = take(vocab * d);
+  flat_ = torch::zeros({size}, options.dtype(torch::kFloat32));
+  const auto view = [&](const at::Tensor& buffer, int64_t at, at::IntArrayRef shape) {
+    int64_t n = 1;
+    for (int64_t s : shape) n *= s;
+    return buffer.narrow(0, at, n).view(shape);
+  };
+
+  // Registered and initialised in the reference's order: the same names, parameters() order
+  // and random stream as TransformerLM for the same seed.
+  embedding_ = view(flat_, embedding_at, {vocab, d});
+  register_at(*this, "token_embeddings.weight", embedding_);
+  truncated_normal_(embedding_, 1.0);
+  blocks_.resize(static_cast<size_t>(layers));
+  for (int64_t i = 0; i < layers; ++i) {
+    const std::string prefix = "layers." + std::to_string(i) + ".";
+    Block& b = blocks_[static_cast<size_t>(i)];
+    const Offsets& o = at_layer[static_cast<size_t>(i)];
+    const auto linear = [&](const std::string& name, int64_t at, int64_t d_out, int64_t d_in) {
+      auto w = view(flat_, at, {d_out, d_in});
+      register_at(*this, prefix + name + ".weight", w);
+      truncated_normal_(w, linear_init_std(d_in, d_out));
+      return w;
+    };
+    b.qkv = {linear("attn.q_proj", o.qkv, d, d), linear("attn.k_proj", o.qkv + d * d, d, d),
+             linear("attn.v_proj", o.qkv + 2 * d * d, d, d)};
+    b.o = {linear("attn.output_proj", o.o, d, d)};
+    auto w1 = linear("ffn.w1", o.w13, f, d);
+    b.w2 = {linear("ffn.w2", o.w2, d, f)};
+    auto w3 = linear("ffn.w3", o.w13 + f * d, f, d);
+    b.w13 = {w1, w3};
+    b.ln1 = view(flat_, o.ln1, {d});
+    b.ln2 = view(flat_, o.ln2, {d});
+    b.ln1.fill_(1.0);
+    b.ln2.fill_(1.0);
+    register_at(*this, prefix + "ln1.weight", b.ln1);
+    register_at(*this, prefix + "ln2.weight", b.ln2);
+  }
+  ln_final_ = view(flat_, ln_final_at, {d});
+  ln_final_.fill_(1.0);
+  register_at(*this, "ln_final.weight", ln_final_);
+  lm_head_ = view(flat_, head_at, {vocab, d});
+  register_at(*this, "lm_head.weight", lm_head_);
+  truncated_normal_(lm_head_, linear_init_std(d, vocab));
+  rope_ = RotaryEmbedding(config_.context_length, config_.d_head(), config_.rope_theta, options);
+
+  compute_ = compute_dtype_ == torch::kFloat32 ? flat_ : flat_.to(compute_dtype_);
+  for (int64_t i = 0; i < layers; ++i) {
+    Block& b = blocks_[static_cast<size_t>(i)];
+    const Offsets& o = at_layer[static_cast<size_t>(i)];
+    b.qkv_c = view(compute_, o.qkv, {3 * d, d});
+    b.o_c = view(compute_, o.o, {d, d});
+    b.w13_c = view(compute_, o.w13, {2 * f, d});
+    b.w2_c = view(compute_, o.w2, {d, f});
+  }
+  lm_head_c_ = view(compute_, head_at, {vocab, d});
+}
+
+void FusedTransformerLM::refresh_compute_copy() {
+  if (compute_.data_ptr() == flat_.data_ptr()) return;
+  torch::NoGradGuard no_grad;
+  compute_.copy_(flat_);
+}
+
+at::Tensor FusedTransformerLM::loss(const at::Tensor& token_ids, const at::Tensor& targets) {
+  using profiling::ScopedRange;
+  TORCH_CHECK(token_ids.dim() == 2, "token ids must have shape (batch, seq), got ", token_ids.sizes());
+  const int64_t seq = token_ids.size(1);
+  TORCH_CHECK(seq <= rope_->context_length(), "sequence of ", seq, " tokens is longer than the model's context of ",
+              rope_->context_length());
+  const auto& cos = rope_->cos_table();
+  const auto& sin = rope_->sin_table();
+  enter_stage(0);
+  auto x = torch::embedding(embedding_, token_ids);  // fp32: the residual stream stays fp32
+  int stage = 1;
+  for (const Block& b : blocks_) {
+    enter_stage(stage++);
+    {
+      ScopedRange range("attention");
+      const auto qkv = fused::fused_linear(fused::rms_norm(x, b.ln1, kNormEps, compute_dtype_), b.qkv_c, b.qkv);
+      x = x + fused::fused_linear(fused::rotary_attention(qkv, cos, sin, config_.num_heads), b.o_c, b.o);
+    }
+    ScopedRange range("feed-forward");
+    const auto ab = fused::fused_linear(fused::rms_norm(x, b.ln2, kNormEps, compute_dtype_), b.w13_c, b.w13);
+    x = x + fused::fused_linear(fused::swiglu(ab), b.w2_c, b.w2);
+  }
+  enter_stage(stage);
+  ScopedRange range("lm head + loss");
+  const auto normed = fused::rms_norm(x, ln_final_, kNormEps, compute_dtype_);
+  return fused::linear_cross_entropy(normed.reshape({-1, config_.d_model}), lm_head_, lm_head_c_,
+                                     targets.reshape({-1}));
+}
+
+std::vector<int> FusedTransformerLM::parameter_stages() const {
+  return parameter_stages_by_name(*this, config_.num_layers);
+}
+
+}  // namespace stepscope

@@ -1,0 +1,65 @@
+// The fused engine's Transformer LM: the reference model's mathematics and parameter names
+// (checkpoints load and save the seeds' names), laid out for speed. Every parameter is a view
+// of one flat fp32 buffer, with q | k | v and w1 | w3 adjacent so each pair or triple is one
+// matmul; under mixed precision a flat bf16/fp16 copy of that buffer (refreshed by the fused
+// optimizer in its pass) feeds the matmuls, so the forward casts no weight. RMSNorm, SwiGLU, RoPE
+// and the LM head with its cross-entropy are fused operations; attention is FlashAttention.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <torch/nn/module.h>
+
+#include "model/layers.h"
+#include "model/model_config.h"
+
+namespace stepscope {
+
+class FusedTransformerLM : public torch::nn::Module {
+ public:
+  // Validates the configuration (ConfigError) and initialises the weights on options' device
+  // exactly as TransformerLM does for the same seed. `compute_dtype`: the matmuls' type (fp32,
+  // or bf16/fp16 for mixed precision with fp32 masters).
+  FusedTransformerLM(const ModelConfig& config, const torch::TensorOptions& options, c10::ScalarType compute_dtype);
+
+  // Mean cross-entropy of predicting `targets` from `token_ids` (both int64 [batch, seq]), an
+  // fp32 scalar; logits are never materialised whole.
+  at::Tensor loss(const at::Tensor& token_ids, const at::Tensor& targets);
+
+  const ModelConfig& config() const { return config_; }
+  c10::ScalarType compute_dtype() const { return compute_dtype_; }
+  // The fp32 masters, all parameters()' storage, and the compute copy (the flat buffer itself
+  // in fp32).
+  const at::Tensor& flat_parameters() const { return flat_; }
+  const at::Tensor& compute_copy() const { return compute_; }
+  // Copies the masters into the compute copy: after anything but the fused optimizer changed
+  // them (a checkpoint load, a broadcast, another optimizer).
+  void refresh_compute_copy();
+
+  // As TransformerLM: a hook before each stage of the forward, and each parameter's stage.
+  void set_before_stage(std::function<void(int stage)> hook) { before_stage_ = std::move(hook); }
+  std::vector<int> parameter_stages() const;
+
+ private:
+  struct Block {
+    at::Tensor ln1, ln2;                   // fp32 masters [d]
+    std::vector<at::Tensor> qkv, o, w13, w2;  // masters of each projection, rows in order
+    at::Tensor qkv_c, o_c, w13_c, w2_c;    // their compute views
+  };
+  void enter_stage(int stage) const {
+    if (before_stage_) before_stage_(stage);
+  }
+
+  ModelConfig config_;
+  c10::ScalarType compute_dtype_;
+  at::Tensor flat_, compute_;
+  at::Tensor embedding_, ln_final_, lm_head_, lm_head_c_;
+  std::vector<Block> blocks_;
+  RotaryEmbedding rope_{nullptr};
+  std::function<void(int)> before_stage_;
+};
+
+}  // namespace stepscope
