@@ -58,7 +58,7 @@ ModelConfig infer_model_config(const StateDict& state, int64_t num_heads) {
   return config;
 }
 
-void load_state_dict(TransformerLMImpl& model, const StateDict& state) {
+void load_state_dict(torch::nn::Module& model, const StateDict& state) {
   std::map<std::string, const at::Tensor*> given;
   for (const auto& entry : state) given[entry.name] = &entry.tensor;
 
@@ -90,7 +90,7 @@ void load_state_dict(TransformerLMImpl& model, const StateDict& state) {
   for (auto& item : expected) item.value().copy_(*given.at(item.key()));
 }
 
-StateDict model_state_dict(TransformerLMImpl& model) {
+StateDict model_state_dict(torch::nn::Module& model) {
   StateDict state;
   for (const auto& item : model.named_parameters(/*recurse=*/true)) {
     state.push_back({item.key(), item.value().detach().to(torch::kCPU).contiguous()});

@@ -56,6 +56,7 @@ void fields(V& v, S& s, Of<BenchConfig>) {
   v("profile_memory", s.profile_memory);
   v("memory_event_limit", s.memory_event_limit);
   v("engine", s.engine, kAddedLater);
+  v("cuda_graphs", s.cuda_graphs, kAddedLater);
 }
 
 template <class V, class S>
@@ -96,6 +97,9 @@ void fields(V& v, S& s, Of<BenchResult>) {
   v("mfu", s.mfu);
   v("peak_memory_bytes", s.peak_memory_bytes);
   v("skipped_steps", s.skipped_steps);
+  v("losses", s.losses, kAddedLater);
+  v("max_loss_diff", s.max_loss_diff, kAddedLater);
+  v("cuda_graphs_used", s.cuda_graphs_used, kAddedLater);
   v("kernel_profile", s.kernel_profile);
   // trace, allocator_snapshot and allocation_log: left out (see run_record_json.h).
 }

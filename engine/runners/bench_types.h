@@ -29,6 +29,7 @@ struct BenchConfig {
   Precision precision = Precision::fp32;
   StepMode mode = StepMode::train;
   EngineKind engine = EngineKind::eager;
+  bool cuda_graphs = true;  // fused on a GPU: replay the step as CUDA graphs after warm-up
   bool record_losses = false;  // each measured step's loss into BenchResult::losses (a sync a step)
   int warmup_steps = 5;
   int measured_steps = 10;
@@ -75,6 +76,7 @@ struct BenchResult {
   // bench --check: the largest |loss - eager loss| / |eager loss| over the steps, on the fused
   // row of a pair run from the same weights and batch; < 0 when not checked.
   double max_loss_diff = -1;
+  bool cuda_graphs_used = false;  // the measured steps replayed CUDA graphs
   // With config.profile_kernels: the summaries, and the raw records of the run's end for a trace.
   std::shared_ptr<const profiling::KernelProfile> kernel_profile;
   std::shared_ptr<const profiling::TraceWindow> trace;

@@ -25,6 +25,10 @@ std::optional<c10::ScalarType> autocast_dtype(Precision precision) {
   return std::nullopt;
 }
 
+// A step that runs eagerly first (cuBLAS handles, kernel caches and the optimizer's state come
+// into being outside any graph), then the capture, then replays.
+constexpr int kGraphWarmupSteps = 2;
+
 }  // namespace
 
 void TrainingStep::check_precision(Precision precision, c10::Device device, EngineKind engine) {
@@ -64,6 +68,16 @@ TrainingStep::TrainingStep(const BenchConfig& config, c10::Device device) : conf
     if (runs_optimizer(config.mode)) optimizer_ = std::make_unique<AdamW>(parameters_);
   }
   if (config.precision == Precision::fp16 && runs_backward(config.mode)) scaler_ = std::make_unique<LossScaler>();
+  if (fused_ && config.cuda_graphs && device.is_cuda()) {
+    if (scaler_) {
+      graphs_refusal_ = "CUDA graphs off: fp16 loss scaling reads the gradients' overflow on the host each step";
+    } else if (config.warmup_steps < kGraphWarmupSteps) {
+      graphs_refusal_ = "CUDA graphs off: they are captured in warm-up, which needs at least " +
+                        std::to_string(kGraphWarmupSteps) + " steps";
+    } else {
+      graphs_ = make_step_graphs(device);
+    }
+  }
   const auto ids = torch::TensorOptions().dtype(torch::kInt64).device(device);
   inputs_ = torch::randint(config.model.vocab_size, {config.batch, config.context}, ids);
   targets_ = torch::randint(config.model.vocab_size, {config.batch, config.context}, ids);
@@ -126,7 +140,47 @@ void TrainingStep::optimizer_step() {
   if (scaler_) scaler_->update(overflow);
 }
 
+void TrainingStep::capture_graphs() {
+  // Gradients are made inside the graphs' pool, where every replay rewrites them in place.
+  for (auto& p : parameters_) p.mutable_grad() = at::Tensor();
+  graphs_->capture(StepPhaseGraph::forward, [&] { graph_loss_ = forward_loss(); });
+  if (runs_backward(config_.mode)) graphs_->capture(StepPhaseGraph::backward, [&] { graph_loss_.backward(); });
+  if (runs_optimizer(config_.mode)) graphs_->capture(StepPhaseGraph::optimizer, [&] { fused_optimizer_->step(); });
+}
+
+// The phases as graph launches; ranges mark them so kernel summaries attribute each graph's
+// kernels to its phase (the ranges inside a phase are not seen under a graph).
+void TrainingStep::replay_graphs(StepClock& clock) {
+  using profiling::ScopedRange;
+  clock.start();
+  {
+    ScopedRange range(profiling::step_ranges::kForward);
+    graphs_->replay(StepPhaseGraph::forward);
+  }
+  loss_ = graph_loss_.detach();
+  clock.end_forward();
+  if (!runs_backward(config_.mode)) return;
+  {
+    ScopedRange range(profiling::step_ranges::kBackward);
+    graphs_->replay(StepPhaseGraph::backward);
+  }
+  clock.end_backward();
+  if (!runs_optimizer(config_.mode)) return;
+  {
+    ScopedRange range(profiling::step_ranges::kOptimizerStep);
+    graphs_->replay(StepPhaseGraph::optimizer);
+  }
+  clock.end_optimizer();
+}
+
 void TrainingStep::run(StepClock& clock) {
+  if (graphs_) {
+    if (steps_run_++ == kGraphWarmupSteps - 1) capture_graphs();
+    if (graphs_->captured(StepPhaseGraph::forward)) {
+      replay_graphs(clock);
+      return;
+    }
+  }
   for (auto& p : parameters_) {
     if (p.grad().defined()) p.mutable_grad() = at::Tensor();
   }

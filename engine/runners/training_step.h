@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "model/adamw.h"
 #include "model/loss_scaler.h"
@@ -10,6 +11,7 @@
 #include "profiling/allocation_recorder.h"
 #include "runners/bench_types.h"
 #include "runners/device_backend.h"
+#include "runners/step_graphs.h"
 
 namespace stepscope {
 
@@ -42,10 +44,16 @@ class TrainingStep {
   int64_t skipped_steps() const { return scaler_ ? scaler_->skipped_steps() : 0; }
   // The last step's loss (reads it from the device).
   double last_loss() const;
+  // Whether steps replay CUDA graphs (from the second step on), and if they were asked for
+  // but cannot, why not ("" otherwise).
+  bool uses_cuda_graphs() const { return graphs_ != nullptr; }
+  const std::string& cuda_graphs_refusal() const { return graphs_refusal_; }
 
  private:
   at::Tensor forward_loss();
   void optimizer_step();
+  void capture_graphs();
+  void replay_graphs(StepClock& clock);
 
   BenchConfig config_;
   c10::Device device_;
@@ -56,6 +64,10 @@ class TrainingStep {
   std::unique_ptr<fused::FusedAdamW> fused_optimizer_;
   std::unique_ptr<LossScaler> scaler_;
   at::Tensor inputs_, targets_, loss_;
+  std::unique_ptr<StepGraphs> graphs_;
+  std::string graphs_refusal_;
+  at::Tensor graph_loss_;  // the loss tensor the forward graph writes
+  int64_t steps_run_ = 0;
 };
 
 }  // namespace stepscope

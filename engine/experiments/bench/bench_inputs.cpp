@@ -49,6 +49,11 @@ schema::InputSchema make_inputs() {
                "eager", true, "run", "E"});
   f.back().choices = {"eager", "fused"};
   f.back().check = [](const std::string& t) { parse_engine_kind(t); };
+  f.push_back({"cuda-graphs", "CUDA graphs", InputKind::choice,
+               "fused on a GPU: capture the step as CUDA graphs in warm-up and replay them (on), or\n"
+               "launch every kernel (off)",
+               "on", false, "run", "on|off"});
+  f.back().choices = {"on", "off"};
   f.push_back({"check", "Check engines", InputKind::flag,
                "with --engine eager,fused: run both from the same weights and batch and report the largest\n"
                "relative difference of their step losses (max_loss_diff)",
@@ -146,6 +151,7 @@ SweepSpec bench_spec(const schema::InputValues& v) {
   spec.engines = parsed_items<EngineKind>(v, "engine", parse_engine_kind);
   spec.check_engines = v.flag("check");
   spec.base.record_losses = spec.check_engines;
+  spec.base.cuda_graphs = v.text("cuda-graphs") == "on";
   // Each fused row is compared with an eager row measured before it.
   if (spec.check_engines) {
     std::stable_sort(spec.engines.begin(), spec.engines.end(),
@@ -195,6 +201,7 @@ schema::InputValues bench_values(const SweepSpec& spec) {
   v.set("attention", schema::join_items(spec.attentions, [](AttentionImpl a) { return to_string(a); }));
   v.set("engine", schema::join_items(spec.engines, [](EngineKind e) { return to_string(e); }));
   if (spec.check_engines) v.set_flag("check", true);
+  if (!spec.base.cuda_graphs) v.set("cuda-graphs", "off");
   const BenchConfig& base = spec.base;
   v.set("warmup", std::to_string(base.warmup_steps));
   v.set("steps", std::to_string(base.measured_steps));

@@ -120,6 +120,9 @@ schema::Schema<Row> make_bench_schema() {
                       "Peak memory during the measured steps; shown in MiB, exported in bytes"},
                [](const Row& r) { return value_if(r.peak_memory_bytes >= 0, r.peak_memory_bytes); },
                [](Row& r, const Value& v) { r.peak_memory_bytes = schema::is_missing(v) ? -1 : schema::integer_of(v); }});
+  f.push_back({detail("cuda_graphs", "CUDA graphs", ColumnKind::text, "Whether the measured steps replayed CUDA graphs"),
+               [](const Row& r) { return Value(std::string(r.cuda_graphs_used ? "yes" : "no")); },
+               [](Row& r, const Value& v) { r.cuda_graphs_used = text(v) == "yes"; }});
   f.push_back({Column{"max_loss_diff", "Loss difference", ColumnKind::real, ColumnRole::measure,
                       "bench --check: the largest relative difference of the step losses from the eager "
                       "engine's, from the same weights and batch"},

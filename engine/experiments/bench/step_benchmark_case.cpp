@@ -70,6 +70,15 @@ void StepBenchmarkCase::run_step(const StepContext& context) {
 void StepBenchmarkCase::after_measuring(DeviceBackend& backend) {
   result_.peak_memory_bytes = backend.peak_memory_bytes();
   result_.skipped_steps = step_->skipped_steps();
+  result_.cuda_graphs_used = step_->uses_cuda_graphs();
+  graphs_note_ = step_->cuda_graphs_refusal();
+  if (result_.cuda_graphs_used && (config_.profile_memory || config_.profile_kernels)) {
+    graphs_note_ = std::string("CUDA graphs: ") +
+                   (config_.profile_memory ? "memory was allocated when the step was captured in warm-up; "
+                                             "the measured steps replay it and allocate nothing. "
+                                           : "") +
+                   (config_.profile_kernels ? "kernels are attributed to the phase whose graph ran them." : "");
+  }
 }
 
 void StepBenchmarkCase::release() {
@@ -80,6 +89,9 @@ void StepBenchmarkCase::release() {
 void StepBenchmarkCase::finish(CaseEnd end) {
   result_.status = end.status;
   result_.message = !end.message.empty() ? end.message : end.observation.message;
+  if (end.status == RunStatus::ok && !graphs_note_.empty()) {
+    result_.message = result_.message.empty() ? graphs_note_ : result_.message + "; " + graphs_note_;
+  }
   result_.kernel_profile = std::move(end.observation.kernel_profile);
   result_.trace = std::move(end.observation.trace);
   result_.allocation_log = std::move(end.observation.allocation_log);

@@ -36,6 +36,7 @@ class StepBenchmarkCase final : public ExperimentCase {
   BenchResult result_;
   std::unique_ptr<TrainingStep> step_;
   std::unique_ptr<StepClock> clock_;
+  std::string graphs_note_;  // why CUDA graphs are off, or what they change in a profile
 };
 
 }  // namespace stepscope

@@ -1,0 +1,31 @@
+// A training step's phases captured as CUDA graphs and replayed: after warm-up, a step of the
+// fused engine is three graph launches (forward, backward, optimizer) instead of hundreds of
+// kernel launches, so small models stop being launch-bound. The phases stay apart so the
+// step clock still times each one. CUDA builds only; elsewhere make_step_graphs gives nullptr.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include <c10/core/Device.h>
+
+namespace stepscope {
+
+enum class StepPhaseGraph { forward = 0, backward = 1, optimizer = 2 };
+
+class StepGraphs {
+ public:
+  virtual ~StepGraphs() = default;
+  // Records `work` into the phase's graph without running it. Capture the phases in the order
+  // they are replayed: they share one memory pool, so tensors made in one (the loss, saved
+  // activations, gradients) stay valid for the next and for every replay.
+  virtual void capture(StepPhaseGraph phase, const std::function<void()>& work) = 0;
+  // Launches the phase's graph on the current stream.
+  virtual void replay(StepPhaseGraph phase) = 0;
+  virtual bool captured(StepPhaseGraph phase) const = 0;
+};
+
+// nullptr where the device is not a GPU or the build has no CUDA.
+std::unique_ptr<StepGraphs> make_step_graphs(c10::Device device);
+
+}  // namespace stepscope
