@@ -18,6 +18,10 @@ namespace stepscope::fused {
 at::Tensor linear_cross_entropy(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& compute_weight,
                                 const at::Tensor& targets, int64_t chunk_rows = 0);
 
+// The rows per chunk that chunk_rows <= 0 picks: equal chunks, as few as keep each chunk's
+// logits (rows x vocab x element_bytes) within 256 MiB.
+int64_t linear_cross_entropy_chunk_rows(int64_t rows, int64_t vocab, int64_t element_bytes);
+
 // The row kernel on its own (kernel on a GPU, reference on the CPU): logits [rows, vocab]
 // (fp32, bf16 or fp16), targets [rows]; writes each row's loss (lse - logit[target]) into
 // losses [rows] fp32 and, when grad_scale != 0, replaces logits in place with
