@@ -15,6 +15,10 @@ namespace stepscope::fused {
 // compute_weight: the same values in x's dtype (the master itself in fp32); targets: [rows]
 // int64. Returns the mean loss, an fp32 scalar. Differentiable in x and weight.
 // chunk_rows <= 0 picks chunks whose logits take at most ~256 MiB.
+// Targets outside [0, vocab) make the loss (and the gradients) NaN; they are never read on the
+// host, so the call queues GPU work without waiting and can be captured in a CUDA graph. The
+// gradients are computed in the forward and handed over by the backward, which can therefore run
+// once per forward (a second, after retain_graph, throws).
 at::Tensor linear_cross_entropy(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& compute_weight,
                                 const at::Tensor& targets, int64_t chunk_rows = 0);
 
