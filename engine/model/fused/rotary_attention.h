@@ -13,6 +13,12 @@ namespace stepscope::fused {
 // qkv's dtype. Differentiable in qkv.
 at::Tensor rotary_attention(const at::Tensor& qkv, const at::Tensor& cos, const at::Tensor& sin, int64_t num_heads);
 
+// What rotary_attention runs where flash attention refuses the shape (check_flash_inputs): the
+// reference rotation and naive causal attention (the whole score matrix) in LibTorch ops,
+// differentiated by autograd. Same arguments and result.
+at::Tensor rotary_attention_unfused(const at::Tensor& qkv, const at::Tensor& cos, const at::Tensor& sin,
+                                    int64_t num_heads);
+
 // The rotation on its own: [batch, seq, 3 * d_model] with q and k rotated and v copied
 // (kernels on a GPU, reference on the CPU), and its backward from the three gradients given as
 // [batch, heads, seq, d_head] tensors of any strides.

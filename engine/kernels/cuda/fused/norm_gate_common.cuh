@@ -1,0 +1,156 @@
+// What the RMSNorm and SwiGLU kernels share: the CUDA element type of a kernels::ElementType,
+// fp32 conversions, 16-byte packed loads and stores, a warp sum, and host-side CUDA checks that
+// throw std::runtime_error naming the call (as flash_cuda_check.h does for the flash kernels).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/flash_attention_args.h"  // ElementType
+
+namespace stepscope::kernels::norm_gate {
+
+// ---- host ----
+
+inline void check_cuda(cudaError_t status, const std::string& what) {
+  if (status != cudaSuccess) throw std::runtime_error(what + " failed: " + cudaGetErrorString(status));
+}
+
+// The current device's multiprocessor count, queried once per device (launchers ask every call).
+inline int multiprocessor_count() {
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  constexpr int kCachedDevices = 64;
+  static std::atomic<int> cached[kCachedDevices];  // 0: not asked yet
+  const bool cacheable = device >= 0 && device < kCachedDevices;
+  int count = cacheable ? cached[device].load(std::memory_order_relaxed) : 0;
+  if (count == 0) {
+    check_cuda(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device),
+               "cudaDeviceGetAttribute(multiprocessor count)");
+    if (cacheable) cached[device].store(count, std::memory_order_relaxed);
+  }
+  return count;
+}
+
+inline int element_bytes(ElementType type) { return type == ElementType::f32 ? 4 : 2; }
+
+inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+template <class T>
+struct TypeTag {
+  using type = T;
+};
+
+// Calls f(TypeTag<T>{}) with the CUDA type of `type`: one instantiation per element type.
+template <class F>
+void with_element_type(ElementType type, F&& f) {
+  switch (type) {
+    case ElementType::f32: f(TypeTag<float>{}); return;
+    case ElementType::f16: f(TypeTag<__half>{}); return;
+    case ElementType::bf16: f(TypeTag<__nv_bfloat16>{}); return;
+  }
+  throw std::invalid_argument("unknown element type");
+}
+
+// ---- device ----
+
+__device__ __forceinline__ float to_float(float v) { return v; }
+__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+// Round to nearest even, as LibTorch's .to(dtype) does.
+template <class T>
+__device__ __forceinline__ T from_float(float v);
+template <>
+__device__ __forceinline__ float from_float<float>(float v) { return v; }
+template <>
+__device__ __forceinline__ __half from_float<__half>(float v) { return __float2half_rn(v); }
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+
+// The widest load word for a pack of `kBytes` (at most 16: one LDG.128 per word).
+template <int kBytes>
+struct Word;
+template <>
+struct Word<2> {
+  using type = unsigned short;
+};
+template <>
+struct Word<4> {
+  using type = unsigned int;
+};
+template <>
+struct Word<8> {
+  using type = uint2;
+};
+template <>
+struct Word<16> {
+  using type = uint4;
+};
+
+// N consecutive elements of T as raw words of min(16, N * sizeof(T)) bytes (one LDG.128 a word
+// at most): a bf16 pack of 8 holds 4 registers where its floats would take 8, so kernels that
+// keep rows in registers keep them packed. Addresses must be aligned to the word (the launchers
+// check 16-byte bases and row lengths that keep every pack so).
+template <int N, class T>
+struct Pack {
+  static constexpr int kBytes = N * static_cast<int>(sizeof(T));
+  static constexpr int kWordBytes = kBytes < 16 ? kBytes : 16;
+  static constexpr int kPerWord = kWordBytes / static_cast<int>(sizeof(T));
+  using W = typename Word<kWordBytes>::type;
+  W words[N / kPerWord];
+};
+
+template <int N, class T>
+__device__ __forceinline__ Pack<N, T> load_pack(const T* p) {
+  Pack<N, T> pack;
+#pragma unroll
+  for (int w = 0; w < N / Pack<N, T>::kPerWord; ++w) {
+    pack.words[w] = reinterpret_cast<const typename Pack<N, T>::W*>(p)[w];
+  }
+  return pack;
+}
+
+template <int N, class T>
+__device__ __forceinline__ void unpack(const Pack<N, T>& pack, float (&out)[N]) {
+  constexpr int kPerWord = Pack<N, T>::kPerWord;
+#pragma unroll
+  for (int w = 0; w < N / kPerWord; ++w) {
+    const T* elements = reinterpret_cast<const T*>(&pack.words[w]);
+#pragma unroll
+    for (int i = 0; i < kPerWord; ++i) out[w * kPerWord + i] = to_float(elements[i]);
+  }
+}
+
+template <int N, class T>
+__device__ __forceinline__ void load_floats(const T* p, float (&out)[N]) {
+  unpack(load_pack<N>(p), out);
+}
+
+template <int N, class T>
+__device__ __forceinline__ void store_floats(T* p, const float (&in)[N]) {
+  using P = Pack<N, T>;
+#pragma unroll
+  for (int w = 0; w < N / P::kPerWord; ++w) {
+    typename P::W bits;
+    T* elements = reinterpret_cast<T*>(&bits);
+#pragma unroll
+    for (int i = 0; i < P::kPerWord; ++i) elements[i] = from_float<T>(in[w * P::kPerWord + i]);
+    reinterpret_cast<typename P::W*>(p)[w] = bits;
+  }
+}
+
+// Butterfly sum: every lane ends with the same bits (each step adds the same two values).
+__device__ __forceinline__ float warp_sum(float v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+}  // namespace stepscope::kernels::norm_gate
