@@ -33,6 +33,22 @@ at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k
 #endif
 }
 
+bool fused_adamw_available() { return STEPSCOPE_TORCH_2; }
+
+void torch_fused_adamw(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& grads,
+                       const std::vector<at::Tensor>& exp_avgs, const std::vector<at::Tensor>& exp_avg_sqs,
+                       const std::vector<at::Tensor>& state_steps, double lr, double beta1, double beta2,
+                       double weight_decay, double eps) {
+#if STEPSCOPE_TORCH_2
+  at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, /*max_exp_avg_sqs=*/{}, state_steps, lr, beta1, beta2,
+                    weight_decay, eps, /*amsgrad=*/false, /*maximize=*/false);  // no grad_scale, found_inf
+#else
+  (void)params, (void)grads, (void)exp_avgs, (void)exp_avg_sqs, (void)state_steps;
+  (void)lr, (void)beta1, (void)beta2, (void)weight_decay, (void)eps;
+  throw std::runtime_error("_fused_adamw_ needs LibTorch 2.0 or newer; this build has LibTorch " + libtorch_version());
+#endif
+}
+
 bool built_with_cuda() {
 #ifdef STEPSCOPE_WITH_CUDA
   return true;

@@ -3,6 +3,7 @@
 
 #include <exception>
 #include <string>
+#include <vector>
 
 #include <c10/core/Allocator.h>
 #include <c10/core/DeviceType.h>
@@ -43,6 +44,18 @@ bool autocast_supported(c10::DeviceType device, c10::ScalarType dtype);
 bool has_scaled_dot_product_attention();
 // Throws std::runtime_error saying so on a LibTorch without it. Causal is top-left aligned.
 at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal);
+
+// LibTorch's fused AdamW kernel, at::_fused_adamw_ (2.x; 1.13 has none), for benchmarks beside
+// ours: one update of the lists (all of one dtype and device, as torch.optim.AdamW(fused=True)
+// groups them), no amsgrad, no grad scaling. state_steps are fp32 scalar tensors on the device
+// that the kernel reads and does not increment. PyTorch's rule decays the weights before the
+// Adam step (ours after it): the same bytes moved, slightly different values.
+bool fused_adamw_available();
+// Throws std::runtime_error saying so on a LibTorch without it.
+void torch_fused_adamw(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& grads,
+                       const std::vector<at::Tensor>& exp_avgs, const std::vector<at::Tensor>& exp_avg_sqs,
+                       const std::vector<at::Tensor>& state_steps, double lr, double beta1, double beta2,
+                       double weight_decay, double eps);
 
 // True for allocation failures of any device: c10's OOM errors (whose class name
 // differs between versions), CPU allocator failures and std::bad_alloc.
