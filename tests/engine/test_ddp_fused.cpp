@@ -253,6 +253,19 @@ TEST(DdpBf16Reduce, GlooWithoutBf16SumsRefusesIt) {
   if (compat::gloo_has_bfloat16()) GTEST_SKIP() << "this LibTorch's Gloo sums bf16";
   DdpConfig c = fused_row(DdpVariant::bucketed, OptimizerSharding::none);
   c.reduce_dtype = Precision::bf16;
+  // Up front, before any rank starts (the CLI's and the form's check)...
+  try {
+    check_runnable(c);
+    ADD_FAILURE() << "bf16 reduction on Gloo passed the launcher's check";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.field(), "reduce-dtype");
+  }
+  c.backend = CommBackend::nccl;
+  c.device = Device{DeviceKind::cuda, -1};
+  EXPECT_NO_THROW(check_runnable(c)) << "NCCL sums bf16";
+  c.backend = CommBackend::gloo;
+  c.device = Device{};
+  // ... and by each rank's case, asking its group.
   stepscope::testing::on_gloo_ranks(2, [&](distributed::Communicator& comm) {
     try {
       run_ddp_sweep({c}, comm, nullptr, nullptr, nullptr);

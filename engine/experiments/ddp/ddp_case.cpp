@@ -110,6 +110,23 @@ Batch shard(const Batch& whole, int64_t first, int64_t rows, const c10::Device& 
 
 }  // namespace
 
+namespace {
+
+ConfigError no_bf16_sums() {
+  return ConfigError("Gloo in LibTorch " + compat::libtorch_version() +
+                         " sums no bf16: reduce gradients in fp32 here (or bf16 with nccl on GPUs)",
+                     "reduce-dtype");
+}
+
+}  // namespace
+
+void check_runnable(const DdpConfig& c) {
+  validate(c);
+  if (c.reduce_dtype == Precision::bf16 && c.backend == CommBackend::gloo && !compat::gloo_has_bfloat16()) {
+    throw no_bf16_sums();
+  }
+}
+
 DdpCase::DdpCase(DdpConfig config, distributed::Communicator& comm) : comm_(comm) { result_.config = std::move(config); }
 
 DdpCase::~DdpCase() = default;
@@ -117,11 +134,7 @@ DdpCase::~DdpCase() = default;
 void DdpCase::check(DeviceBackend& backend) {
   validate(result_.config);
   TrainingStep::check_precision(result_.config.precision, backend.device(), result_.config.engine);
-  if (result_.config.reduce_dtype == Precision::bf16 && !comm_.sums_bfloat16()) {
-    throw ConfigError("Gloo in LibTorch " + compat::libtorch_version() +
-                          " sums no bf16: reduce gradients in fp32 here (or bf16 with nccl on GPUs)",
-                      "reduce-dtype");
-  }
+  if (result_.config.reduce_dtype == Precision::bf16 && !comm_.sums_bfloat16()) throw no_bf16_sums();
   if (result_.config.ranks != comm_.size()) {
     throw ConfigError("the configuration is for " + std::to_string(result_.config.ranks) + " ranks, the group has " +
                           std::to_string(comm_.size()),

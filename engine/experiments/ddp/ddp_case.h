@@ -87,6 +87,11 @@ class DdpCase final : public ExperimentCase {
   std::string timeline_note_;
 };
 
+// validate(), and what this build's backends cannot run: bf16 gradient reduction where Gloo sums
+// no bf16 (ConfigError "reduce-dtype"). For launchers, before any rank starts; each rank's case
+// asks its own group (Communicator::sums_bfloat16).
+void check_runnable(const DdpConfig& config);
+
 // A row of the DDP experiments as every rank ends up holding it.
 struct DdpRowSet {
   DdpResult combined;                     // status: any rank's failure; each time the slowest rank's
