@@ -82,8 +82,9 @@ void on_two_ranks(bool bf16, const std::function<void(distributed::Communicator&
   });
 }
 
-void check_fused_sync(DdpVariant variant, bool bf16) {
-  SCOPED_TRACE(distributed::to_string(variant) + (bf16 ? " bf16 reduce" : " fp32 reduce"));
+// `keep`: the means left in bf16 (keep_reduce_dtype), else cast back to fp32.
+void check_fused_sync(DdpVariant variant, bool bf16, bool keep = false) {
+  SCOPED_TRACE(distributed::to_string(variant) + (bf16 ? " bf16 reduce" : " fp32 reduce") + (keep ? ", kept" : ""));
   constexpr int kRanks = 2;
   const auto grads = per_rank_gradients(kRanks);
   std::vector<std::shared_ptr<FusedTransformerLM>> models;
@@ -96,6 +97,7 @@ void check_fused_sync(DdpVariant variant, bool bf16) {
     options.variant = variant;
     options.bucket_bytes = 16 << 10;  // several buckets, q | k | v and w1 | w3 split across some
     if (bf16) options.reduce_dtype = at::kBFloat16;
+    options.keep_reduce_dtype = keep;
     auto sync = distributed::make_gradient_sync(model.parameters(), comm, options);
     sync->begin_step();
     const Batch b = rank_batch(comm.rank());
@@ -104,10 +106,10 @@ void check_fused_sync(DdpVariant variant, bool bf16) {
     EXPECT_EQ(t.bytes, numel * (bf16 ? 2 : 4)) << "every gradient once, in the reduce type";
     const auto parameters = model.parameters();
     for (size_t i = 0; i < parameters.size(); ++i) {
-      const at::Tensor& got = parameters[i].grad();
-      ASSERT_TRUE(got.defined()) << "parameter " << i;
-      EXPECT_EQ(got.scalar_type(), at::kFloat) << "parameter " << i;
-      EXPECT_TRUE(got.is_contiguous()) << "parameter " << i;
+      ASSERT_TRUE(parameters[i].grad().defined()) << "parameter " << i;
+      EXPECT_EQ(parameters[i].grad().scalar_type(), bf16 && keep ? at::kBFloat16 : at::kFloat) << "parameter " << i;
+      EXPECT_TRUE(parameters[i].grad().is_contiguous()) << "parameter " << i;
+      const at::Tensor got = parameters[i].grad().to(at::kFloat);
       const at::Tensor& a = grads[0][i];
       const at::Tensor& c = grads[1][i];
       const at::Tensor want = (a + c) / 2;
@@ -182,6 +184,11 @@ TEST(DdpFusedSync, EveryVariantAveragesTheFusedGradients) {
 
 TEST(DdpFusedSync, Bf16ReductionIsTheMeanWithinBf16AtHalfTheBytes) {
   for (DdpVariant variant : distributed::all_ddp_variants()) check_fused_sync(variant, true);
+}
+
+// For FusedAdamW, which reads bf16 gradients: the same means, left in bf16.
+TEST(DdpFusedSync, Bf16MeansCanStayBf16) {
+  for (DdpVariant variant : distributed::all_ddp_variants()) check_fused_sync(variant, true, true);
 }
 
 TEST(DdpFusedTraining, EveryVariantAndOptimizerMatchesOneProcessInFp32) {

@@ -65,13 +65,8 @@ class BucketedSync final : public GradientSync {
     // Reduced in another type, the means are cast back into autograd's gradients instead.
     for (auto& b : buckets_) {
       for (size_t k = 0; k < b.plan.parameters.size() && !scatters(); ++k) {
-        at::Tensor& p = parameters_[b.plan.parameters[k]];
-        at::Tensor mean = b.buffer.narrow(0, b.plan.offsets[k], p.numel()).view(p.sizes());
-        if (compresses(p)) {
-          p.mutable_grad().copy_(mean);
-        } else {
-          p.mutable_grad() = mean;
-        }
+        const size_t i = b.plan.parameters[k];
+        install_mean(i, b.buffer.narrow(0, b.plan.offsets[k], parameters_[i].numel()).view(parameters_[i].sizes()));
       }
     }
     reset();

@@ -45,15 +45,10 @@ class FlatSync final : public GradientSync {
     auto work = start_reduction(buffer_, pieces(), ShardStorage::in_buffer);
     timed([&] { work->wait(); });
     if (scatters()) return;  // the optimizer reads this rank's shard
-    const bool cast_back = compresses(parameters_[0]);
     offset = 0;
-    for (auto& p : parameters_) {
-      at::Tensor mean = buffer_.narrow(0, offset, p.numel()).view(p.sizes());
-      if (cast_back) {
-        p.mutable_grad().copy_(mean);
-      } else {
-        p.mutable_grad() = mean;
-      }
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      const at::Tensor& p = parameters_[i];
+      install_mean(i, buffer_.narrow(0, offset, p.numel()).view(p.sizes()));
       offset += p.numel();
     }
   }

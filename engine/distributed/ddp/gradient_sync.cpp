@@ -43,7 +43,8 @@ GradientSync::GradientSync(std::vector<at::Tensor> parameters, Communicator& com
       comm_(comm),
       synchronize_(options.synchronize),
       reduction_(options.reduction),
-      reduce_dtype_(options.reduce_dtype) {}
+      reduce_dtype_(options.reduce_dtype),
+      keep_reduce_dtype_(options.keep_reduce_dtype) {}
 
 void GradientSync::broadcast_parameters() {
   at::NoGradGuard no_grad;
@@ -200,6 +201,18 @@ std::vector<CollectiveSpan> GradientSync::take_collective_spans() {
   }
   spans_.clear();
   return out;
+}
+
+void GradientSync::install_mean(size_t i, const at::Tensor& mean) {
+  at::Tensor& grad = parameters_[i].mutable_grad();
+  const at::ScalarType own = parameters_[i].scalar_type();
+  if (mean.scalar_type() == own || keep_reduce_dtype_) {
+    grad = mean;
+  } else if (grad.defined()) {
+    grad.copy_(mean);
+  } else {
+    grad = mean.to(own);
+  }
 }
 
 const at::Tensor& GradientSync::gradient(size_t i) const {

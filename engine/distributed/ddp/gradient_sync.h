@@ -44,6 +44,10 @@ struct GradientSyncOptions {
   // in one pass into a buffer of that type, reduce it there and cast the mean back into the
   // parameter's gradient (zero1: into this rank's shards), so SyncTimings::bytes shrink with it.
   std::optional<at::ScalarType> reduce_dtype;
+  // With another reduce type: leave each parameter's mean gradient in that type (a view of the
+  // buffer it was reduced in), not cast back, for an optimizer that reads it so (FusedAdamW):
+  // the same values, without the pass over the gradients. Not for reduce_scatter's shards.
+  bool keep_reduce_dtype = false;
   // Called at the end of finish(), before its clock stops: on GPUs a device synchronisation,
   // so that exposed time includes collectives the device has not finished. Empty on the CPU.
   std::function<void()> synchronize;
@@ -116,6 +120,10 @@ class GradientSync {
   // (then the mean is cast back after the collective).
   at::ScalarType reduce_type(const at::Tensor& like) const { return reduce_dtype_.value_or(like.scalar_type()); }
   bool compresses(const at::Tensor& like) const { return reduce_type(like) != like.scalar_type(); }
+  // After the reduction, parameter i's mean gradient from `mean` (the parameter's shape, in the
+  // reduce type): the gradient itself where that is the parameter's type (or keep_reduce_dtype),
+  // else cast back into the gradient backward left.
+  void install_mean(size_t i, const at::Tensor& mean);
 
   std::vector<at::Tensor> parameters_;
   Communicator& comm_;
@@ -127,6 +135,7 @@ class GradientSync {
   std::function<void()> synchronize_;
   GradientReduction reduction_;
   std::optional<at::ScalarType> reduce_dtype_;
+  bool keep_reduce_dtype_;
   std::vector<GradientShard> shards_;
   struct SpanSlot;
   class RecordedWork;

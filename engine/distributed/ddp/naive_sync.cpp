@@ -37,12 +37,12 @@ class NaiveSync final : public GradientSync {
 
  private:
   void reduce_compressed(size_t i) {
-    at::Tensor& grad = parameters_[i].mutable_grad();
+    const at::Tensor grad = parameters_[i].grad();
     at::Tensor wire = at::empty(grad.sizes(), grad.options().dtype(reduce_type(grad)));
     at::mul_out(wire, grad, at::Scalar(1.0 / comm_.size()));
     auto work = start_all_reduce(wire);
     timed([&] { work->wait(); });
-    grad.copy_(wire);
+    install_mean(i, wire);
   }
 
   // ZeRO-1: each gradient, divided and padded, reduce-scattered on its own.

@@ -39,12 +39,7 @@ class OverlapSync final : public GradientSync {
       throw std::runtime_error("overlap DDP: parameter " + missing + " received no gradient in this backward");
     }
     for (size_t i = 0; i < in_flight_.size() && !scatters(); ++i) {
-      at::Tensor& grad = parameters_[i].mutable_grad();
-      if (compresses(grad)) {
-        grad.copy_(in_flight_[i].sum);
-      } else {
-        grad = in_flight_[i].sum;  // ours alone: no copy needed
-      }
+      install_mean(i, in_flight_[i].sum);  // ours alone: no copy needed in the gradients' type
     }
     reset();
   }

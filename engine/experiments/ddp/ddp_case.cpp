@@ -186,6 +186,8 @@ void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* mem
   options.reduction = c.optimizer == distributed::OptimizerSharding::zero1 ? distributed::GradientReduction::reduce_scatter
                                                                            : distributed::GradientReduction::all_reduce;
   if (c.reduce_dtype == Precision::bf16) options.reduce_dtype = at::kBFloat16;
+  // FusedAdamW reads bf16 gradients as they are: no pass casting them back.
+  options.keep_reduce_dtype = model_->fused && c.optimizer == distributed::OptimizerSharding::none;
   // The fused engine's parameters are views of one flat buffer and their gradients row blocks
   // of one product (q | k | v, w1 | w3): hooks and buckets take them one by one all the same,
   // in the reference model's order.
