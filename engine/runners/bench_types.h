@@ -30,7 +30,9 @@ struct BenchConfig {
   StepMode mode = StepMode::train;
   EngineKind engine = EngineKind::eager;
   bool cuda_graphs = true;  // fused on a GPU: replay the step as CUDA graphs after warm-up
-  bool record_losses = false;  // each measured step's loss into BenchResult::losses (a sync a step)
+  // Each measured step's loss into BenchResult::losses (a sync a step), each step on a fresh batch
+  // drawn from the seed (a token stream both engines see alike) instead of one repeated batch.
+  bool record_losses = false;
   int warmup_steps = 5;
   int measured_steps = 10;
   Device device;  // the CPU by default

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
 #include "core/config_error.h"
@@ -173,9 +174,21 @@ void TrainingStep::replay_graphs(StepClock& clock) {
   clock.end_optimizer();
 }
 
+// A fresh batch for step `step`, the same for both engines: drawn on the CPU from the run's seed
+// and copied into the same tensors (a graph's inputs stay where it was captured).
+void TrainingStep::next_batch(int64_t step) {
+  auto generator = at::detail::createCPUGenerator(config_.seed * 1000003 + 101 + static_cast<uint64_t>(step));
+  const auto ids = torch::TensorOptions().dtype(torch::kInt64);
+  const int64_t vocab = config_.model.vocab_size;
+  inputs_.copy_(at::randint(vocab, {config_.batch, config_.context}, generator, ids));
+  targets_.copy_(at::randint(vocab, {config_.batch, config_.context}, generator, ids));
+}
+
 void TrainingStep::run(StepClock& clock) {
+  const int64_t step = steps_run_++;
+  if (config_.record_losses) next_batch(step);
   if (graphs_) {
-    if (steps_run_++ == kGraphWarmupSteps - 1) capture_graphs();
+    if (step == kGraphWarmupSteps - 1) capture_graphs();
     if (graphs_->captured(StepPhaseGraph::forward)) {
       replay_graphs(clock);
       return;

@@ -52,6 +52,7 @@ class TrainingStep {
  private:
   at::Tensor forward_loss();
   void optimizer_step();
+  void next_batch(int64_t step);
   void capture_graphs();
   void replay_graphs(StepClock& clock);
 

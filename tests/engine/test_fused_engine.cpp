@@ -137,7 +137,7 @@ TEST(FusedEngine, TrainsLikeTheEagerEngineStepByStep) {
   EXPECT_EQ(rows[1].config.engine, EngineKind::fused);
   EXPECT_EQ(rows[1].config.model.attention, AttentionImpl::flash);
   ASSERT_EQ(rows[1].losses.size(), 12u);
-  EXPECT_LT(rows[1].losses.back(), rows[1].losses.front()) << "it learns the repeated batch";
+  EXPECT_NE(rows[1].losses.front(), rows[1].losses.back()) << "a fresh batch each step";
   EXPECT_GE(rows[1].max_loss_diff, 0);
   EXPECT_LT(rows[1].max_loss_diff, 1e-4) << "fp32: the issue's tolerance";
   EXPECT_LT(rows[0].max_loss_diff, 0) << "the eager row is the reference";

@@ -1,9 +1,10 @@
 // The fused engine on a GPU against the eager reference model, from the same weights on the
-// same batch: the loss of every one of 200 steps within 1e-4 (fp32) and 2e-2 (bf16) relative,
+// same token stream: the loss of every one of 200 steps within 1e-4 (fp32) and 2e-2 (bf16) relative,
 // gradients at step 0 within stated tolerances, CUDA graphs replaying the same training as
 // launching each kernel, and peak memory no higher than eager's.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <optional>
 
 #include <torch/torch.h>
@@ -42,7 +43,7 @@ void expect_same_training(Precision precision, double tolerance) {
   ASSERT_EQ(rows[1].status, RunStatus::ok) << rows[1].message;
   EXPECT_TRUE(rows[1].cuda_graphs_used) << rows[1].message;
   ASSERT_EQ(rows[1].losses.size(), 200u);
-  EXPECT_LT(rows[1].losses.back(), 0.5 * rows[1].losses.front()) << "it learns the repeated batch";
+  for (double loss : rows[1].losses) ASSERT_TRUE(std::isfinite(loss));
   EXPECT_LE(rows[1].max_loss_diff, tolerance) << to_string(precision);
   EXPECT_LE(rows[1].peak_memory_bytes, rows[0].peak_memory_bytes) << "fused peak above eager's";
   std::printf("[ fused vs eager ] small %s ctx 256 b 4 train, 200 steps: max loss diff %.3g; step %.2f ms (eager %.2f "
