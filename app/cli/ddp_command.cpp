@@ -139,7 +139,7 @@ int run_ddp_command(const std::vector<std::string>& args, std::ostream& out, std
   };
   command.on_gpus = [&] { return o.spec.base.device.is_cuda(); };
   command.check = [&](int ranks) {
-    for (const auto& c : expand(o.spec, ranks)) validate(c);
+    for (const auto& c : expand(o.spec, ranks)) check_runnable(c);
   };
   command.rank_job = [&](const distributed::TorchrunEnv& env) { return rank_job(env, o); };
   command.run_as_rank = [&](const distributed::TorchrunEnv& env, distributed::Communicator& comm, std::timed_mutex& lock) {

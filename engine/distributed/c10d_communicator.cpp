@@ -68,6 +68,7 @@ class C10dCommunicator final : public Communicator {
   int size() const override { return size_; }
   CommBackend backend() const override { return backend_; }
   bool native_reduce_scatter() const override { return backend_ == CommBackend::nccl; }
+  bool sums_bfloat16() const override { return backend_ == CommBackend::nccl || compat::gloo_has_bfloat16(); }
 
   std::unique_ptr<PendingCollective> all_reduce(at::Tensor& tensor, ReduceOp op) override {
     std::vector<at::Tensor> tensors{tensor};

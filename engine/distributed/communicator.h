@@ -52,6 +52,8 @@ class Communicator {
   virtual void barrier() = 0;
   // Whether reduce_scatter is the backend's own (false: an all-reduce and this rank's slice).
   virtual bool native_reduce_scatter() const = 0;
+  // Whether all_reduce and reduce_scatter sum bf16 tensors (Gloo in LibTorch 1.13 does not).
+  virtual bool sums_bfloat16() const { return true; }
 };
 
 }  // namespace stepscope::distributed

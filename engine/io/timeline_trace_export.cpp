@@ -21,10 +21,10 @@ int track_of(TimelineLane lane) { return lane == TimelineLane::compute ? 1 : 2; 
 std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 // What names a DDP row: its configuration as the table's identity columns.
-using RowKey = std::tuple<int, double, int, int>;
+using RowKey = std::tuple<int, double, int, int, int, int>;
 RowKey row_key(const DdpConfig& c) {
   return {static_cast<int>(c.variant), c.variant == distributed::DdpVariant::bucketed ? c.bucket_mb : 0.0,
-          static_cast<int>(c.optimizer), c.ranks};
+          static_cast<int>(c.optimizer), static_cast<int>(c.engine), static_cast<int>(c.reduce_dtype), c.ranks};
 }
 
 }  // namespace

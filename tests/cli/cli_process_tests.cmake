@@ -128,6 +128,8 @@ stepscope_cli_error_test(ddp_bad_variant "--variant: unknown DDP variant 'fancy'
 stepscope_cli_error_test(ddp_fp16 "--precision: the DDP experiments run fp32 or bf16" ddp --model tiny --precision fp16)
 stepscope_cli_error_test(ddp_bad_bucket "--bucket-mb" ddp --bucket-mb 0)
 stepscope_cli_error_test(ddp_bad_optimizer "--optimizer: unknown optimizer 'zero3'" ddp --optimizer zero3)
+stepscope_cli_error_test(ddp_bad_engine "--engine: unknown engine 'compiled'" ddp --engine eager,compiled)
+stepscope_cli_error_test(ddp_fp16_reduce "--reduce-dtype: gradients are reduced in fp32 or bf16" ddp --reduce-dtype fp16)
 
 # The planner against the seeds' XXL answers.
 add_test(NAME cli_e2e.plan COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_plan.sh $<TARGET_FILE:stepscope-cli>

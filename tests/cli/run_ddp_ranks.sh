@@ -12,7 +12,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 "$cli" ddp --nproc 2 --model tiny --context 16 --batch 2 --variant naive,flat,overlap,bucketed --bucket-mb 1 \
   --steps 2 --warmup 1 --check --quiet --csv out.csv --trace trace.json || fail "ddp exited $?"
-head -n 1 out.csv | grep -q '^variant,bucket_mb,optimizer,zero1_gather,nproc,rank,backend,' || fail "header: $(head -n 1 out.csv)"
+head -n 1 out.csv | grep -q '^variant,bucket_mb,optimizer,zero1_gather,engine,reduce_dtype,nproc,rank,backend,' ||
+  fail "header: $(head -n 1 out.csv)"
 rows=$(tail -n +2 out.csv | wc -l)
 [ "$rows" = 4 ] || fail "wrote $rows rows, not 4: $(cat out.csv)"
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
@@ -44,6 +45,17 @@ grep -q '"name":"rank 0"' trace.json && grep -q '"name":"rank 1"' trace.json || 
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } { print $col["nproc"] }' many.csv | tr '\n' ' ' |
   grep -q '^4 6 $' || fail "4 and 6 ranks: $(cat many.csv)"
 [ "$(tail -n +2 many.ranks.csv | wc -l)" = 10 ] || fail "rank rows of 4 and 6 ranks: $(cat many.ranks.csv)"
+# The fused engine beside eager (one flat parameter buffer, FusedAdamW unsharded, ZeRO-1's
+# gathers refreshing its compute copy in the next forward), each matching one process of its
+# engine; eager and fused rows side by side.
+"$cli" ddp --nproc 2 --model tiny --context 16 --batch 2 --variant overlap,bucketed --bucket-mb 0.05 \
+  --optimizer adamw,zero1 --zero1-gather next-forward --engine eager,fused --steps 2 --warmup 1 --check --quiet \
+  --csv fused.csv || fail "--engine eager,fused exited $?"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+  { d = $col["max_param_diff"]; if (d == "" || d + 0 > 1e-5 || $col["status"] != "ok") { bad = 1; print "bad row: " $0 }
+    e = e $col["engine"] " " }
+  END { if (e != "eager fused eager fused eager fused eager fused ") { print "engines: " e; bad = 1 }; exit bad }' \
+  fused.csv || fail "fused rows: $(cat fused.csv)"
 # Sharded optimizer state at 3 ranks (sizes that 3 does not divide): same parameters as one
 # process, zero1 with its gathers at the step's end and in the next forward pass; the largest
 # rank holds a third of the state with zero1, and with the seeds' whole parameters a third up to

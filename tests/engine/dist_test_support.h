@@ -63,4 +63,50 @@ class SoloCommunicator final : public distributed::Communicator {
   static std::unique_ptr<distributed::PendingCollective> done() { return std::make_unique<Done>(); }
 };
 
+// A real group whose sums also take bf16: a bf16 all-reduce or reduce-scatter goes through
+// fp32 and is rounded back to bf16 (for two ranks exactly the bf16 sum NCCL computes: each
+// element's two addends added in fp32, rounded once). For Gloo in LibTorch 1.13, which sums no
+// bf16 ("Invalid scalar type"). Done before it returns.
+class Bf16SumsThroughFp32 final : public distributed::Communicator {
+ public:
+  explicit Bf16SumsThroughFp32(distributed::Communicator& inner) : inner_(inner) {}
+  int rank() const override { return inner_.rank(); }
+  int size() const override { return inner_.size(); }
+  CommBackend backend() const override { return inner_.backend(); }
+  bool native_reduce_scatter() const override { return inner_.native_reduce_scatter(); }
+  bool sums_bfloat16() const override { return true; }
+  std::unique_ptr<distributed::PendingCollective> all_reduce(at::Tensor& tensor, distributed::ReduceOp op) override {
+    if (tensor.scalar_type() != at::kBFloat16) return inner_.all_reduce(tensor, op);
+    at::Tensor wide = tensor.to(at::kFloat);
+    inner_.all_reduce(wide, op)->wait();
+    tensor.copy_(wide);
+    return done();
+  }
+  std::unique_ptr<distributed::PendingCollective> reduce_scatter(at::Tensor& out, const at::Tensor& in) override {
+    if (in.scalar_type() != at::kBFloat16) return inner_.reduce_scatter(out, in);
+    at::Tensor wide_out = at::empty(out.sizes(), out.options().dtype(at::kFloat));
+    inner_.reduce_scatter(wide_out, in.to(at::kFloat))->wait();
+    out.copy_(wide_out);
+    return done();
+  }
+  std::unique_ptr<distributed::PendingCollective> all_gather(at::Tensor& out, const at::Tensor& in) override {
+    return inner_.all_gather(out, in);
+  }
+  std::unique_ptr<distributed::PendingCollective> broadcast(at::Tensor& tensor, int root) override {
+    return inner_.broadcast(tensor, root);
+  }
+  void barrier() override { inner_.barrier(); }
+
+ private:
+  struct Done final : distributed::PendingCollective {
+    void wait() override {}
+    bool call_when_done(std::function<void()> callback) override {
+      callback();
+      return true;
+    }
+  };
+  static std::unique_ptr<distributed::PendingCollective> done() { return std::make_unique<Done>(); }
+  distributed::Communicator& inner_;
+};
+
 }  // namespace stepscope::testing

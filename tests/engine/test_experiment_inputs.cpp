@@ -158,7 +158,9 @@ TEST(ExperimentInputs, DdpSpecThroughArgv) {
   spec.bucket_mbs = {0.5, 25};
   spec.optimizers = {distributed::OptimizerSharding::zero1, distributed::OptimizerSharding::none};
   spec.zero1_gathers = {distributed::Zero1Gathers::next_forward};
+  spec.engines = {EngineKind::fused, EngineKind::eager};
   DdpConfig& b = spec.base;
+  b.reduce_dtype = Precision::bf16;
   b.backend = CommBackend::gloo;
   b.model = model_preset("mini");
   b.context = 32;
@@ -177,6 +179,8 @@ TEST(ExperimentInputs, DdpSpecThroughArgv) {
   EXPECT_EQ(again.bucket_mbs, spec.bucket_mbs);
   EXPECT_EQ(again.optimizers, spec.optimizers);
   EXPECT_EQ(again.zero1_gathers, spec.zero1_gathers);
+  EXPECT_EQ(again.engines, spec.engines);
+  EXPECT_EQ(again.base.reduce_dtype, Precision::bf16);
   EXPECT_EQ(again.base.model.name, "mini");
   EXPECT_EQ(again.base.context, 32);
   EXPECT_EQ(again.base.batch, 3);

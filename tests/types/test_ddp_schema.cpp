@@ -75,6 +75,67 @@ TEST(DdpTypes, RefusalsNameTheirField) {
   c = tiny();
   c.precision = Precision::bf16;
   EXPECT_NO_THROW(validate(c));
+  c = tiny();
+  c.reduce_dtype = Precision::fp16;
+  EXPECT_EQ(refused_field(c), "reduce-dtype");
+  c.reduce_dtype = Precision::bf16;
+  c.engine = EngineKind::fused;
+  EXPECT_NO_THROW(validate(c));
+}
+
+TEST(DdpTypes, EnginesSitSideBySidePerConfiguration) {
+  DdpSweepSpec spec;
+  spec.base = tiny();
+  spec.variants = {distributed::DdpVariant::flat, distributed::DdpVariant::bucketed};
+  spec.bucket_mbs = {1, 10};
+  spec.engines = {EngineKind::eager, EngineKind::fused};
+  const auto configs = expand(spec, 2);
+  ASSERT_EQ(configs.size(), 6u);  // (flat, bucketed x2) x engines
+  for (size_t i = 0; i < configs.size(); ++i) {
+    EXPECT_EQ(configs[i].engine, i % 2 == 0 ? EngineKind::eager : EngineKind::fused);
+  }
+  EXPECT_EQ(configs[2].bucket_mb, configs[3].bucket_mb);
+  EXPECT_EQ(describe(configs[3]), "bucketed 1 MiB gloo x2 tiny ctx 16 b 2 fp32 fused");
+  DdpConfig bf16 = configs[3];
+  bf16.reduce_dtype = Precision::bf16;
+  EXPECT_EQ(describe(bf16), "bucketed 1 MiB gloo x2 tiny ctx 16 b 2 fp32 fused bf16 reduce");
+}
+
+// --check's 1e-5 holds where the sums are exact to fp32 on the CPU: not with bf16 reduction.
+TEST(DdpTypes, CheckToleranceOnlyWithFp32Sums) {
+  DdpConfig c = tiny();
+  EXPECT_EQ(check_tolerance(c), 1e-5);
+  c.engine = EngineKind::fused;
+  EXPECT_EQ(check_tolerance(c), 1e-5);
+  c.reduce_dtype = Precision::bf16;
+  EXPECT_FALSE(check_tolerance(c));
+}
+
+TEST(DdpSchema, EngineReduceTypeAndBytesReadBackAndDefaultForOlderTables) {
+  DdpResult r;
+  r.config = tiny();
+  r.config.engine = EngineKind::fused;
+  r.config.reduce_dtype = Precision::bf16;
+  r.status = RunStatus::ok;
+  r.step_ms = 1;
+  r.comm_bytes = 123456;
+  auto table = ddp_schema().table({r});
+  const DdpResult back = schema::read_row(ddp_schema(), table, 0);
+  EXPECT_EQ(back.config.engine, EngineKind::fused);
+  EXPECT_EQ(back.config.reduce_dtype, Precision::bf16);
+  EXPECT_EQ(back.comm_bytes, 123456);
+  EXPECT_EQ(schema::text_of(table.rows[0][static_cast<size_t>(table.column_index("engine"))]), "fused");
+  EXPECT_EQ(schema::text_of(table.rows[0][static_cast<size_t>(table.column_index("reduce_dtype"))]), "bf16");
+  // A table written before these columns: eager, fp32, bytes unknown.
+  for (const char* key : {"engine", "reduce_dtype", "comm_bytes"}) {
+    const auto c = static_cast<size_t>(table.column_index(key));
+    table.columns.erase(table.columns.begin() + static_cast<std::ptrdiff_t>(c));
+    table.rows[0].erase(table.rows[0].begin() + static_cast<std::ptrdiff_t>(c));
+  }
+  const DdpResult old = schema::read_row(ddp_schema(), table, 0);
+  EXPECT_EQ(old.config.engine, EngineKind::eager);
+  EXPECT_EQ(old.config.reduce_dtype, Precision::fp32);
+  EXPECT_EQ(old.comm_bytes, -1);
 }
 
 TEST(DdpTypes, UnknownVariantNamesItsField) {
@@ -159,7 +220,7 @@ TEST(DdpSchema, HasTheIssueColumns) {
   for (const auto& c : columns) keys.push_back(c.key);
   for (const char* key : {"variant", "bucket_mb", "optimizer", "optimizer_state_bytes", "nproc", "backend", "step_ms", "backward_ms", "comm_ms",
                           "exposed_comm_ms", "optimizer_ms", "max_param_diff", "forward_ms", "model", "context",
-                          "batch", "status", "message"}) {
+                          "batch", "status", "message", "engine", "reduce_dtype", "comm_bytes"}) {
     EXPECT_NE(std::find(keys.begin(), keys.end(), key), keys.end()) << key;
   }
   EXPECT_EQ(keys[0], "variant");

@@ -1,5 +1,7 @@
 // bucketed: gradients copied into their bucket's flat buffer as backward produces them; a
 // bucket's all-reduce starts once all its gradients arrived; finish() waits and copies back.
+// In another reduce type the buckets are of that type (cast and divided on the way in) and the
+// means are cast back into the gradients; else the gradients become views of the buckets.
 #include <ATen/ATen.h>
 
 #include <mutex>
@@ -23,7 +25,8 @@ class BucketedSync final : public GradientSync {
  public:
   BucketedSync(std::vector<at::Tensor> parameters, Communicator& comm, const GradientSyncOptions& options)
       : GradientSync(std::move(parameters), comm, options),
-        buckets_(make_buckets(parameters_, options.bucket_bytes, scatters() ? comm.size() : 1)),
+        buckets_(make_buckets(parameters_, options.bucket_bytes, scatters() ? comm.size() : 1,
+                              parameters_.empty() ? at::kFloat : reduce_type(parameters_[0]))),
         places_(parameters_.size()),
         arrived_(parameters_.size(), false),
         hooks_(parameters_, [this](size_t i, const at::Tensor& grad) { arrive(i, grad); }) {
@@ -59,10 +62,11 @@ class BucketedSync final : public GradientSync {
     // The buckets hold the means (each gradient was divided on its way in): the gradients become
     // views of them, as PyTorch's gradient_as_bucket_view, with no pass over the memory after
     // the last wait. The optimizer only reads them; the next step's gradients are new tensors.
+    // Reduced in another type, the means are cast back into autograd's gradients instead.
     for (auto& b : buckets_) {
       for (size_t k = 0; k < b.plan.parameters.size() && !scatters(); ++k) {
-        at::Tensor& p = parameters_[b.plan.parameters[k]];
-        p.mutable_grad() = b.buffer.narrow(0, b.plan.offsets[k], p.numel()).view(p.sizes());
+        const size_t i = b.plan.parameters[k];
+        install_mean(i, b.buffer.narrow(0, b.plan.offsets[k], parameters_[i].numel()).view(parameters_[i].sizes()));
       }
     }
     reset();
@@ -86,9 +90,10 @@ class BucketedSync final : public GradientSync {
     std::unique_ptr<PendingCollective> work;
   };
 
-  // Buffers padded to a multiple of `ranks` (ZeRO-1's reduce-scatter); the tail stays zero.
+  // Buffers of `type`, padded to a multiple of `ranks` (ZeRO-1's reduce-scatter); the tail
+  // stays zero. Planned by the parameters' own bytes, as PyTorch's bucket_cap_mb.
   static std::vector<BucketState> make_buckets(const std::vector<at::Tensor>& parameters, int64_t bucket_bytes,
-                                               int ranks) {
+                                               int ranks, at::ScalarType type) {
     std::vector<ParameterSize> sizes;
     for (size_t i = 0; i < parameters.size(); ++i) {
       sizes.push_back({i, parameters[i].numel(), static_cast<int64_t>(parameters[i].element_size())});
@@ -96,7 +101,7 @@ class BucketedSync final : public GradientSync {
     std::vector<BucketState> buckets;
     for (Bucket& plan : plan_buckets(sizes, bucket_bytes)) {
       BucketState state;
-      state.buffer = at::zeros({padded_numel(plan.numel, ranks)}, parameters[0].options().requires_grad(false));
+      state.buffer = at::zeros({padded_numel(plan.numel, ranks)}, parameters[0].options().dtype(type).requires_grad(false));
       state.plan = std::move(plan);
       buckets.push_back(std::move(state));
     }

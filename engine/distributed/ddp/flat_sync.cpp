@@ -1,4 +1,6 @@
 // flat: after backward, every gradient copied into one buffer, one all-reduce, copied back.
+// In another reduce type the buffer is of that type and the means are cast back into the
+// gradients; else the gradients become views of it.
 #include <ATen/ATen.h>
 
 #include "distributed/ddp/sync_variants.h"
@@ -17,7 +19,7 @@ class FlatSync final : public GradientSync {
     // ZeRO-1 pads it to a multiple of the ranks; the tail stays zero.
     if (!parameters_.empty()) {
       buffer_ = at::zeros({scatters() ? padded_numel(total, comm_.size()) : total},
-                          parameters_[0].options().requires_grad(false));
+                          parameters_[0].options().dtype(reduce_type(parameters_[0])).requires_grad(false));
     }
   }
   DdpVariant variant() const override { return DdpVariant::flat; }
@@ -44,8 +46,9 @@ class FlatSync final : public GradientSync {
     timed([&] { work->wait(); });
     if (scatters()) return;  // the optimizer reads this rank's shard
     offset = 0;
-    for (auto& p : parameters_) {
-      p.mutable_grad() = buffer_.narrow(0, offset, p.numel()).view(p.sizes());
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      const at::Tensor& p = parameters_[i];
+      install_mean(i, buffer_.narrow(0, offset, p.numel()).view(p.sizes()));
       offset += p.numel();
     }
   }

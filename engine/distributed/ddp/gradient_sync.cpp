@@ -42,7 +42,9 @@ GradientSync::GradientSync(std::vector<at::Tensor> parameters, Communicator& com
     : parameters_(std::move(parameters)),
       comm_(comm),
       synchronize_(options.synchronize),
-      reduction_(options.reduction) {}
+      reduction_(options.reduction),
+      reduce_dtype_(options.reduce_dtype),
+      keep_reduce_dtype_(options.keep_reduce_dtype) {}
 
 void GradientSync::broadcast_parameters() {
   at::NoGradGuard no_grad;
@@ -71,6 +73,14 @@ SyncTimings GradientSync::finish() {
   complete();
   if (scatters()) {
     for (auto& p : parameters_) p.mutable_grad() = at::Tensor();
+  }
+  {
+    // Shards reduced in another type are cast back to their parameters' (the optimizer's).
+    std::lock_guard<std::mutex> lock(step_mutex_);
+    for (auto& shard : shards_) {
+      const at::ScalarType own = parameters_.at(shard.unit).scalar_type();
+      if (shard.gradient.scalar_type() != own) shard.gradient = shard.gradient.to(own);
+    }
   }
   if (synchronize_) synchronize_();
   std::lock_guard<std::mutex> lock(step_mutex_);
@@ -193,6 +203,18 @@ std::vector<CollectiveSpan> GradientSync::take_collective_spans() {
   return out;
 }
 
+void GradientSync::install_mean(size_t i, const at::Tensor& mean) {
+  at::Tensor& grad = parameters_[i].mutable_grad();
+  const at::ScalarType own = parameters_[i].scalar_type();
+  if (mean.scalar_type() == own || keep_reduce_dtype_) {
+    grad = mean;
+  } else if (grad.defined()) {
+    grad.copy_(mean);
+  } else {
+    grad = mean.to(own);
+  }
+}
+
 const at::Tensor& GradientSync::gradient(size_t i) const {
   const at::Tensor& grad = parameters_[i].grad();
   if (!grad.defined()) {
@@ -205,6 +227,10 @@ std::unique_ptr<GradientSync> make_gradient_sync(std::vector<at::Tensor> paramet
                                                  const GradientSyncOptions& options) {
   const bool flattened = options.variant == DdpVariant::flat || options.variant == DdpVariant::bucketed;
   check_parameters(parameters, flattened);
+  if (options.reduce_dtype && !at::isFloatingType(*options.reduce_dtype)) {
+    throw std::invalid_argument("gradients are reduced in a floating type, not " +
+                                std::string(c10::toString(*options.reduce_dtype)));
+  }
   switch (options.variant) {
     case DdpVariant::naive: return detail::make_naive_sync(std::move(parameters), comm, options);
     case DdpVariant::flat: return detail::make_flat_sync(std::move(parameters), comm, options);

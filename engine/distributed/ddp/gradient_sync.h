@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "distributed/communicator.h"
@@ -38,6 +39,15 @@ struct GradientSyncOptions {
   DdpVariant variant = DdpVariant::naive;
   int64_t bucket_bytes = int64_t{25} << 20;  // bucketed only; PyTorch DDP's default
   GradientReduction reduction = GradientReduction::all_reduce;
+  // The type gradients travel and are summed in; empty: their own. Another (bf16 for fp32
+  // gradients, as PyTorch's bf16_compress_hook) has every variant cast and divide each gradient
+  // in one pass into a buffer of that type, reduce it there and cast the mean back into the
+  // parameter's gradient (zero1: into this rank's shards), so SyncTimings::bytes shrink with it.
+  std::optional<at::ScalarType> reduce_dtype;
+  // With another reduce type: leave each parameter's mean gradient in that type (a view of the
+  // buffer it was reduced in), not cast back, for an optimizer that reads it so (FusedAdamW):
+  // the same values, without the pass over the gradients. Not for reduce_scatter's shards.
+  bool keep_reduce_dtype = false;
   // Called at the end of finish(), before its clock stops: on GPUs a device synchronisation,
   // so that exposed time includes collectives the device has not finished. Empty on the CPU.
   std::function<void()> synchronize;
@@ -106,6 +116,14 @@ class GradientSync {
   bool scatters() const { return reduction_ == GradientReduction::reduce_scatter; }
   // The gradient backward left on parameter i; throws when there is none.
   const at::Tensor& gradient(size_t i) const;
+  // The type a gradient like `like` is reduced in, and whether that is another than its own
+  // (then the mean is cast back after the collective).
+  at::ScalarType reduce_type(const at::Tensor& like) const { return reduce_dtype_.value_or(like.scalar_type()); }
+  bool compresses(const at::Tensor& like) const { return reduce_type(like) != like.scalar_type(); }
+  // After the reduction, parameter i's mean gradient from `mean` (the parameter's shape, in the
+  // reduce type): the gradient itself where that is the parameter's type (or keep_reduce_dtype),
+  // else cast back into the gradient backward left.
+  void install_mean(size_t i, const at::Tensor& mean);
 
   std::vector<at::Tensor> parameters_;
   Communicator& comm_;
@@ -116,6 +134,8 @@ class GradientSync {
 
   std::function<void()> synchronize_;
   GradientReduction reduction_;
+  std::optional<at::ScalarType> reduce_dtype_;
+  bool keep_reduce_dtype_;
   std::vector<GradientShard> shards_;
   struct SpanSlot;
   class RecordedWork;
@@ -127,8 +147,8 @@ class GradientSync {
 };
 
 // Throws std::invalid_argument naming the parameter that is undefined, not a leaf requiring a
-// gradient, or (flat, bucketed) of another type or device than parameter 0; ConfigError for a
-// bucket size below 1 byte.
+// gradient, or (flat, bucketed) of another type or device than parameter 0, or for a reduce type
+// that is not floating; ConfigError for a bucket size below 1 byte.
 std::unique_ptr<GradientSync> make_gradient_sync(std::vector<at::Tensor> parameters, Communicator& comm,
                                                  const GradientSyncOptions& options);
 

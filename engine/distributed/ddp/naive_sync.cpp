@@ -1,4 +1,6 @@
 // naive: after backward, one blocking all-reduce per gradient, in registration order.
+// In another reduce type: each gradient cast and divided into a buffer of that type, reduced
+// there and cast back into the gradient.
 #include <ATen/ATen.h>
 
 #include "distributed/ddp/sync_variants.h"
@@ -18,6 +20,10 @@ class NaiveSync final : public GradientSync {
     if (scatters()) return scatter_each();
     for (size_t i = 0; i < parameters_.size(); ++i) {
       at::Tensor grad = gradient(i);
+      if (compresses(grad)) {
+        reduce_compressed(i);
+        continue;
+      }
       // Collectives need dense memory; autograd's layout contract usually gives it already.
       if (!grad.is_contiguous()) {
         grad = grad.contiguous();
@@ -30,11 +36,20 @@ class NaiveSync final : public GradientSync {
   }
 
  private:
+  void reduce_compressed(size_t i) {
+    const at::Tensor grad = parameters_[i].grad();
+    at::Tensor wire = at::empty(grad.sizes(), grad.options().dtype(reduce_type(grad)));
+    at::mul_out(wire, grad, at::Scalar(1.0 / comm_.size()));
+    auto work = start_all_reduce(wire);
+    timed([&] { work->wait(); });
+    install_mean(i, wire);
+  }
+
   // ZeRO-1: each gradient, divided and padded, reduce-scattered on its own.
   void scatter_each() {
     for (size_t i = 0; i < parameters_.size(); ++i) {
       const at::Tensor& grad = gradient(i);
-      at::Tensor unit = at::zeros({padded_numel(grad.numel(), comm_.size())}, grad.options());
+      at::Tensor unit = at::zeros({padded_numel(grad.numel(), comm_.size())}, grad.options().dtype(reduce_type(grad)));
       at::Tensor head = unit.narrow(0, 0, grad.numel());
       at::mul_out(head, grad.reshape({-1}), at::Scalar(1.0 / comm_.size()));
       auto work = start_reduction(unit, {{i, 0, grad.numel()}});

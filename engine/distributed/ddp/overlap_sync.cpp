@@ -1,5 +1,6 @@
 // overlap: each gradient's all-reduce starts from its hook while backward goes on; finish()
-// waits for them all and installs the means.
+// waits for them all and installs the means (cast back into the gradients when they were
+// reduced in another type).
 #include <ATen/ATen.h>
 
 #include <mutex>
@@ -38,7 +39,7 @@ class OverlapSync final : public GradientSync {
       throw std::runtime_error("overlap DDP: parameter " + missing + " received no gradient in this backward");
     }
     for (size_t i = 0; i < in_flight_.size() && !scatters(); ++i) {
-      parameters_[i].mutable_grad() = in_flight_[i].sum;  // ours alone: no copy needed
+      install_mean(i, in_flight_[i].sum);  // ours alone: no copy needed in the gradients' type
     }
     reset();
   }
@@ -59,13 +60,15 @@ class OverlapSync final : public GradientSync {
     // A copy, divided on the way (one pass): autograd may steal or copy `grad` into .grad while
     // the collective writes it. The ranks' divided gradients then sum to the mean.
     const at::Scalar mean_factor(1.0 / comm_.size());
+    const auto options = grad.options().dtype(reduce_type(grad));
     at::Tensor sum;
     if (scatters()) {  // ZeRO-1: padded to the ranks for the reduce-scatter
-      sum = at::zeros({padded_numel(grad.numel(), comm_.size())}, grad.options());
+      sum = at::zeros({padded_numel(grad.numel(), comm_.size())}, options);
       at::Tensor head = sum.narrow(0, 0, grad.numel());
       at::mul_out(head, grad.detach().reshape({-1}), mean_factor);
     } else {
-      sum = at::mul(grad.detach(), mean_factor).contiguous();
+      sum = at::empty(grad.sizes(), options);  // contiguous, in the reduce type
+      at::mul_out(sum, grad.detach(), mean_factor);
     }
     std::lock_guard<std::mutex> lock(mutex_);
     if (in_flight_[i].work) {

@@ -51,4 +51,9 @@ std::unique_ptr<DistributedOptimizer> make_distributed_optimizer(OptimizerShardi
   return optimizer;
 }
 
+std::unique_ptr<DistributedOptimizer> make_fused_distributed_optimizer(at::Tensor flat, std::vector<at::Tensor> parameters,
+                                                                       at::Tensor compute_copy, AdamWOptions options) {
+  return detail::make_fused_replicated_optimizer(std::move(flat), std::move(parameters), std::move(compute_copy), options);
+}
+
 }  // namespace stepscope::distributed

@@ -57,4 +57,12 @@ std::unique_ptr<DistributedOptimizer> make_distributed_optimizer(OptimizerShardi
                                                                  std::vector<ParameterGroup> groups,
                                                                  Communicator& comm);
 
+// The fused engine's optimizer without sharding (OptimizerSharding::none): `parameters`, every
+// one a view of `flat` (FusedTransformerLM::flat_parameters), updated by one FusedAdamW pass that
+// also writes `compute_copy` (undefined: the matmuls read the parameters themselves). One group
+// only: add_param_group throws std::invalid_argument. The sharded optimizers run the fused
+// engine's parameters as any others' (then its compute copy is refreshed after their step).
+std::unique_ptr<DistributedOptimizer> make_fused_distributed_optimizer(at::Tensor flat, std::vector<at::Tensor> parameters,
+                                                                       at::Tensor compute_copy, AdamWOptions options = {});
+
 }  // namespace stepscope::distributed

@@ -1,4 +1,4 @@
-// The three DistributedOptimizer implementations, each in its own file, and what they share.
+// The DistributedOptimizer implementations, each in its own file, and what they share.
 #pragma once
 
 #include <memory>
@@ -12,6 +12,8 @@ namespace stepscope::distributed::detail {
 std::unique_ptr<DistributedOptimizer> make_replicated_optimizer();
 std::unique_ptr<DistributedOptimizer> make_parameter_sharded_optimizer(Communicator& comm);
 std::unique_ptr<DistributedOptimizer> make_zero1_optimizer(const GradientSync& sync, Communicator& comm);
+std::unique_ptr<DistributedOptimizer> make_fused_replicated_optimizer(at::Tensor flat, std::vector<at::Tensor> parameters,
+                                                                      at::Tensor compute_copy, AdamWOptions options);
 
 // Throws std::invalid_argument for an undefined parameter or one already in `known` (which
 // gains the new ones).

@@ -19,6 +19,8 @@
 #include "experiments/memory_precheck.h"
 #include "experiments/ddp/step_timeline_recorder.h"
 #include "model/adamw.h"
+#include "model/fused/fused_adamw.h"
+#include "model/fused/fused_lm.h"
 #include "model/loss.h"
 #include "model/transformer_lm.h"
 #include "profiling/allocation_recorder.h"
@@ -29,8 +31,52 @@
 
 namespace stepscope {
 
+namespace {
+
+c10::ScalarType compute_dtype(Precision precision) {
+  return precision == Precision::bf16 ? at::kBFloat16 : at::kFloat;
+}
+
+}  // namespace
+
+// The model of either engine: the reference model (under autocast) or the fused one (its own
+// compute copy, no autocast); both from the same seed have the same parameters, names and order.
 struct DdpCase::Model {
-  TransformerLM module{nullptr};
+  TransformerLM eager{nullptr};
+  std::shared_ptr<FusedTransformerLM> fused;
+
+  Model(const DdpConfig& c, const c10::Device& device) {
+    torch::manual_seed(c.seed);
+    const ModelConfig config = with_context(c.model, c.context);
+    const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+    if (c.engine == EngineKind::fused) {
+      fused = std::make_shared<FusedTransformerLM>(config, options, compute_dtype(c.precision));
+    } else {
+      eager = TransformerLM(config, options);
+    }
+  }
+  torch::nn::Module& module() { return fused ? static_cast<torch::nn::Module&>(*fused) : *eager; }
+  std::vector<at::Tensor> parameters() { return module().parameters(); }
+  std::vector<int> parameter_stages() const { return fused ? fused->parameter_stages() : eager->parameter_stages(); }
+  void set_before_stage(std::function<void(int)> hook) {
+    if (fused) {
+      fused->set_before_stage(std::move(hook));
+    } else {
+      eager->set_before_stage(std::move(hook));
+    }
+  }
+  at::Tensor loss(const at::Tensor& inputs, const at::Tensor& targets, Precision precision) {
+    if (fused) return fused->loss(inputs, targets);  // computes in its own types: no autocast
+    std::optional<compat::AutocastGuard> autocast;
+    if (precision == Precision::bf16) autocast.emplace(inputs.device().type(), at::kBFloat16);
+    return mean_cross_entropy(eager(inputs), targets);
+  }
+  // What the fused engine's optimizer refreshes in its pass: the compute copy, or nothing where
+  // the matmuls read the flat buffer itself (fp32).
+  at::Tensor copy_to_refresh() const {
+    const at::Tensor& copy = fused->compute_copy();
+    return copy.data_ptr() == fused->flat_parameters().data_ptr() ? at::Tensor() : copy;
+  }
 };
 
 namespace {
@@ -62,12 +108,24 @@ Batch shard(const Batch& whole, int64_t first, int64_t rows, const c10::Device& 
   return {whole.inputs.narrow(0, first, rows).to(device), whole.targets.narrow(0, first, rows).to(device)};
 }
 
-TransformerLM build_model(const DdpConfig& c, const c10::Device& device) {
-  torch::manual_seed(c.seed);
-  return TransformerLM(with_context(c.model, c.context), torch::TensorOptions().dtype(torch::kFloat32).device(device));
+}  // namespace
+
+namespace {
+
+ConfigError no_bf16_sums() {
+  return ConfigError("Gloo in LibTorch " + compat::libtorch_version() +
+                         " sums no bf16: reduce gradients in fp32 here (or bf16 with nccl on GPUs)",
+                     "reduce-dtype");
 }
 
 }  // namespace
+
+void check_runnable(const DdpConfig& c) {
+  validate(c);
+  if (c.reduce_dtype == Precision::bf16 && c.backend == CommBackend::gloo && !compat::gloo_has_bfloat16()) {
+    throw no_bf16_sums();
+  }
+}
 
 DdpCase::DdpCase(DdpConfig config, distributed::Communicator& comm) : comm_(comm) { result_.config = std::move(config); }
 
@@ -75,7 +133,8 @@ DdpCase::~DdpCase() = default;
 
 void DdpCase::check(DeviceBackend& backend) {
   validate(result_.config);
-  TrainingStep::check_precision(result_.config.precision, backend.device());
+  TrainingStep::check_precision(result_.config.precision, backend.device(), result_.config.engine);
+  if (result_.config.reduce_dtype == Precision::bf16 && !comm_.sums_bfloat16()) throw no_bf16_sums();
   if (result_.config.ranks != comm_.size()) {
     throw ConfigError("the configuration is for " + std::to_string(result_.config.ranks) + " ranks, the group has " +
                           std::to_string(comm_.size()),
@@ -99,8 +158,7 @@ void DdpCase::build_or_refuse(DeviceBackend& backend) {
   bool out_of_memory = !refused.empty();
   if (!out_of_memory) {
     try {
-      model_ = std::make_unique<Model>();
-      model_->module = build_model(c, backend.device());
+      model_ = std::make_unique<Model>(c, backend.device());
     } catch (const std::exception& e) {
       if (!compat::is_out_of_memory(e)) throw;
       model_.reset();
@@ -120,26 +178,49 @@ void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* mem
   backend_ = &backend;
   result_.device_name = backend.name();
   build_or_refuse(backend);
+  const DdpConfig& c = result_.config;
   distributed::GradientSyncOptions options;
-  options.variant = result_.config.variant;
-  options.bucket_bytes = bucket_bytes(result_.config);
+  options.variant = c.variant;
+  options.bucket_bytes = bucket_bytes(c);
   options.synchronize = [&backend] { backend.synchronize(); };
-  options.reduction = result_.config.optimizer == distributed::OptimizerSharding::zero1 ? distributed::GradientReduction::reduce_scatter
-                                                                                 : distributed::GradientReduction::all_reduce;
-  sync_ = distributed::make_gradient_sync(model_->module->parameters(), comm_, options);
+  options.reduction = c.optimizer == distributed::OptimizerSharding::zero1 ? distributed::GradientReduction::reduce_scatter
+                                                                           : distributed::GradientReduction::all_reduce;
+  if (c.reduce_dtype == Precision::bf16) options.reduce_dtype = at::kBFloat16;
+  // FusedAdamW reads bf16 gradients as they are: no pass casting them back.
+  options.keep_reduce_dtype = model_->fused && c.optimizer == distributed::OptimizerSharding::none;
+  // The fused engine's parameters are views of one flat buffer and their gradients row blocks
+  // of one product (q | k | v, w1 | w3): hooks and buckets take them one by one all the same,
+  // in the reference model's order.
+  sync_ = distributed::make_gradient_sync(model_->parameters(), comm_, options);
   sync_->broadcast_parameters();
-  if (result_.config.check) {
+  if (model_->fused) model_->fused->refresh_compute_copy();  // rank 0's weights, also to compute with
+  if (c.check) {
     torch::NoGradGuard no_grad;
-    for (const auto& p : model_->module->parameters()) initial_.push_back(p.detach().clone());
+    for (const auto& p : model_->parameters()) initial_.push_back(p.detach().clone());
   }
-  optimizer_ = distributed::make_distributed_optimizer(result_.config.optimizer, *sync_,
-                                                {{model_->module->parameters(), AdamWOptions()}}, comm_);
-  if (result_.config.optimizer == distributed::OptimizerSharding::zero1 &&
-      result_.config.zero1_gathers == distributed::Zero1Gathers::next_forward) {
+  if (model_->fused && c.optimizer == distributed::OptimizerSharding::none) {
+    // One pass over the flat buffer, refreshing the compute copy on the way.
+    optimizer_ = distributed::make_fused_distributed_optimizer(model_->fused->flat_parameters(), model_->parameters(),
+                                                               model_->copy_to_refresh());
+  } else {
+    // The sharded optimizers step the fused engine's parameters as any (zero1 moves them into
+    // buffers of its own); train_step then refreshes its compute copy from them.
+    optimizer_ = distributed::make_distributed_optimizer(c.optimizer, *sync_, {{model_->parameters(), AdamWOptions()}},
+                                                         comm_);
+  }
+  const bool deferred = c.optimizer == distributed::OptimizerSharding::zero1 &&
+                        c.zero1_gathers == distributed::Zero1Gathers::next_forward;
+  refresh_after_step_ = model_->fused && c.optimizer != distributed::OptimizerSharding::none && !deferred;
+  if (deferred) {
     // ZeRO-1's all-gathers run under the next forward pass, each waited for before the first
-    // stage that uses its parameters.
-    optimizer_->defer_gathers_to_forward(model_->module->parameter_stages());
-    model_->module->set_before_stage([optimizer = optimizer_.get()](int stage) { optimizer->before_stage(stage); });
+    // stage that uses its parameters; the fused engine then copies that stage's parameters into
+    // its compute copy.
+    optimizer_->defer_gathers_to_forward(model_->parameter_stages());
+    FusedTransformerLM* fused = model_->fused.get();
+    model_->set_before_stage([optimizer = optimizer_.get(), fused](int stage) {
+      optimizer->before_stage(stage);
+      if (fused) fused->refresh_compute_copy_from_parameters(stage);
+    });
   }
   if (memory) {
     label_memory(*memory);
@@ -154,9 +235,13 @@ void DdpCase::label_memory(profiling::AllocationRecorder& memory) const {
       memory.label(t.storage().data(), category, static_cast<int64_t>(t.storage().nbytes()));
     }
   };
-  for (const auto& p : model_->module->parameters()) {
+  for (const auto& p : model_->parameters()) {
     label(p, profiling::MemoryCategory::parameter);
     label(p.grad(), profiling::MemoryCategory::gradient);
+  }
+  if (model_->fused) {
+    label(model_->fused->flat_parameters(), profiling::MemoryCategory::parameter);  // zero1 may have left it
+    label(model_->fused->compute_copy(), profiling::MemoryCategory::parameter);
   }
   for (const auto& shard : sync_->shards()) label(shard.gradient, profiling::MemoryCategory::gradient);
   for (const auto& buffer : sync_->buffers()) label(buffer, profiling::MemoryCategory::gradient);
@@ -181,12 +266,7 @@ DdpCase::StepTimes DdpCase::train_step(StepTimelineRecorder* picture, profiling:
   if (memory) memory->mark_phase(profiling::step_ranges::kForward);
   sync_->begin_step();
   optimizer_->begin_forward();
-  at::Tensor loss;
-  {
-    std::optional<compat::AutocastGuard> autocast;
-    if (c.precision == Precision::bf16) autocast.emplace(backend_->device().type(), at::kBFloat16);
-    loss = mean_cross_entropy(model_->module(mine.inputs), mine.targets);
-  }
+  const at::Tensor loss = model_->loss(mine.inputs, mine.targets, c.precision);
   t.forward = phase_done(profiling::step_ranges::kForward, profiling::step_ranges::kBackward);
   loss.backward();
   t.backward = phase_done(profiling::step_ranges::kBackward, profiling::step_ranges::kGradientSync);
@@ -194,7 +274,10 @@ DdpCase::StepTimes DdpCase::train_step(StepTimelineRecorder* picture, profiling:
   phase_done(profiling::step_ranges::kGradientSync, profiling::step_ranges::kOptimizerStep);
   t.comm = sync.comm_ms;
   t.exposed = sync.exposed_ms;
+  t.bytes = sync.bytes;
   optimizer_->step(*sync_);
+  // The fused engine computes with its compute copy: from the parameters wherever they are.
+  if (refresh_after_step_) model_->fused->refresh_compute_copy_from_parameters();
   t.optimizer = phase_done(profiling::step_ranges::kOptimizerStep, profiling::step_ranges::kStepEnd);
   if (memory) label_memory(*memory);  // gradients and (first step) optimizer state are new
   t.step = std::chrono::duration<double, std::milli>(mark - start).count();
@@ -226,26 +309,32 @@ void DdpCase::picture_step() {
 double DdpCase::reference_difference() {
   const DdpConfig& c = result_.config;
   const c10::Device device = backend_->device();
-  TransformerLM reference = build_model(c, device);
-  const auto parameters = reference->parameters();
+  Model reference(c, device);  // the same engine, in one process
+  const auto parameters = reference.parameters();
   {
     torch::NoGradGuard no_grad;
     for (size_t i = 0; i < parameters.size(); ++i) parameters[i].copy_(initial_[i]);
   }
-  AdamW optimizer(parameters);
+  std::unique_ptr<AdamW> adamw;
+  std::unique_ptr<fused::FusedAdamW> fused_adamw;
+  if (reference.fused) {
+    reference.fused->refresh_compute_copy();
+    fused_adamw = std::make_unique<fused::FusedAdamW>(reference.fused->flat_parameters(), parameters,
+                                                      reference.copy_to_refresh());
+  } else {
+    adamw = std::make_unique<AdamW>(parameters);
+  }
   for (int s = 0; s < steps_run_; ++s) {
     const Batch whole = shard(global_batch(c, s), 0, c.batch * c.ranks, device);
-    optimizer.zero_grad();
-    at::Tensor loss;
-    {
-      std::optional<compat::AutocastGuard> autocast;
-      if (c.precision == Precision::bf16) autocast.emplace(device.type(), at::kBFloat16);
-      loss = mean_cross_entropy(reference(whole.inputs), whole.targets);
+    for (const auto& p : parameters) p.mutable_grad() = at::Tensor();
+    reference.loss(whole.inputs, whole.targets, c.precision).backward();
+    if (fused_adamw) {
+      fused_adamw->step();
+    } else {
+      adamw->step();
     }
-    loss.backward();
-    optimizer.step();
   }
-  const auto trained = model_->module->parameters();
+  const auto trained = model_->parameters();
   double largest = 0;
   for (size_t i = 0; i < parameters.size(); ++i) {
     largest = std::max(largest, (trained[i].detach() - parameters[i].detach()).abs().max().item<double>());
@@ -266,7 +355,7 @@ void DdpCase::after_measuring(DeviceBackend& backend) {
 }
 
 void DdpCase::release() {
-  if (model_) model_->module->set_before_stage({});
+  if (model_) model_->set_before_stage({});
   if (optimizer_) result_.optimizer_state_bytes = optimizer_->state_bytes();
   optimizer_.reset();
   sync_.reset();
@@ -326,6 +415,7 @@ void DdpCase::finish(CaseEnd end) {
     sum.comm += t.comm;
     sum.exposed += t.exposed;
     sum.optimizer += t.optimizer;
+    sum.bytes += t.bytes;
   }
   const double n = static_cast<double>(steps_.size());
   result_.step_ms = sum.step / n;
@@ -334,6 +424,7 @@ void DdpCase::finish(CaseEnd end) {
   result_.comm_ms = sum.comm / n;
   result_.exposed_comm_ms = sum.exposed / n;
   result_.optimizer_ms = sum.optimizer / n;
+  result_.comm_bytes = sum.bytes / static_cast<int64_t>(steps_.size());
 }
 
 }  // namespace stepscope

@@ -1,13 +1,14 @@
 // One row of the DDP experiments as an experiment case, run on every rank at once: the model
-// built from the same seed on every rank and rank 0's weights broadcast, AdamW with its state
-// on every rank or sharded (DistributedOptimizer), and each rank's distinct shard of a seeded
-// global batch. A step is begin_step, forward, backward, finish (communication and its exposed
-// part) and the optimizer, each timed on the host after the device is done. After the measured
-// steps one more step, outside the means, is recorded for the overlap picture
-// (StepTimelineRecorder). With --check, every rank then also trains one process's model
-// in-process on the whole global batches from the same initial weights, and the largest
-// parameter difference is gathered (max). `combine_ranks` then gives every rank the row, each
-// rank's own row and every rank's picture.
+// (eager, or the fused engine's FusedTransformerLM) built from the same seed on every rank and
+// rank 0's weights broadcast, AdamW with its state on every rank or sharded
+// (DistributedOptimizer; the fused engine's unsharded one is FusedAdamW over its flat buffer),
+// and each rank's distinct shard of a seeded global batch. A step is begin_step, forward,
+// backward, finish (communication and its exposed part) and the optimizer, each timed on the
+// host after the device is done. After the measured steps one more step, outside the means, is
+// recorded for the overlap picture (StepTimelineRecorder). With --check, every rank then also
+// trains one process's model of the same engine in-process on the whole global batches from
+// the same initial weights, and the largest parameter difference is gathered (max).
+// `combine_ranks` then gives every rank the row, each rank's own row and every rank's picture.
 #pragma once
 
 #include <memory>
@@ -60,6 +61,7 @@ class DdpCase final : public ExperimentCase {
   struct Model;
   struct StepTimes {
     double step = 0, forward = 0, backward = 0, comm = 0, exposed = 0, optimizer = 0;
+    int64_t bytes = 0;  // the gradient collectives'
   };
   StepTimes train_step(StepTimelineRecorder* picture, profiling::AllocationRecorder* memory);
   // result_.memory from the record: the bytes at each DdpMemoryPoint of this rank.
@@ -77,11 +79,18 @@ class DdpCase final : public ExperimentCase {
   std::vector<at::Tensor> initial_;  // with check: the weights after the broadcast
   std::unique_ptr<distributed::GradientSync> sync_;
   std::unique_ptr<distributed::DistributedOptimizer> optimizer_;
+  // The fused engine under a sharded optimizer: its compute copy refreshed after each step.
+  bool refresh_after_step_ = false;
   std::vector<StepTimes> steps_;
   int steps_run_ = 0;
   RankStepTimeline timeline_;
   std::string timeline_note_;
 };
+
+// validate(), and what this build's backends cannot run: bf16 gradient reduction where Gloo sums
+// no bf16 (ConfigError "reduce-dtype"). For launchers, before any rank starts; each rank's case
+// asks its own group (Communicator::sums_bfloat16).
+void check_runnable(const DdpConfig& config);
 
 // A row of the DDP experiments as every rank ends up holding it.
 struct DdpRowSet {

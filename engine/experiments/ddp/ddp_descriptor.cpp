@@ -1,5 +1,6 @@
 #include "experiments/ddp/ddp_descriptor.h"
 
+#include "experiments/ddp/ddp_case.h"
 #include "experiments/ddp/ddp_inputs.h"
 #include "experiments/ddp/ddp_memory_schema.h"
 #include "experiments/ddp/ddp_schema.h"
@@ -42,7 +43,7 @@ ExperimentDescriptor ddp_descriptor() {
   d.check = [](const schema::InputValues& values) {
     const DdpSweepSpec spec = ddp_spec(values);
     for (int64_t ranks : values.integers("nproc")) {
-      for (const auto& config : expand(spec, static_cast<int>(ranks))) validate(config);
+      for (const auto& config : expand(spec, static_cast<int>(ranks))) check_runnable(config);
     }
   };
   d.describe = [](const schema::InputValues& values) {

@@ -33,6 +33,17 @@ schema::InputSchema make_inputs() {
                "step-end", true, "run", "G"});
   f.back().choices = {"step-end", "next-forward"};
   f.back().check = [](const std::string& t) { distributed::parse_zero1_gathers(t); };
+  f.push_back({"engine", "Engine", InputKind::choice,
+               "eager (the reference model op by op under autocast) or fused (fused kernels and\n"
+               "projections, one flat parameter buffer; FusedAdamW where the state is not sharded)",
+               "eager", true, "run", "E"});
+  f.back().choices = {"eager", "fused"};
+  f.back().check = [](const std::string& t) { parse_engine_kind(t); };
+  f.push_back(precision_input("reduce-dtype", "Gradient reduce type",
+                              "the type gradients are reduced in: fp32, or bf16 (cast and divided by the\n"
+                              "ranks on the way in, summed in bf16, cast back, as PyTorch's\n"
+                              "bf16_compress_hook: half the bytes)",
+                              "fp32", false, {"fp32", "bf16"}, "gradients are reduced in fp32 or bf16"));
   f.push_back(nproc_input());
   f.push_back(backend_input());
   f.push_back(model_input("preset: small, medium, large, xl, 2.7B, tiny, mini", "tiny", false));
@@ -76,6 +87,8 @@ DdpSweepSpec ddp_spec(const schema::InputValues& v) {
   for (const auto& item : v.items("optimizer")) spec.optimizers.push_back(distributed::parse_optimizer_sharding(item));
   spec.zero1_gathers.clear();
   for (const auto& item : v.items("zero1-gather")) spec.zero1_gathers.push_back(distributed::parse_zero1_gathers(item));
+  spec.engines.clear();
+  for (const auto& item : v.items("engine")) spec.engines.push_back(parse_engine_kind(item));
   DdpConfig& base = spec.base;
   base.device = parse_device(v.text("device"));
   base.backend = backend_of(v.given("backend") ? v.text("backend") : "", base.device);
@@ -83,6 +96,7 @@ DdpSweepSpec ddp_spec(const schema::InputValues& v) {
   base.context = v.integer("context");
   base.batch = v.integer("batch");
   base.precision = parse_precision(v.text("precision"));
+  base.reduce_dtype = parse_precision(v.text("reduce-dtype"));
   base.warmup_steps = static_cast<int>(v.integer("warmup"));
   base.measured_steps = static_cast<int>(v.integer("steps"));
   base.seed = static_cast<uint64_t>(v.integer("seed"));
@@ -99,7 +113,9 @@ schema::InputValues ddp_values(const DdpSweepSpec& spec) {
         schema::join_items(spec.optimizers, [](distributed::OptimizerSharding x) { return distributed::to_string(x); }));
   v.set("zero1-gather",
         schema::join_items(spec.zero1_gathers, [](distributed::Zero1Gathers x) { return distributed::to_string(x); }));
+  v.set("engine", schema::join_items(spec.engines, [](EngineKind e) { return to_string(e); }));
   const DdpConfig& b = spec.base;
+  v.set("reduce-dtype", to_string(b.reduce_dtype));
   v.set("backend", to_string(b.backend));
   v.set("model", b.model.name);
   v.set("context", std::to_string(b.context));

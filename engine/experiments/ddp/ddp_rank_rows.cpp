@@ -38,7 +38,9 @@ RankStepTimeline timeline_from_json(const std::string& text, const DdpConfig& co
 
 DdpRowSet combine_ranks(const DdpCase& done, distributed::Communicator& comm, const c10::Device& device) {
   const DdpResult& local = done.result();
-  std::vector<double> mine{local.status == RunStatus::ok ? 0.0 : 1.0, static_cast<double>(local.optimizer_state_bytes)};
+  std::vector<double> mine{local.status == RunStatus::ok ? 0.0 : 1.0, static_cast<double>(local.optimizer_state_bytes),
+                           static_cast<double>(local.comm_bytes)};
+  constexpr size_t kTimesAt = 3;
   for (Time time : kTimes) mine.push_back(local.*time);
   // Memory per point and category, -1 where this rank has none (every rank sends as many).
   const size_t memory_at = mine.size();
@@ -52,6 +54,7 @@ DdpRowSet combine_ranks(const DdpCase& done, distributed::Communicator& comm, co
   set.combined = local;
   set.combined.rank = -1;
   set.combined.optimizer_state_bytes = -1;
+  set.combined.comm_bytes = -1;
   set.combined.memory.clear();  // per rank only
   for (size_t k = 0; k < std::size(kTimes); ++k) set.combined.*kTimes[k] = -1;
   bool other_failed = false;
@@ -66,9 +69,11 @@ DdpRowSet combine_ranks(const DdpCase& done, distributed::Communicator& comm, co
     }
     row.optimizer_state_bytes = static_cast<int64_t>(values[1]);
     set.combined.optimizer_state_bytes = std::max(set.combined.optimizer_state_bytes, row.optimizer_state_bytes);
+    row.comm_bytes = static_cast<int64_t>(values[2]);
+    set.combined.comm_bytes = std::max(set.combined.comm_bytes, row.comm_bytes);
     for (size_t k = 0; k < std::size(kTimes); ++k) {
-      row.*kTimes[k] = values[k + 2];
-      set.combined.*kTimes[k] = std::max(set.combined.*kTimes[k], values[k + 2]);
+      row.*kTimes[k] = values[k + kTimesAt];
+      set.combined.*kTimes[k] = std::max(set.combined.*kTimes[k], values[k + kTimesAt]);
     }
     row.memory.clear();
     if (values[memory_at] >= 0) {

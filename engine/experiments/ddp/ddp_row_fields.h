@@ -1,7 +1,7 @@
 // The columns that name a DDP row in each of its tables (the rows, each rank's, the overlap
 // picture, memory per rank): variant, bucket_mb (bucketed only), optimizer, zero1_gather (zero1
-// only), nproc. Declared once
-// for every row type with a DdpConfig `config`.
+// only), engine, reduce_dtype, nproc. Declared once for every row type with a DdpConfig
+// `config`. Tables written before engine and reduce_dtype existed read back as eager and fp32.
 #pragma once
 
 #include "experiments/ddp/ddp_types.h"
@@ -40,6 +40,14 @@ void add_ddp_row_fields(schema::Schema<Row>& s) {
                    r.config.zero1_gathers = distributed::parse_zero1_gathers(*text);
                  }
                }});
+  f.push_back({Column{"engine", "Engine", ColumnKind::text, ColumnRole::identity,
+                      "eager (the reference model op by op) or fused (fused kernels, one flat parameter buffer)"},
+               [](const Row& r) { return Value(to_string(r.config.engine)); },
+               [](Row& r, const Value& v) { r.config.engine = parse_engine_kind(schema::text_of(v)); }});
+  f.push_back({Column{"reduce_dtype", "Reduce type", ColumnKind::text, ColumnRole::identity,
+                      "The type gradients are communicated and summed in: fp32, or bf16 (half the bytes)"},
+               [](const Row& r) { return Value(to_string(r.config.reduce_dtype)); },
+               [](Row& r, const Value& v) { r.config.reduce_dtype = parse_precision(schema::text_of(v)); }});
   f.push_back({Column{"nproc", "Ranks", ColumnKind::integer, ColumnRole::identity},
                [](const Row& r) { return Value(int64_t{r.config.ranks}); },
                [](Row& r, const Value& v) { r.config.ranks = static_cast<int>(schema::integer_of(v)); }});

@@ -58,6 +58,11 @@ schema::Schema<Row> make_ddp_schema() {
                       "AdamW's moments held by the rank (all ranks: the largest)"},
                [](const Row& r) { return value_if(r.optimizer_state_bytes >= 0, r.optimizer_state_bytes); },
                [](Row& r, const Value& v) { r.optimizer_state_bytes = schema::number_of(v) ? schema::integer_of(v) : -1; }});
+  f.push_back({Column{"comm_bytes", "Comm bytes", ColumnKind::bytes, ColumnRole::measure,
+                      "Bytes the gradient collectives carried per step (their buffers' size; all ranks: the "
+                      "largest)"},
+               [](const Row& r) { return value_if(r.comm_bytes >= 0, r.comm_bytes); },
+               [](Row& r, const Value& v) { r.comm_bytes = schema::number_of(v) ? schema::integer_of(v) : -1; }});
   f.push_back({Column{"max_param_diff", "Max |param diff|", ColumnKind::real, ColumnRole::measure,
                       "--check: largest parameter difference from one process on the whole global batch"},
                [](const Row& r) { return value_if(r.max_param_diff >= 0, r.max_param_diff); }});

@@ -19,11 +19,13 @@ int64_t ddp_memory_bytes(const DdpConfig& c) {
   step.batch = c.batch;
   step.precision = c.precision;
   step.mode = StepMode::train;
+  step.engine = c.engine;
   step.device = c.device;
   const MemoryEstimate e = estimate_memory(step);
   double bytes = static_cast<double>(e.peak_bytes);
   if (c.variant == distributed::DdpVariant::flat || c.variant == distributed::DdpVariant::bucketed) {
-    bytes += static_cast<double>(e.gradient_bytes);
+    // The flattened gradients; in bf16 half as many bytes, beside autograd's (kept for the cast back).
+    bytes += static_cast<double>(e.gradient_bytes) * (c.reduce_dtype == Precision::bf16 ? 0.5 : 1.0);
   }
   if (c.check) {
     step.batch = c.batch * c.ranks;
@@ -45,6 +47,9 @@ void validate(const DdpConfig& c) {
   // fp16 would need a loss scale every rank agrees on; bf16 runs under autocast like bench.
   if (c.precision == Precision::fp16) {
     throw ConfigError("the DDP experiments run fp32 or bf16 (autocast), not fp16", "precision");
+  }
+  if (c.reduce_dtype == Precision::fp16) {
+    throw ConfigError("gradients are reduced in fp32 or bf16 (fp16 sums would need a loss scale)", "reduce-dtype");
   }
   if (c.context < 1) throw ConfigError("context must be positive", "context");
   if (c.batch < 1) throw ConfigError("batch per rank must be positive", "batch");
@@ -86,7 +91,7 @@ DdpMemoryPoint parse_ddp_memory_point(const std::string& text) {
 }
 
 std::optional<double> check_tolerance(const DdpConfig& c) {
-  if (c.precision == Precision::fp32 && c.device.is_cpu()) return 1e-5;
+  if (c.precision == Precision::fp32 && c.reduce_dtype == Precision::fp32 && c.device.is_cpu()) return 1e-5;
   return std::nullopt;
 }
 
@@ -104,22 +109,31 @@ std::string describe(const DdpConfig& c) {
   }
   s << ' ' << to_string(c.backend) << " x" << c.ranks << ' ' << c.model.name << " ctx " << c.context << " b "
     << c.batch << ' ' << to_string(c.precision);
+  if (c.engine != EngineKind::eager) s << ' ' << to_string(c.engine);
+  if (c.reduce_dtype != Precision::fp32) s << ' ' << to_string(c.reduce_dtype) << " reduce";
   return s.str();
 }
 
 std::vector<DdpConfig> expand(const DdpSweepSpec& spec, int ranks) {
   std::vector<DdpConfig> out;
+  // Each configuration once per engine, next to each other.
+  const auto add_engines = [&](DdpConfig c) {
+    for (EngineKind engine : spec.engines) {
+      c.engine = engine;
+      out.push_back(c);
+    }
+  };
   const auto add_variants = [&](DdpConfig c) {
     for (distributed::DdpVariant variant : spec.variants) {
       c.variant = variant;
       c.ranks = ranks;
       if (variant != distributed::DdpVariant::bucketed) {
-        out.push_back(c);
+        add_engines(c);
         continue;
       }
       for (double mb : spec.bucket_mbs) {
         c.bucket_mb = mb;
-        out.push_back(c);
+        add_engines(c);
       }
     }
   };

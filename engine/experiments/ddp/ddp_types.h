@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/engine_kind.h"
 #include "distributed/ddp/ddp_variant.h"
 #include "distributed/sharding/optimizer_sharding.h"
 #include "experiments/collectives/collective_types.h"
@@ -29,6 +30,13 @@ struct DdpConfig {
   int64_t context = 256;
   int64_t batch = 4;  // per rank; the global batch is batch x ranks
   Precision precision = Precision::fp32;
+  // eager: the reference model under autocast; fused: FusedTransformerLM (its own compute copy,
+  // no autocast) with FusedAdamW where the optimizer state is not sharded.
+  EngineKind engine = EngineKind::eager;
+  // The type gradients travel and are summed in: fp32, or bf16 (each rank's gradients cast and
+  // divided by the ranks in one pass, summed in bf16, cast back: PyTorch's bf16_compress_hook,
+  // half the bytes).
+  Precision reduce_dtype = Precision::fp32;
   int warmup_steps = 1;
   int measured_steps = 5;
   Device device;  // the CPU by default
@@ -40,14 +48,15 @@ struct DdpConfig {
   int ranks_on_host = 1;
 };
 
-// The largest parameter difference --check accepts: 1e-5 in fp32 on the CPU (Gloo sums in a
-// fixed order); none elsewhere, where reduction order and bf16 rounding make it a reading.
+// The largest parameter difference --check accepts: 1e-5 in fp32 (and fp32 reduction) on the
+// CPU (Gloo sums in a fixed order); none elsewhere, where reduction order and bf16 rounding make
+// it a reading.
 std::optional<double> check_tolerance(const DdpConfig& config);
 
 // Throws ConfigError (field key: "variant", "bucket-mb", "nproc", "backend", "model", "context",
-// "batch", "precision", "warmup", "steps") for what cannot run.
+// "batch", "precision", "reduce-dtype", "warmup", "steps") for what cannot run.
 void validate(const DdpConfig& config);
-// "bucketed 1 MiB gloo x2 tiny ctx 16 b 2 fp32"
+// "bucketed 1 MiB gloo x2 tiny ctx 16 b 2 fp32", then " fused" and " bf16 reduce" where so
 std::string describe(const DdpConfig& config);
 int64_t bucket_bytes(const DdpConfig& config);
 // What one rank holds at its highest point, by the bench's estimate of a training step of its
@@ -73,23 +82,25 @@ struct DdpResult {
   // Per step, mean over the measured steps, max over ranks; < 0 unmeasured.
   double step_ms = -1, forward_ms = -1, backward_ms = -1, comm_ms = -1, exposed_comm_ms = -1, optimizer_ms = -1;
   double max_param_diff = -1;  // < 0 when not checked
+  int64_t comm_bytes = -1;     // bytes the gradient collectives carried per step (max over ranks)
   int64_t optimizer_state_bytes = -1;  // AdamW's moments this rank holds (the row: the largest)
   // With profile_memory: this rank's live bytes per category at each DdpMemoryPoint, in order.
   std::vector<profiling::CategoryBytes> memory;
 };
 
 // What a DDP run covers: optimizers (zero1 once per gather timing) x variants x bucket sizes
-// (bucketed only) around one base configuration.
+// (bucketed only) x engines around one base configuration.
 struct DdpSweepSpec {
   DdpConfig base;
   std::vector<distributed::DdpVariant> variants = distributed::all_ddp_variants();
   std::vector<double> bucket_mbs{1, 10, 100};
   std::vector<distributed::OptimizerSharding> optimizers{distributed::OptimizerSharding::none};
   std::vector<distributed::Zero1Gathers> zero1_gathers{distributed::Zero1Gathers::step_end};
+  std::vector<EngineKind> engines{EngineKind::eager};
 };
 
 // For each optimizer, the variants in the given order; bucketed once per bucket size, the
-// others once.
+// others once; each of those once per engine, side by side.
 std::vector<DdpConfig> expand(const DdpSweepSpec& spec, int ranks);
 
 }  // namespace stepscope

@@ -130,12 +130,36 @@ FusedTransformerLM::FusedTransformerLM(const ModelConfig& config, const torch::T
     b.w2_c = view(compute_, o.w2, {d, f});
   }
   lm_head_c_ = view(compute_, head_at, {vocab, d});
+  const auto* base = static_cast<const char*>(flat_.data_ptr());
+  for (const auto& p : parameters()) {
+    offsets_.push_back((static_cast<const char*>(p.data_ptr()) - base) / static_cast<int64_t>(flat_.element_size()));
+  }
+  stages_ = parameter_stages();
 }
 
 void FusedTransformerLM::refresh_compute_copy() {
   if (compute_.data_ptr() == flat_.data_ptr()) return;
   torch::NoGradGuard no_grad;
   compute_.copy_(flat_);
+}
+
+void FusedTransformerLM::refresh_compute_copy_from_parameters(std::optional<int> stage) {
+  const auto params = parameters();
+  const auto* base = static_cast<const char*>(flat_.data_ptr());
+  const auto in_flat = [&](size_t i) {
+    return params[i].data_ptr() == base + offsets_[i] * static_cast<int64_t>(flat_.element_size());
+  };
+  bool all_in_flat = true;
+  for (size_t i = 0; i < params.size() && all_in_flat; ++i) all_in_flat = in_flat(i);
+  if (all_in_flat && !stage) return refresh_compute_copy();  // one copy, or none in fp32
+  torch::NoGradGuard no_grad;
+  at::Tensor target = compute_.variable_data();  // shares the storage, not the version counter
+  const bool compute_is_flat = compute_.data_ptr() == flat_.data_ptr();
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (stage && stages_[i] != *stage) continue;
+    if (compute_is_flat && in_flat(i)) continue;  // the matmuls read the parameter itself
+    target.narrow(0, offsets_[i], params[i].numel()).copy_(params[i].detach().reshape({-1}));
+  }
 }
 
 at::Tensor FusedTransformerLM::loss(const at::Tensor& token_ids, const at::Tensor& targets) {

@@ -38,6 +38,13 @@ class FusedTransformerLM : public torch::nn::Module {
   // Copies the masters into the compute copy: after anything but the fused optimizer changed
   // them (a checkpoint load, a broadcast, another optimizer).
   void refresh_compute_copy();
+  // The same from wherever each parameter lives now: an optimizer may have moved parameters
+  // into buffers of its own (ZeRO-1 does, with set_data), leaving the flat buffer stale (then,
+  // in fp32, the flat buffer is only what the matmuls read). All parameters, or those of
+  // forward stage `stage` (parameter_stages()) only; written past autograd's version counters,
+  // so a forward pass may refresh each stage just before it runs (ZeRO-1's gathers in the next
+  // forward) without invalidating what earlier stages saved.
+  void refresh_compute_copy_from_parameters(std::optional<int> stage = std::nullopt);
 
   // As TransformerLM: a hook before each stage of the forward, and each parameter's stage.
   void set_before_stage(std::function<void(int stage)> hook) { before_stage_ = std::move(hook); }
@@ -58,6 +65,8 @@ class FusedTransformerLM : public torch::nn::Module {
   at::Tensor flat_, compute_;
   at::Tensor embedding_, ln_final_, lm_head_, lm_head_c_;
   std::vector<Block> blocks_;
+  std::vector<int64_t> offsets_;  // each parameter's first element in flat_, parameters() order
+  std::vector<int> stages_;       // parameter_stages()
   RotaryEmbedding rope_{nullptr};
   std::function<void(int)> before_stage_;
 };
