@@ -59,7 +59,7 @@ list(LENGTH rows count)
 # The bench schema's columns: model, d_model, d_ff, layers, heads, vocab, context, batch, precision,
 # mode, attention, device, device_name, timer, warmup, steps, status, ...
 set(shape "tiny,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,32,2,fp32")
-set(run "naive,cpu,[^,]*,steady-clock,1,2,ok,")
+set(run "naive,eager,cpu,[^,]*,steady-clock,1,2,ok,")
 if(NOT count EQUAL 3 OR NOT "${rows}" MATCHES ";${shape},forward,${run}" OR NOT "${rows}" MATCHES ";${shape},train,${run}")
   message(FATAL_ERROR "unexpected benchmark rows: ${rows}")
 endif()

@@ -77,7 +77,7 @@ class CompareDialogTest : public QObject {
     auto* picker = dialog.findChild<QComboBox*>();
     QVERIFY(picker);
     QCOMPARE(picker->count(), 1);
-    QCOMPARE(picker->currentText(), QStringLiteral("tiny, Context 64, Batch 4, fp32, train, naive"));
+    QCOMPARE(picker->currentText(), QStringLiteral("tiny, Context 64, Batch 4, fp32, train, naive, eager"));
     const auto models = dialog.findChildren<views::ComparisonModel*>();
     bool kernel_rows = false;
     for (const auto* m : models) {

@@ -79,7 +79,7 @@ stepscope_cli_error_test(checkpoint_is_a_folder "is a folder, not a checkpoint f
 add_test(NAME cli_e2e.hopeless_configuration_is_oom COMMAND stepscope-cli bench --model 2.7B --context 2048
   --batch 64 --warmup 0 --steps 1 --quiet)
 set_tests_properties(cli_e2e.hopeless_configuration_is_oom PROPERTIES LABELS "cli;e2e" TIMEOUT 60
-  PASS_REGULAR_EXPRESSION "2.7B,2560,10240,32,32,10000,2048,64,fp32,train,naive,cpu,.*,steady-clock,0,0,OOM,")
+  PASS_REGULAR_EXPRESSION "2.7B,2560,10240,32,32,10000,2048,64,fp32,train,naive,eager,cpu,.*,steady-clock,0,0,OOM,")
 add_test(NAME cli_e2e.sigterm_keeps_the_rows
   COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:stepscope-cli> -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/e2e_interrupt
     -P ${CMAKE_CURRENT_LIST_DIR}/run_interrupts.cmake)
@@ -93,7 +93,7 @@ set_tests_properties(cli_e2e.attention_sweep PROPERTIES LABELS "cli;e2e" TIMEOUT
 add_test(NAME cli_e2e.bench_naive_against_flash_attention COMMAND stepscope-cli bench --model tiny --context 32
   --batch 2 --attention naive,flash --mode train --warmup 1 --steps 2 --quiet)
 set_tests_properties(cli_e2e.bench_naive_against_flash_attention PROPERTIES LABELS "cli;e2e" TIMEOUT 120
-  PASS_REGULAR_EXPRESSION "fp32,train,naive,cpu,.*fp32,train,flash,cpu,[^\n]*,ok,")
+  PASS_REGULAR_EXPRESSION "fp32,train,naive,eager,cpu,.*fp32,train,flash,eager,cpu,[^\n]*,ok,")
 # Rounds: the implementations of a shape take turns, each round named in the progress lines.
 add_test(NAME cli_e2e.attention_rounds_interleave COMMAND stepscope-cli attention --impl naive,flash --batch 2
   --d 16 --seq 40 --warmup 1 --steps 4 --rounds 2)

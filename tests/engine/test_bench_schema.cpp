@@ -49,10 +49,10 @@ TEST(BenchSchema, CsvHeaderIsTheDocumentedOne) {
   for (const char* p : {"total", "forward", "backward", "optimizer"}) {
     for (const char* s : {"mean", "std", "min", "median", "max"}) phases += std::string(p) + "_" + s + "_ms,";
   }
-  EXPECT_EQ(header, "model,d_model,d_ff,layers,heads,vocab,context,batch,precision,mode,attention,device,device_name,timer,"
+  EXPECT_EQ(header, "model,d_model,d_ff,layers,heads,vocab,context,batch,precision,mode,attention,engine,device,device_name,timer,"
                     "warmup,steps,status," + phases +
                     "tokens_per_s,parameters,flops_per_step,achieved_tflops,peak_tflops,mfu,peak_memory_bytes,"
-                    "skipped_steps,message");
+                    "cuda_graphs,max_loss_diff,skipped_steps,message");
 }
 
 TEST(BenchSchema, CsvRowLinesUpWithTheHeader) {
@@ -86,7 +86,7 @@ TEST(BenchSchema, OomRowKeepsConfigurationAndBlanksTheNumbers) {
   r.message = "CUDA out of memory, tried to allocate 2 GiB";
   summarize(r);
   const std::string text = bench_csv({r});
-  EXPECT_NE(text.find("2.7B,2560,10240,32,32,10000,256,4,fp32,train,naive,cpu,,,5,0,OOM,,"), std::string::npos) << text;
+  EXPECT_NE(text.find("2.7B,2560,10240,32,32,10000,256,4,fp32,train,naive,eager,cpu,,,5,0,OOM,,"), std::string::npos) << text;
   EXPECT_NE(text.find("\"CUDA out of memory, tried to allocate 2 GiB\""), std::string::npos);
 }
 

@@ -83,7 +83,7 @@ class BenchTableModelTest : public QObject {
     for (int c = 0; c < model.columnCount(); ++c) {
       if (model.shown_by_default(c)) shown << fixtures::model_header(model).at(c);
     }
-    QCOMPARE(shown, QStringList({"model", "context", "batch", "precision", "mode", "attention", "status", "total_mean_ms",
+    QCOMPARE(shown, QStringList({"model", "context", "batch", "precision", "mode", "attention", "engine", "status", "total_mean_ms",
                                  "forward_mean_ms", "backward_mean_ms", "optimizer_mean_ms", "tokens_per_s", "mfu",
                                  "peak_memory_bytes"}));
   }
@@ -186,7 +186,7 @@ class BenchTableModelTest : public QObject {
     write_table_csv(cli, bench_schema().table(results));
     QCOMPARE(table_to_csv(model), QString::fromStdString(cli.str()));
     const QStringList lines = table_to_csv(model).split(QLatin1Char('\n'));
-    QVERIFY(lines.at(1).startsWith(QStringLiteral("small,768,3072,12,12,10000,256,4,fp32,train,naive,cpu,NVIDIA H100 80GB HBM3,,5,0,ok,120.5,")));
+    QVERIFY(lines.at(1).startsWith(QStringLiteral("small,768,3072,12,12,10000,256,4,fp32,train,naive,eager,cpu,NVIDIA H100 80GB HBM3,,5,0,ok,120.5,")));
   }
 };
 

@@ -45,23 +45,23 @@ class ComparisonModelTest : public QObject {
                                result("mini", 64, StepMode::forward, 30.0, 4000)};
     b.front().message = "faster";
     const auto rows = compare_tables(bench_schema().table(a), bench_schema().table(b));
-    const auto* step = find(rows, "tiny, Context 128, Batch 4, fp32, forward, naive", "Step");
+    const auto* step = find(rows, "tiny, Context 128, Batch 4, fp32, forward, naive, eager", "Step");
     QVERIFY(step);
     QCOMPARE(*step->a, 20.0);
     QCOMPARE(*step->b, 15.0);
-    const auto* only_a = find(rows, "tiny, Context 64, Batch 4, fp32, forward, naive", "Step");
+    const auto* only_a = find(rows, "tiny, Context 64, Batch 4, fp32, forward, naive, eager", "Step");
     QVERIFY(only_a && only_a->a && !only_a->b);
     QCOMPARE(only_a->note, QStringLiteral("B has no such configuration"));  // runs that share some pair no others
-    const auto* only_b = find(rows, "mini, Context 64, Batch 4, fp32, forward, naive", "Peak memory");
+    const auto* only_b = find(rows, "mini, Context 64, Batch 4, fp32, forward, naive, eager", "Peak memory");
     QVERIFY(only_b && !only_b->a && *only_b->b == 4000.0);
-    QVERIFY2(!find(rows, "tiny, Context 128, Batch 4, fp32, forward, naive", "Backward"), "a phase neither run has");
+    QVERIFY2(!find(rows, "tiny, Context 128, Batch 4, fp32, forward, naive, eager", "Backward"), "a phase neither run has");
 
     ComparisonModel model;
     QAbstractItemModelTester tester(&model);
     model.set_rows(rows);
     int row = -1;
     for (int i = 0; i < model.rowCount(); ++i) {
-      if (fixtures::text(model, i, 0) == "tiny, Context 128, Batch 4, fp32, forward, naive" && fixtures::text(model, i, 1) == "Step") row = i;
+      if (fixtures::text(model, i, 0) == "tiny, Context 128, Batch 4, fp32, forward, naive, eager" && fixtures::text(model, i, 1) == "Step") row = i;
     }
     QVERIFY(row >= 0);
     QCOMPARE(fixtures::text(model, row, ComparisonModel::Difference), QStringLiteral("-5.00 ms"));

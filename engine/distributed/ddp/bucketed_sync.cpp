@@ -128,7 +128,7 @@ class BucketedSync final : public GradientSync {
     arrived_[i] = true;
     BucketState& b = buckets_[places_[i].bucket];
     at::Tensor slot = b.buffer.narrow(0, places_[i].offset, grad.numel()).view(grad.sizes());
-    at::mul_out(slot, grad, mean_factor_);  // copied and divided in one pass, during backward
+    scaled_into(slot, grad, mean_factor_);  // copied and divided in one pass, during backward
     ++b.arrived;
     // In bucket order, as PyTorch's reducer: every rank then starts the same collectives in
     // the same order even where backward finishes buckets in another.

@@ -39,7 +39,7 @@ class FlatSync final : public GradientSync {
     for (size_t i = 0; i < parameters_.size(); ++i) {
       const at::Tensor& grad = gradient(i);
       at::Tensor slot = buffer_.narrow(0, offset, grad.numel()).view(grad.sizes());
-      at::mul_out(slot, grad, mean_factor);
+      scaled_into(slot, grad, mean_factor);
       offset += grad.numel();
     }
     auto work = start_reduction(buffer_, pieces(), ShardStorage::in_buffer);

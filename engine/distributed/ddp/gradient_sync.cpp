@@ -240,4 +240,13 @@ std::unique_ptr<GradientSync> make_gradient_sync(std::vector<at::Tensor> paramet
   throw std::invalid_argument("unknown DDP variant");
 }
 
+void GradientSync::scaled_into(at::Tensor& slot, const at::Tensor& grad, const at::Scalar& factor) {
+  if (slot.scalar_type() == grad.scalar_type()) {
+    at::mul_out(slot, grad, factor);
+    return;
+  }
+  slot.copy_(grad);
+  slot.mul_(factor);
+}
+
 }  // namespace stepscope::distributed

@@ -124,6 +124,10 @@ class GradientSync {
   // reduce type): the gradient itself where that is the parameter's type (or keep_reduce_dtype),
   // else cast back into the gradient backward left.
   void install_mean(size_t i, const at::Tensor& mean);
+  // slot = grad * factor, into the slot's type (the reduce type): one pass where the types
+  // agree; across types (bf16 reduction) a cast then an in-place scale, as CUDA's mul_out
+  // refuses an output of another type than its inputs'.
+  static void scaled_into(at::Tensor& slot, const at::Tensor& grad, const at::Scalar& factor);
 
   std::vector<at::Tensor> parameters_;
   Communicator& comm_;

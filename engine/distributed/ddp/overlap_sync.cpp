@@ -65,10 +65,10 @@ class OverlapSync final : public GradientSync {
     if (scatters()) {  // ZeRO-1: padded to the ranks for the reduce-scatter
       sum = at::zeros({padded_numel(grad.numel(), comm_.size())}, options);
       at::Tensor head = sum.narrow(0, 0, grad.numel());
-      at::mul_out(head, grad.detach().reshape({-1}), mean_factor);
+      scaled_into(head, grad.detach().reshape({-1}), mean_factor);
     } else {
       sum = at::empty(grad.sizes(), options);  // contiguous, in the reduce type
-      at::mul_out(sum, grad.detach(), mean_factor);
+      scaled_into(sum, grad.detach(), mean_factor);
     }
     std::lock_guard<std::mutex> lock(mutex_);
     if (in_flight_[i].work) {

@@ -81,11 +81,10 @@ schema::Schema<Row> make_bench_schema() {
                [](Row& r, const Value& v) { r.config.precision = parse_precision(text(v)); }});
   f.push_back({identity("mode", "Mode"), [](const Row& r) { return Value(to_string(r.config.mode)); },
                [](Row& r, const Value& v) { r.config.mode = parse_step_mode(text(v)); }});
-  // Not read back from tables: files older than this column have none, and the run record's
-  // configuration holds it.
+  // Attention, engine, CUDA graphs and the loss difference are not read back from tables: files
+  // older than these columns have none, and the run record holds them.
   f.push_back({identity("attention", "Attention"), [](const Row& r) { return Value(to_string(r.config.model.attention)); }});
-  f.push_back({identity("engine", "Engine"), [](const Row& r) { return Value(to_string(r.config.engine)); },
-               [](Row& r, const Value& v) { r.config.engine = parse_engine_kind(text(v)); }});
+  f.push_back({identity("engine", "Engine"), [](const Row& r) { return Value(to_string(r.config.engine)); }});
   f.push_back({detail("device", "Device", ColumnKind::text), [](const Row& r) { return Value(to_string(r.config.device)); },
                [](Row& r, const Value& v) { r.config.device = parse_device(text(v)); }});
   f.push_back(text_field(detail("device_name", "Device name", ColumnKind::text), [](Row& r) -> std::string& { return r.device_name; }));
@@ -121,13 +120,11 @@ schema::Schema<Row> make_bench_schema() {
                [](const Row& r) { return value_if(r.peak_memory_bytes >= 0, r.peak_memory_bytes); },
                [](Row& r, const Value& v) { r.peak_memory_bytes = schema::is_missing(v) ? -1 : schema::integer_of(v); }});
   f.push_back({detail("cuda_graphs", "CUDA graphs", ColumnKind::text, "Whether the measured steps replayed CUDA graphs"),
-               [](const Row& r) { return Value(std::string(r.cuda_graphs_used ? "yes" : "no")); },
-               [](Row& r, const Value& v) { r.cuda_graphs_used = text(v) == "yes"; }});
-  f.push_back({Column{"max_loss_diff", "Loss difference", ColumnKind::real, ColumnRole::measure,
+               [](const Row& r) { return Value(std::string(r.cuda_graphs_used ? "yes" : "no")); }});
+  f.push_back({detail("max_loss_diff", "Loss difference", ColumnKind::real,
                       "bench --check: the largest relative difference of the step losses from the eager "
-                      "engine's, from the same weights and batch"},
-               [](const Row& r) { return value_if(!(r.max_loss_diff < 0), r.max_loss_diff); },
-               [](Row& r, const Value& v) { r.max_loss_diff = schema::is_missing(v) ? -1 : real(v); }});
+                      "engine's, from the same weights and token stream"),
+               [](const Row& r) { return value_if(!(r.max_loss_diff < 0), r.max_loss_diff); }});
   f.push_back(integer_field(detail("skipped_steps", "Skipped steps", ColumnKind::integer, "fp16 steps the loss scaler skipped"),
                             [](Row& r) -> int64_t& { return r.skipped_steps; }));
   f.push_back(text_field(Column{"message", "Message", ColumnKind::text, ColumnRole::note},
