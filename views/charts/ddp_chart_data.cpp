@@ -33,6 +33,11 @@ QString ddp_row_label(const DdpConfig& config) {
   if (config.optimizer == distributed::OptimizerSharding::zero1 && config.zero1_gathers == distributed::Zero1Gathers::next_forward) {
     label += QStringLiteral(" (gathers in forward)");
   }
+  // Eager and fused rows of one configuration stand side by side: the engine tells them apart.
+  if (config.engine != EngineKind::eager) label += QStringLiteral(" ") + QString::fromStdString(to_string(config.engine));
+  if (config.reduce_dtype != Precision::fp32) {
+    label += QStringLiteral(" %1 reduce").arg(QString::fromStdString(to_string(config.reduce_dtype)));
+  }
   return label + QStringLiteral(" x%1").arg(config.ranks);
 }
 
