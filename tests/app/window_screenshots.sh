@@ -18,7 +18,7 @@ mkdir -p "$out"
 cli="$build/bin/stepscope-cli"
 q=(--quiet)
 echo "runs, into $work" >&2
-"$cli" bench --model tiny --context 64,128,256 --batch 2 --mode train --warmup 1 --steps 3 \
+"$cli" bench --model tiny --context 64,256 --batch 2 --engine eager,fused --mode train --warmup 1 --steps 3 \
   --profile kernels,memory --csv "$work/bench.csv" --json "$work/bench.json" "${q[@]}"
 "$cli" attention --impl naive,flash --d 16,64 --seq 64,128,256,512 --batch 2 --warmup 1 --steps 5 \
   --csv "$work/attention.csv" --json "$work/attention.json" "${q[@]}"

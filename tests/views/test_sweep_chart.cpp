@@ -70,6 +70,24 @@ class SweepChartTest : public QObject {
     QCOMPARE(names, (QStringList{"train fp32 small", "train bf16 small", "train fp32 medium", "forward fp32 small"}));
   }
 
+  void eagerAndFusedAreLinesOfTheirOwn() {
+    std::vector<BenchResult> results;
+    for (EngineKind engine : {EngineKind::eager, EngineKind::fused}) {
+      for (int64_t context : {128, 256}) {
+        auto r = run("small", context, Precision::bf16, StepMode::train, engine == EngineKind::eager ? context : 10);
+        r.config.engine = engine;
+        if (engine == EngineKind::fused) r.config.model.attention = AttentionImpl::flash;
+        results.push_back(r);
+      }
+    }
+    const SweepChartData d = build_sweep_chart_data(results, SweepAxis::context);
+    QCOMPARE(d.lines.size(), size_t{2});
+    QCOMPARE(d.lines[0].name, QStringLiteral("train bf16 eager"));
+    QCOMPARE(d.lines[0].points, (QList<QPointF>{{128, 128}, {256, 256}}));
+    QCOMPARE(d.lines[1].name, QStringLiteral("train bf16 fused"));
+    QCOMPARE(d.lines[1].points, (QList<QPointF>{{128, 10}, {256, 10}}));
+  }
+
   void modelSizeAxisUsesParametersInMillions() {
     auto small = run("small", 256, Precision::fp32, StepMode::train, 40);
     small.parameters = 128'000'000;

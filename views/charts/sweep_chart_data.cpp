@@ -14,14 +14,22 @@ struct LineKey {
   std::string mode, precision, model;  // model: empty on a model-size axis
   int64_t context = 0;                 // 0 on a context axis
   int64_t batch = 0;
+  std::string implementation;  // "eager", "eager flash", "fused": each its own line
   bool operator<(const LineKey& o) const {
-    return std::tie(mode, precision, model, context, batch) < std::tie(o.mode, o.precision, o.model, o.context, o.batch);
+    return std::tie(mode, precision, model, context, batch, implementation) <
+           std::tie(o.mode, o.precision, o.model, o.context, o.batch, o.implementation);
   }
 };
 
+std::string implementation_of(const BenchConfig& c) {
+  std::string name = to_string(c.engine);
+  if (c.engine == EngineKind::eager && c.model.attention != AttentionImpl::naive) name += " " + to_string(c.model.attention);
+  return name;
+}
+
 LineKey key_of(const BenchConfig& c, SweepAxis axis) {
   return {to_string(c.mode), to_string(c.precision), axis == SweepAxis::context ? c.model.name : std::string(),
-          axis == SweepAxis::model_size ? c.context : 0, c.batch};
+          axis == SweepAxis::model_size ? c.context : 0, c.batch, implementation_of(c)};
 }
 
 double x_of(const BenchResult& r, SweepAxis axis) {
@@ -38,6 +46,7 @@ QString name_of(const LineKey& key, const std::map<LineKey, size_t>& lines) {
   if (varies(&LineKey::model)) name += QStringLiteral(" ") + QString::fromStdString(key.model);
   if (varies(&LineKey::context)) name += QStringLiteral(" ctx%1").arg(key.context);
   if (varies(&LineKey::batch)) name += QStringLiteral(" b%1").arg(key.batch);
+  if (varies(&LineKey::implementation)) name += QStringLiteral(" ") + QString::fromStdString(key.implementation);
   return name;
 }
 

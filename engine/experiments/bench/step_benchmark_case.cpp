@@ -72,6 +72,9 @@ void StepBenchmarkCase::after_measuring(DeviceBackend& backend) {
   result_.skipped_steps = step_->skipped_steps();
   result_.cuda_graphs_used = step_->uses_cuda_graphs();
   graphs_note_ = step_->cuda_graphs_refusal();
+  if (config_.engine == EngineKind::fused && config_.device.is_cpu()) {
+    graphs_note_ = "fused on the CPU: its operations run their LibTorch references (the fused kernels are CUDA's)";
+  }
   if (result_.cuda_graphs_used && (config_.profile_memory || config_.profile_kernels)) {
     graphs_note_ = std::string("CUDA graphs: ") +
                    (config_.profile_memory ? "memory was allocated when the step was captured in warm-up; "
