@@ -6,19 +6,12 @@
 #include <c10/cuda/CUDAStream.h>
 #include <torch/torch.h>
 
+#include "kernels/element_type_of.h"
 #include "kernels/cuda/flash_attention_cuda.h"
 
 namespace stepscope {
 
 namespace {
-
-kernels::ElementType element_type(const at::Tensor& t) {
-  switch (t.scalar_type()) {
-    case torch::kFloat16: return kernels::ElementType::f16;
-    case torch::kBFloat16: return kernels::ElementType::bf16;
-    default: return kernels::ElementType::f32;
-  }
-}
 
 // The kernels need the last dimension contiguous; everything else they take as strides.
 at::Tensor last_dim_contiguous(const at::Tensor& t) { return t.stride(-1) == 1 ? t : t.contiguous(); }
@@ -39,7 +32,7 @@ kernels::AttentionShape shape_of(const at::Tensor& q, const at::Tensor& k, bool 
 template <class Args>
 void set_inputs(Args& args, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal) {
   args.shape = shape_of(q, k, causal);
-  args.type = element_type(q);
+  args.type = kernels::element_type_of(q);
   args.softmax_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(q.size(-1))));
   args.q = q.data_ptr();
   args.k = k.data_ptr();

@@ -4,21 +4,10 @@
 #include <c10/cuda/CUDAStream.h>
 #include <torch/torch.h>
 
+#include "kernels/element_type_of.h"
 #include "kernels/cuda/fused/cross_entropy_rows_kernels.h"
 
 namespace stepscope::fused {
-
-namespace {
-
-kernels::ElementType element_type(const at::Tensor& t) {
-  switch (t.scalar_type()) {
-    case torch::kFloat16: return kernels::ElementType::f16;
-    case torch::kBFloat16: return kernels::ElementType::bf16;
-    default: return kernels::ElementType::f32;
-  }
-}
-
-}  // namespace
 
 void cross_entropy_rows_gpu(at::Tensor& logits, const at::Tensor& targets, at::Tensor& losses, double grad_scale) {
   const c10::cuda::CUDAGuard guard(logits.device());
@@ -31,7 +20,7 @@ void cross_entropy_rows_gpu(at::Tensor& logits, const at::Tensor& targets, at::T
   at::Tensor losses_c = losses.is_contiguous() ? losses : at::empty({losses.size(0)}, losses.options());
 
   kernels::CrossEntropyRowsArgs args;
-  args.type = element_type(work);
+  args.type = kernels::element_type_of(work);
   args.rows = work.size(0);
   args.vocab = work.size(1);
   args.row_stride = work.size(0) > 1 ? work.stride(0) : work.size(1);

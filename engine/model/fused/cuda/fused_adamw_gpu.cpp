@@ -4,21 +4,10 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
+#include "kernels/element_type_of.h"
 #include "kernels/cuda/fused/fused_adamw_kernels.h"
 
 namespace stepscope::fused {
-
-namespace {
-
-kernels::ElementType element_type(const at::Tensor& t) {
-  switch (t.scalar_type()) {
-    case at::kHalf: return kernels::ElementType::f16;
-    case at::kBFloat16: return kernels::ElementType::bf16;
-    default: return kernels::ElementType::f32;
-  }
-}
-
-}  // namespace
 
 void fused_adamw_update_gpu(const at::Tensor& params, const std::vector<at::Tensor>& grads,
                             const std::vector<int64_t>& offsets, const at::Tensor& m, const at::Tensor& v,
@@ -28,7 +17,7 @@ void fused_adamw_update_gpu(const at::Tensor& params, const std::vector<at::Tens
   table.reserve(grads.size());
   for (size_t i = 0; i < grads.size(); ++i) {
     if (!grads[i].defined() || grads[i].numel() == 0) continue;
-    table.push_back({grads[i].data_ptr(), element_type(grads[i]), offsets[i], grads[i].numel()});
+    table.push_back({grads[i].data_ptr(), kernels::element_type_of(grads[i]), offsets[i], grads[i].numel()});
   }
   kernels::FusedAdamWArgs args;
   args.params = params.data_ptr<float>();
@@ -37,7 +26,7 @@ void fused_adamw_update_gpu(const at::Tensor& params, const std::vector<at::Tens
   args.numel = params.numel();
   if (compute_copy.defined()) {
     args.compute_copy = compute_copy.data_ptr();
-    args.copy_type = element_type(compute_copy);
+    args.copy_type = kernels::element_type_of(compute_copy);
   }
   args.step = step.data_ptr<int64_t>();
   args.grads = table.data();

@@ -4,6 +4,7 @@
 #include <c10/cuda/CUDAStream.h>
 #include <torch/torch.h>
 
+#include "kernels/element_type_of.h"
 #include "kernels/cuda/fused/rms_norm_kernels.h"
 
 namespace stepscope::fused {
@@ -11,14 +12,6 @@ namespace stepscope::fused {
 namespace {
 
 bool kernel_type(c10::ScalarType t) { return t == at::kFloat || t == at::kBFloat16 || t == at::kHalf; }
-
-kernels::ElementType element_type(c10::ScalarType t) {
-  switch (t) {
-    case at::kHalf: return kernels::ElementType::f16;
-    case at::kBFloat16: return kernels::ElementType::bf16;
-    default: return kernels::ElementType::f32;
-  }
-}
 
 at::Tensor contiguous_as(const at::Tensor& t, c10::ScalarType type) { return t.to(type).contiguous(); }
 
@@ -36,8 +29,8 @@ RmsNormOutput rms_norm_forward_gpu(const at::Tensor& x_in, const at::Tensor& wei
   const int64_t d = x.size(-1), rows = x.numel() / d;
   auto y = at::empty(x.sizes(), x.options().dtype(out_dtype));
   auto inv_rms = at::empty(x.sizes().slice(0, x.dim() - 1), x.options().dtype(at::kFloat));
-  kernels::rms_norm_forward_cuda(x.data_ptr(), element_type(x.scalar_type()), weight.data_ptr<float>(), y.data_ptr(),
-                                 element_type(out_dtype), inv_rms.data_ptr<float>(), rows, d, static_cast<float>(eps),
+  kernels::rms_norm_forward_cuda(x.data_ptr(), kernels::element_type_of(x.scalar_type()), weight.data_ptr<float>(), y.data_ptr(),
+                                 kernels::element_type_of(out_dtype), inv_rms.data_ptr<float>(), rows, d, static_cast<float>(eps),
                                  c10::cuda::getCurrentCUDAStream().stream());
   return {y, inv_rms};
 }
@@ -55,8 +48,8 @@ RmsNormGrads rms_norm_backward_gpu(const at::Tensor& dy_in, const at::Tensor& x_
   // Partial dweight rows, one a block of the backward's grid (from the caching allocator, so a
   // captured CUDA graph replays with the same buffer).
   auto workspace = at::empty({kernels::rms_norm_backward_workspace_floats(rows, d)}, x.options().dtype(at::kFloat));
-  kernels::rms_norm_backward_cuda(dy.data_ptr(), element_type(dy.scalar_type()), x.data_ptr(),
-                                  element_type(x.scalar_type()), weight.data_ptr<float>(), inv_rms.data_ptr<float>(),
+  kernels::rms_norm_backward_cuda(dy.data_ptr(), kernels::element_type_of(dy.scalar_type()), x.data_ptr(),
+                                  kernels::element_type_of(x.scalar_type()), weight.data_ptr<float>(), inv_rms.data_ptr<float>(),
                                   dx.data_ptr(), dweight.data_ptr<float>(), workspace.data_ptr<float>(), rows, d,
                                   c10::cuda::getCurrentCUDAStream().stream());
   return {dx, dweight.to(weight_in.scalar_type())};

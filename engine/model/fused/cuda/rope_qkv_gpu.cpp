@@ -4,20 +4,12 @@
 #include <c10/cuda/CUDAStream.h>
 #include <torch/torch.h>
 
+#include "kernels/element_type_of.h"
 #include "kernels/cuda/fused/rope_qkv_kernels.h"
 
 namespace stepscope::fused {
 
 namespace {
-
-kernels::ElementType element_type(const at::Tensor& t) {
-  switch (t.scalar_type()) {
-    case torch::kFloat32: return kernels::ElementType::f32;
-    case torch::kFloat16: return kernels::ElementType::f16;
-    case torch::kBFloat16: return kernels::ElementType::bf16;
-    default: TORCH_CHECK(false, "the rope kernels take float32, float16 or bfloat16, not ", t.scalar_type());
-  }
-}
 
 // Rows of d_head / 2 entries one after another: the model's tables (and their first rows) are.
 at::Tensor contiguous_table(const at::Tensor& t) { return t.is_contiguous() ? t : t.contiguous(); }
@@ -40,7 +32,7 @@ at::Tensor rope_qkv_forward_gpu(const at::Tensor& qkv_in, const at::Tensor& cos_
   if (out.numel() == 0) return out;
   kernels::RopeQkvForwardArgs args;
   args.shape = {qkv.size(0), qkv.size(1), num_heads, qkv.size(2) / 3 / num_heads};
-  args.type = element_type(qkv);
+  args.type = kernels::element_type_of(qkv);
   args.qkv = qkv.data_ptr();
   args.qkv_batch_stride = qkv.stride(0);
   args.qkv_seq_stride = qkv.stride(1);
@@ -59,7 +51,7 @@ at::Tensor rope_qkv_backward_gpu(const at::Tensor& dq, const at::Tensor& dk, con
   if (d_qkv.numel() == 0) return d_qkv;
   kernels::RopeQkvBackwardArgs args;
   args.shape = {batch, seq, heads, d_head};
-  args.type = element_type(dq);
+  args.type = kernels::element_type_of(dq);
   args.dq = dq.data_ptr();
   args.dk = dk.data_ptr();
   args.dv = dv.data_ptr();

@@ -4,6 +4,7 @@
 #include <c10/cuda/CUDAStream.h>
 #include <torch/torch.h>
 
+#include "kernels/element_type_of.h"
 #include "kernels/cuda/fused/swiglu_kernels.h"
 
 namespace stepscope::fused {
@@ -11,14 +12,6 @@ namespace stepscope::fused {
 namespace {
 
 bool kernel_type(c10::ScalarType t) { return t == at::kFloat || t == at::kBFloat16 || t == at::kHalf; }
-
-kernels::ElementType element_type(c10::ScalarType t) {
-  switch (t) {
-    case at::kHalf: return kernels::ElementType::f16;
-    case at::kBFloat16: return kernels::ElementType::bf16;
-    default: return kernels::ElementType::f32;
-  }
-}
 
 }  // namespace
 
@@ -33,7 +26,7 @@ at::Tensor swiglu_forward_gpu(const at::Tensor& ab_in) {
   auto sizes = ab.sizes().vec();
   sizes.back() = d_ff;
   auto y = at::empty(sizes, ab.options());
-  kernels::swiglu_forward_cuda(ab.data_ptr(), y.data_ptr(), element_type(ab.scalar_type()), rows, d_ff,
+  kernels::swiglu_forward_cuda(ab.data_ptr(), y.data_ptr(), kernels::element_type_of(ab.scalar_type()), rows, d_ff,
                                c10::cuda::getCurrentCUDAStream().stream());
   return y;
 }
@@ -44,8 +37,8 @@ at::Tensor swiglu_backward_gpu(const at::Tensor& dy_in, const at::Tensor& ab_in)
   const auto dy = dy_in.contiguous();  // autograd may hand an expanded gradient
   const int64_t d_ff = ab.size(-1) / 2, rows = ab.numel() / ab.size(-1);
   auto d_ab = at::empty_like(ab);
-  kernels::swiglu_backward_cuda(dy.data_ptr(), element_type(dy.scalar_type()), ab.data_ptr(), d_ab.data_ptr(),
-                                element_type(ab.scalar_type()), rows, d_ff, c10::cuda::getCurrentCUDAStream().stream());
+  kernels::swiglu_backward_cuda(dy.data_ptr(), kernels::element_type_of(dy.scalar_type()), ab.data_ptr(), d_ab.data_ptr(),
+                                kernels::element_type_of(ab.scalar_type()), rows, d_ff, c10::cuda::getCurrentCUDAStream().stream());
   return d_ab;
 }
 
