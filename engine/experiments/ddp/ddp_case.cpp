@@ -27,57 +27,10 @@
 #include "profiling/memory_timeline.h"
 #include "profiling/step_ranges.h"
 #include "runners/device_backend.h"
+#include "runners/engine_model.h"
 #include "runners/training_step.h"
 
 namespace stepscope {
-
-namespace {
-
-c10::ScalarType compute_dtype(Precision precision) {
-  return precision == Precision::bf16 ? at::kBFloat16 : at::kFloat;
-}
-
-}  // namespace
-
-// The model of either engine: the reference model (under autocast) or the fused one (its own
-// compute copy, no autocast); both from the same seed have the same parameters, names and order.
-struct DdpCase::Model {
-  TransformerLM eager{nullptr};
-  std::shared_ptr<FusedTransformerLM> fused;
-
-  Model(const DdpConfig& c, const c10::Device& device) {
-    torch::manual_seed(c.seed);
-    const ModelConfig config = with_context(c.model, c.context);
-    const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(device);
-    if (c.engine == EngineKind::fused) {
-      fused = std::make_shared<FusedTransformerLM>(config, options, compute_dtype(c.precision));
-    } else {
-      eager = TransformerLM(config, options);
-    }
-  }
-  torch::nn::Module& module() { return fused ? static_cast<torch::nn::Module&>(*fused) : *eager; }
-  std::vector<at::Tensor> parameters() { return module().parameters(); }
-  std::vector<int> parameter_stages() const { return fused ? fused->parameter_stages() : eager->parameter_stages(); }
-  void set_before_stage(std::function<void(int)> hook) {
-    if (fused) {
-      fused->set_before_stage(std::move(hook));
-    } else {
-      eager->set_before_stage(std::move(hook));
-    }
-  }
-  at::Tensor loss(const at::Tensor& inputs, const at::Tensor& targets, Precision precision) {
-    if (fused) return fused->loss(inputs, targets);  // computes in its own types: no autocast
-    std::optional<compat::AutocastGuard> autocast;
-    if (precision == Precision::bf16) autocast.emplace(inputs.device().type(), at::kBFloat16);
-    return mean_cross_entropy(eager(inputs), targets);
-  }
-  // What the fused engine's optimizer refreshes in its pass: the compute copy, or nothing where
-  // the matmuls read the flat buffer itself (fp32).
-  at::Tensor copy_to_refresh() const {
-    const at::Tensor& copy = fused->compute_copy();
-    return copy.data_ptr() == fused->flat_parameters().data_ptr() ? at::Tensor() : copy;
-  }
-};
 
 namespace {
 
@@ -158,7 +111,8 @@ void DdpCase::build_or_refuse(DeviceBackend& backend) {
   bool out_of_memory = !refused.empty();
   if (!out_of_memory) {
     try {
-      model_ = std::make_unique<Model>(c, backend.device());
+      model_ = std::make_unique<EngineModel>(c.engine, with_context(c.model, c.context), c.precision, c.seed,
+                                               backend.device());
     } catch (const std::exception& e) {
       if (!compat::is_out_of_memory(e)) throw;
       model_.reset();
@@ -187,20 +141,20 @@ void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* mem
                                                                            : distributed::GradientReduction::all_reduce;
   if (c.reduce_dtype == Precision::bf16) options.reduce_dtype = at::kBFloat16;
   // FusedAdamW reads bf16 gradients as they are: no pass casting them back.
-  options.keep_reduce_dtype = model_->fused && c.optimizer == distributed::OptimizerSharding::none;
+  options.keep_reduce_dtype = model_->fused() && c.optimizer == distributed::OptimizerSharding::none;
   // The fused engine's parameters are views of one flat buffer and their gradients row blocks
   // of one product (q | k | v, w1 | w3): hooks and buckets take them one by one all the same,
   // in the reference model's order.
   sync_ = distributed::make_gradient_sync(model_->parameters(), comm_, options);
   sync_->broadcast_parameters();
-  if (model_->fused) model_->fused->refresh_compute_copy();  // rank 0's weights, also to compute with
+  if (model_->fused()) model_->fused()->refresh_compute_copy();  // rank 0's weights, also to compute with
   if (c.check) {
     torch::NoGradGuard no_grad;
     for (const auto& p : model_->parameters()) initial_.push_back(p.detach().clone());
   }
-  if (model_->fused && c.optimizer == distributed::OptimizerSharding::none) {
+  if (model_->fused() && c.optimizer == distributed::OptimizerSharding::none) {
     // One pass over the flat buffer, refreshing the compute copy on the way.
-    optimizer_ = distributed::make_fused_distributed_optimizer(model_->fused->flat_parameters(), model_->parameters(),
+    optimizer_ = distributed::make_fused_distributed_optimizer(model_->fused()->flat_parameters(), model_->parameters(),
                                                                model_->copy_to_refresh());
   } else {
     // The sharded optimizers step the fused engine's parameters as any (zero1 moves them into
@@ -210,13 +164,13 @@ void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* mem
   }
   const bool deferred = c.optimizer == distributed::OptimizerSharding::zero1 &&
                         c.zero1_gathers == distributed::Zero1Gathers::next_forward;
-  refresh_after_step_ = model_->fused && c.optimizer != distributed::OptimizerSharding::none && !deferred;
+  refresh_after_step_ = model_->fused() && c.optimizer != distributed::OptimizerSharding::none && !deferred;
   if (deferred) {
     // ZeRO-1's all-gathers run under the next forward pass, each waited for before the first
     // stage that uses its parameters; the fused engine then copies that stage's parameters into
     // its compute copy.
     optimizer_->defer_gathers_to_forward(model_->parameter_stages());
-    FusedTransformerLM* fused = model_->fused.get();
+    FusedTransformerLM* fused = model_->fused();
     model_->set_before_stage([optimizer = optimizer_.get(), fused](int stage) {
       optimizer->before_stage(stage);
       if (fused) fused->refresh_compute_copy_from_parameters(stage);
@@ -239,9 +193,9 @@ void DdpCase::label_memory(profiling::AllocationRecorder& memory) const {
     label(p, profiling::MemoryCategory::parameter);
     label(p.grad(), profiling::MemoryCategory::gradient);
   }
-  if (model_->fused) {
-    label(model_->fused->flat_parameters(), profiling::MemoryCategory::parameter);  // zero1 may have left it
-    label(model_->fused->compute_copy(), profiling::MemoryCategory::parameter);
+  if (model_->fused()) {
+    label(model_->fused()->flat_parameters(), profiling::MemoryCategory::parameter);  // zero1 may have left it
+    label(model_->fused()->compute_copy(), profiling::MemoryCategory::parameter);
   }
   for (const auto& shard : sync_->shards()) label(shard.gradient, profiling::MemoryCategory::gradient);
   for (const auto& buffer : sync_->buffers()) label(buffer, profiling::MemoryCategory::gradient);
@@ -266,7 +220,7 @@ DdpCase::StepTimes DdpCase::train_step(StepTimelineRecorder* picture, profiling:
   if (memory) memory->mark_phase(profiling::step_ranges::kForward);
   sync_->begin_step();
   optimizer_->begin_forward();
-  const at::Tensor loss = model_->loss(mine.inputs, mine.targets, c.precision);
+  const at::Tensor loss = model_->loss(mine.inputs, mine.targets);
   t.forward = phase_done(profiling::step_ranges::kForward, profiling::step_ranges::kBackward);
   loss.backward();
   t.backward = phase_done(profiling::step_ranges::kBackward, profiling::step_ranges::kGradientSync);
@@ -277,7 +231,7 @@ DdpCase::StepTimes DdpCase::train_step(StepTimelineRecorder* picture, profiling:
   t.bytes = sync.bytes;
   optimizer_->step(*sync_);
   // The fused engine computes with its compute copy: from the parameters wherever they are.
-  if (refresh_after_step_) model_->fused->refresh_compute_copy_from_parameters();
+  if (refresh_after_step_) model_->fused()->refresh_compute_copy_from_parameters();
   t.optimizer = phase_done(profiling::step_ranges::kOptimizerStep, profiling::step_ranges::kStepEnd);
   if (memory) label_memory(*memory);  // gradients and (first step) optimizer state are new
   t.step = std::chrono::duration<double, std::milli>(mark - start).count();
@@ -309,7 +263,8 @@ void DdpCase::picture_step() {
 double DdpCase::reference_difference() {
   const DdpConfig& c = result_.config;
   const c10::Device device = backend_->device();
-  Model reference(c, device);  // the same engine, in one process
+  // The same engine, in one process.
+  EngineModel reference(c.engine, with_context(c.model, c.context), c.precision, c.seed, device);
   const auto parameters = reference.parameters();
   {
     torch::NoGradGuard no_grad;
@@ -317,9 +272,9 @@ double DdpCase::reference_difference() {
   }
   std::unique_ptr<AdamW> adamw;
   std::unique_ptr<fused::FusedAdamW> fused_adamw;
-  if (reference.fused) {
-    reference.fused->refresh_compute_copy();
-    fused_adamw = std::make_unique<fused::FusedAdamW>(reference.fused->flat_parameters(), parameters,
+  if (reference.fused()) {
+    reference.fused()->refresh_compute_copy();
+    fused_adamw = std::make_unique<fused::FusedAdamW>(reference.fused()->flat_parameters(), parameters,
                                                       reference.copy_to_refresh());
   } else {
     adamw = std::make_unique<AdamW>(parameters);
@@ -327,7 +282,7 @@ double DdpCase::reference_difference() {
   for (int s = 0; s < steps_run_; ++s) {
     const Batch whole = shard(global_batch(c, s), 0, c.batch * c.ranks, device);
     for (const auto& p : parameters) p.mutable_grad() = at::Tensor();
-    reference.loss(whole.inputs, whole.targets, c.precision).backward();
+    reference.loss(whole.inputs, whole.targets).backward();
     if (fused_adamw) {
       fused_adamw->step();
     } else {

@@ -25,6 +25,8 @@
 
 namespace stepscope {
 
+class EngineModel;
+
 namespace distributed {
 class GradientSync;
 class DistributedOptimizer;
@@ -58,7 +60,6 @@ class DdpCase final : public ExperimentCase {
   // Checks the memory estimate and builds the model; throws (an OOM result) on every rank when
   // any rank's estimate refuses or its build runs out of memory.
   void build_or_refuse(DeviceBackend& backend);
-  struct Model;
   struct StepTimes {
     double step = 0, forward = 0, backward = 0, comm = 0, exposed = 0, optimizer = 0;
     int64_t bytes = 0;  // the gradient collectives'
@@ -75,7 +76,7 @@ class DdpCase final : public ExperimentCase {
   DdpResult result_;
   distributed::Communicator& comm_;
   DeviceBackend* backend_ = nullptr;
-  std::unique_ptr<Model> model_;
+  std::unique_ptr<EngineModel> model_;
   std::vector<at::Tensor> initial_;  // with check: the weights after the broadcast
   std::unique_ptr<distributed::GradientSync> sync_;
   std::unique_ptr<distributed::DistributedOptimizer> optimizer_;
