@@ -62,6 +62,15 @@ InputField model_input(const std::string& help, const std::string& default_text,
   return f;
 }
 
+InputField cuda_graphs_input() {
+  InputField f{"cuda-graphs", "CUDA graphs", InputKind::choice,
+               "fused on a GPU: capture the step as CUDA graphs in warm-up and replay them (on), or\n"
+               "launch every kernel (off)",
+               "on", false, "run", "on|off"};
+  f.choices = {"on", "off"};
+  return f;
+}
+
 InputField nproc_input() {
   InputField f{"nproc", "Ranks", InputKind::integer, "local workers, one run per value", "2", true, "launch", "N"};
   f.max_integer = distributed::kMaxRanks;

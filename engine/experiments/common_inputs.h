@@ -28,6 +28,9 @@ schema::InputField measured_input(const std::string& key, const std::string& lab
 // A model preset's name (a list when `list`).
 schema::InputField model_input(const std::string& help, const std::string& default_text, bool list);
 
+// on|off: whether the fused engine replays its step as CUDA graphs (bench, ddp).
+schema::InputField cuda_graphs_input();
+
 inline constexpr int64_t kMaxSteps = 1000000;
 
 // What a job of ranks shares (allreduce, ddp): local workers (a sweep axis), the backend

@@ -11,6 +11,11 @@
 
 namespace stepscope {
 
+// Steps before the capture: the first runs eagerly (cuBLAS handles, kernel caches, NCCL
+// communicators and the optimizer's state come into being outside any graph), the second is
+// captured and then replayed.
+inline constexpr int kGraphWarmupSteps = 2;
+
 enum class StepPhaseGraph { forward = 0, backward = 1, optimizer = 2 };
 
 class StepGraphs {
@@ -23,6 +28,12 @@ class StepGraphs {
   // Launches the phase's graph on the current stream.
   virtual void replay(StepPhaseGraph phase) = 0;
   virtual bool captured(StepPhaseGraph phase) const = 0;
+  // Inside capture()'s work: a point in the stream's order that every replay of that graph
+  // records, as an event node (host clocks see only a whole graph). Returns its index.
+  virtual int mark() = 0;
+  // After the replay that recorded both points has completed on the device: the milliseconds
+  // between them; < 0 when the device cannot tell.
+  virtual double elapsed_ms(int from, int to) const = 0;
 };
 
 // nullptr where the device is not a GPU or the build has no CUDA.

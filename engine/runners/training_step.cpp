@@ -26,10 +26,6 @@ std::optional<c10::ScalarType> autocast_dtype(Precision precision) {
   return std::nullopt;
 }
 
-// A step that runs eagerly first (cuBLAS handles, kernel caches and the optimizer's state come
-// into being outside any graph), then the capture, then replays.
-constexpr int kGraphWarmupSteps = 2;
-
 }  // namespace
 
 void TrainingStep::check_precision(Precision precision, c10::Device device, EngineKind engine) {

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # One device call on 2 GPUs for the fused engine's DDP goal (issue 37): xl bf16, context 256,
-# batch 4 per GPU, bucketed 25 MB. Our single-GPU fused step, our DDP (eager and fused, fp32 and
-# bf16 gradient reduction) and PyTorch's DDP on as many GPUs, in that order, into $OUT.
+# batch 4 per GPU, bucketed 25 MB. Our single-GPU fused step, our DDP (eager and fused under CUDA
+# graphs, fp32 and bf16 gradient reduction; fused without graphs) and PyTorch's DDP on as many
+# GPUs, in that order, into $OUT.
 # Usage (GPU machine with 2 GPUs, repository root, .deps-debs carried): tests/device/fused_ddp_on_gpus.sh
 # Environment: MODEL=xl PRECISION=bf16 CONTEXT=256 BATCH=4 SKIP_BUILD=1 (reuse a warm build/)
+#   GPU_TESTS='DdpCuda.*:FusedEngineCuda.*' (the gtest filter run first; empty: none)
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OUT=${OUT:-/tmp/stepscope-device}
@@ -12,17 +14,28 @@ source "$(dirname "$0")/common.sh"
 MODEL=${MODEL:-xl} PRECISION=${PRECISION:-bf16} CONTEXT=${CONTEXT:-256} BATCH=${BATCH:-4}
 shape="--model $MODEL --context $CONTEXT --batch $BATCH --precision $PRECISION"
 nvidia-smi --query-gpu=name,memory.total --format=csv | tee "$OUT/gpu.txt"
-if [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$cli" ]; then build_with_deps stepscope-cli || exit 1; fi
+if [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$cli" ]; then build_with_deps || exit 1; fi
+if [ -n "${GPU_TESTS-DdpCuda.*:FusedEngineCuda.*}" ] && [ -x build/bin/stepscope_gpu_tests ]; then
+  log "GPU tests ${GPU_TESTS-DdpCuda.*:FusedEngineCuda.*}"
+  timeout 300 build/bin/stepscope_gpu_tests --gtest_filter="${GPU_TESTS-DdpCuda.*:FusedEngineCuda.*}" \
+    >"$OUT/gpu_tests.log" 2>&1
+  echo "gpu tests exit $?" | tee -a "$OUT/summary.txt"
+  grep -aE "^\[  (FAILED|PASSED|  OK|SKIPPED) |Failure|Expected|Which is|actual" "$OUT/gpu_tests.log" | head -60 | tee -a "$OUT/summary.txt"
+fi
 log "single GPU: ours, eager and fused ($shape train)"
 timeout 120 $cli bench $shape --mode train --engine eager,fused --warmup 5 --steps 10 --device cuda --quiet \
   --csv "$OUT/d/single.csv"
 echo "single exit $?" | tee -a "$OUT/summary.txt"
-log "DDP x2 bucketed 25 MiB: eager and fused, gradients reduced in fp32, then in bf16"
+log "DDP x2 bucketed 25 MiB: eager and fused (CUDA graphs), gradients reduced in fp32, then in bf16"
 for reduce in fp32 bf16; do
   timeout 200 $cli ddp --device cuda --nproc 2 $shape --variant bucketed --bucket-mb 25 --engine eager,fused \
     --reduce-dtype $reduce --warmup 3 --steps 10 --timeout 120 --quiet --csv "$OUT/d/ddp_$reduce.csv"
   echo "ddp $reduce exit $?" | tee -a "$OUT/summary.txt"
 done
+log "DDP x2 fused without CUDA graphs (bf16 reduction): what the graphs save"
+timeout 200 $cli ddp --device cuda --nproc 2 $shape --variant bucketed --bucket-mb 25 --engine fused --cuda-graphs off \
+  --reduce-dtype bf16 --warmup 3 --steps 10 --timeout 120 --quiet --csv "$OUT/d/ddp_nographs.csv"
+echo "ddp no graphs exit $?" | tee -a "$OUT/summary.txt"
 log "PyTorch DDP x2 (25 MB buckets)"
 timeout 150 python3 -m torch.distributed.run --standalone --nproc-per-node 2 tests/reference/ddp_reference.py \
   --model $MODEL --context $CONTEXT --batch $BATCH --precision $PRECISION --warmup 3 --steps 10 \
@@ -37,12 +50,15 @@ def rows(name):
 single = {r.get("engine", "eager"): r for r in rows("single.csv")}
 for e, r in single.items():
     print(f"single GPU {e}: {r['total_mean_ms']} ms ({r['status']})")
-for reduce in ("fp32", "bf16"):
-    for r in rows(f"ddp_{reduce}.csv"):
-        step = next((r[k] for k in ("step_mean_ms", "total_mean_ms", "step_ms") if k in r and r[k]), "?")
+for name in ("ddp_fp32.csv", "ddp_bf16.csv", "ddp_nographs.csv"):
+    for r in rows(name):
+        step = r.get("step_ms") or "?"
         base = single.get(r.get("engine", "eager"), {}).get("total_mean_ms")
         ratio = f"{float(step) / float(base):.3f}x single" if base and step != "?" else ""
-        print(f"DDP x2 {r.get('engine')} reduce {reduce}: step {step} ms {ratio} ({r.get('status')})")
+        phases = ", ".join(f"{k[:-3]} {float(r[k]):.2f}" for k in ("forward_ms", "backward_ms", "exposed_comm_ms",
+                                                                    "optimizer_ms") if r.get(k))
+        print(f"DDP x2 {r.get('engine')} reduce {r.get('reduce_dtype')} graphs {r.get('cuda_graphs')}: "
+              f"step {step} ms {ratio} ({phases}) ({r.get('status')} {r.get('message', '')[:160]})")
 for r in rows("torch_ddp.csv"):
     print("PyTorch DDP:", {k: v for k, v in r.items() if "ms" in k or k in ("ranks", "status")})
 PY

@@ -11,6 +11,7 @@
 #include "distributed/free_port.h"
 #include "distributed/rank_gather.h"
 #include "experiments/ddp/ddp_sweep.h"
+#include "runners/step_graphs.h"
 
 namespace stepscope {
 namespace {
@@ -61,6 +62,47 @@ TEST(DdpCuda, RowsAndKernelPictureOnNccl) {
       return s.lane == TimelineLane::compute && s.name.rfind("backward: ", 0) == 0;
     });
     EXPECT_GT(backward_kernels, 10) << "CUPTI's kernels, named by phase";
+  }
+}
+
+// The fused engine's step under CUDA graphs: the hooks' NCCL all-reduces and their waits are
+// captured in the backward graph and replayed; the parameters must still follow one process.
+TEST(DdpCuda, FusedStepReplaysGraphsWithItsCollectives) {
+  REQUIRE_NCCL();
+  auto comm = one_rank_nccl();
+  std::vector<DdpConfig> configs;
+  for (bool graphs : {true, false}) {
+    for (Precision reduce : {Precision::fp32, Precision::bf16}) {
+      DdpConfig c = mini_row(distributed::DdpVariant::bucketed, Precision::bf16);
+      c.engine = EngineKind::fused;
+      c.reduce_dtype = reduce;
+      c.cuda_graphs = graphs;
+      c.warmup_steps = kGraphWarmupSteps;
+      c.measured_steps = 3;
+      configs.push_back(c);
+    }
+  }
+  std::vector<DdpRowSet> rows;
+  run_ddp_sweep(configs, *comm, nullptr, nullptr, [&](const DdpRowSet& set) { rows.push_back(set); });
+  ASSERT_EQ(rows.size(), configs.size());
+  for (const auto& set : rows) {
+    const DdpResult& r = set.combined;
+    SCOPED_TRACE(describe(r.config) + (r.config.cuda_graphs ? " graphs" : " no graphs"));
+    ASSERT_EQ(r.status, RunStatus::ok) << r.message;
+    EXPECT_EQ(r.cuda_graphs_used, r.config.cuda_graphs);
+    EXPECT_GT(r.step_ms, 0);
+    EXPECT_GE(r.exposed_comm_ms, 0);
+    // Under graphs no collective call runs on the host.
+    EXPECT_EQ(r.comm_ms < 0, r.config.cuda_graphs);
+    EXPECT_GT(r.comm_bytes, 0);
+    // bf16 reduction rounds each mean gradient to bf16; one process keeps fp32.
+    EXPECT_LE(r.max_param_diff, r.config.reduce_dtype == Precision::fp32 ? 1e-5 : 1e-2);
+    ASSERT_EQ(set.timelines.size(), 1u);
+    const auto& spans = set.timelines[0].spans;
+    EXPECT_GT(std::count_if(spans.begin(), spans.end(),
+                            [](const TimelineSpan& s) { return s.name.rfind("backward: ", 0) == 0; }),
+              10)
+        << "graph kernels seen by CUPTI, named by phase";
   }
 }
 

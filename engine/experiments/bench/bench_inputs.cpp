@@ -49,11 +49,7 @@ schema::InputSchema make_inputs() {
                "eager", true, "run", "E"});
   f.back().choices = {"eager", "fused"};
   f.back().check = [](const std::string& t) { parse_engine_kind(t); };
-  f.push_back({"cuda-graphs", "CUDA graphs", InputKind::choice,
-               "fused on a GPU: capture the step as CUDA graphs in warm-up and replay them (on), or\n"
-               "launch every kernel (off)",
-               "on", false, "run", "on|off"});
-  f.back().choices = {"on", "off"};
+  f.push_back(cuda_graphs_input());
   f.push_back({"check", "Check engines", InputKind::flag,
                "with --engine eager,fused: run both from the same weights and batch and report the largest\n"
                "relative difference of their step losses (max_loss_diff)",

@@ -136,7 +136,10 @@ void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* mem
   distributed::GradientSyncOptions options;
   options.variant = c.variant;
   options.bucket_bytes = bucket_bytes(c);
-  options.synchronize = [&backend] { backend.synchronize(); };
+  // Not while capturing: the graph's own join waits for the collectives on every replay.
+  options.synchronize = [this] {
+    if (!capturing_) backend_->synchronize();
+  };
   options.reduction = c.optimizer == distributed::OptimizerSharding::zero1 ? distributed::GradientReduction::reduce_scatter
                                                                            : distributed::GradientReduction::all_reduce;
   if (c.reduce_dtype == Precision::bf16) options.reduce_dtype = at::kBFloat16;
@@ -176,10 +179,65 @@ void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* mem
       if (fused) fused->refresh_compute_copy_from_parameters(stage);
     });
   }
+  choose_graphs(backend);
   if (memory) {
     label_memory(*memory);
     memory->mark_phase(profiling::step_ranges::kModelReady);
   }
+}
+
+void DdpCase::choose_graphs(const DeviceBackend& backend) {
+  const DdpConfig& c = result_.config;
+  if (!model_->fused()) return;
+  if (backend.device().is_cpu()) {
+    graphs_note_ = "fused on the CPU: its operations run their LibTorch references (the fused kernels are CUDA's)";
+    return;
+  }
+  if (!c.cuda_graphs) return;
+  if (c.optimizer != distributed::OptimizerSharding::none) {
+    graphs_note_ = "CUDA graphs off: the sharded optimizers decide on the host which rank updates what";
+  } else if (c.warmup_steps < kGraphWarmupSteps) {
+    graphs_note_ = "CUDA graphs off: they are captured in warm-up, which needs at least " +
+                   std::to_string(kGraphWarmupSteps) + " steps";
+  } else {
+    graphs_ = make_step_graphs(backend.device());
+  }
+  result_.cuda_graphs_used = graphs_ != nullptr;
+  if (graphs_ && c.profile_memory) {
+    graphs_note_ = "CUDA graphs: memory was allocated when the step was captured in warm-up; the measured steps "
+                   "replay it and allocate nothing";
+  }
+}
+
+void DdpCase::load_batch(int step) {
+  const DdpConfig& c = result_.config;
+  const Batch mine = shard(global_batch(c, step), comm_.rank() * c.batch, c.batch, c10::Device(c10::kCPU));
+  if (!inputs_.defined()) {
+    inputs_ = mine.inputs.to(backend_->device());
+    targets_ = mine.targets.to(backend_->device());
+    return;
+  }
+  inputs_.copy_(mine.inputs);
+  targets_.copy_(mine.targets);
+}
+
+void DdpCase::capture_step() {
+  sync_->begin_step();  // the gradients come into being inside the graphs' pool
+  capturing_ = true;
+  try {
+    graphs_->capture(StepPhaseGraph::forward, [&] { graph_loss_ = model_->loss(inputs_, targets_); });
+    graphs_->capture(StepPhaseGraph::backward, [&] {
+      graph_loss_.backward();
+      backward_done_ = graphs_->mark();
+      graph_comm_bytes_ = sync_->finish().bytes;  // the waits join the collectives' stream here
+      sync_done_ = graphs_->mark();
+    });
+    graphs_->capture(StepPhaseGraph::optimizer, [&] { optimizer_->step(*sync_); });
+  } catch (...) {
+    capturing_ = false;
+    throw;
+  }
+  capturing_ = false;
 }
 
 void DdpCase::label_memory(profiling::AllocationRecorder& memory) const {
@@ -203,8 +261,10 @@ void DdpCase::label_memory(profiling::AllocationRecorder& memory) const {
 }
 
 DdpCase::StepTimes DdpCase::train_step(StepTimelineRecorder* picture, profiling::AllocationRecorder* memory) {
-  const DdpConfig& c = result_.config;
-  const Batch mine = shard(global_batch(c, steps_run_++), comm_.rank() * c.batch, c.batch, backend_->device());
+  const int step = steps_run_++;
+  load_batch(step);
+  if (graphs_ && step == kGraphWarmupSteps - 1) capture_step();
+  const bool replay = graphs_ && graphs_->captured(StepPhaseGraph::optimizer);
   StepTimes t;
   backend_->synchronize();
   if (picture) picture->start();
@@ -218,20 +278,42 @@ DdpCase::StepTimes DdpCase::train_step(StepTimelineRecorder* picture, profiling:
     return ms_since(mark);
   };
   if (memory) memory->mark_phase(profiling::step_ranges::kForward);
-  sync_->begin_step();
-  optimizer_->begin_forward();
-  const at::Tensor loss = model_->loss(mine.inputs, mine.targets);
+  at::Tensor loss;
+  if (replay) {
+    graphs_->replay(StepPhaseGraph::forward);
+  } else {
+    sync_->begin_step();
+    optimizer_->begin_forward();
+    loss = model_->loss(inputs_, targets_);
+  }
   t.forward = phase_done(profiling::step_ranges::kForward, profiling::step_ranges::kBackward);
-  loss.backward();
+  if (replay) {
+    graphs_->replay(StepPhaseGraph::backward);
+  } else {
+    loss.backward();
+  }
   t.backward = phase_done(profiling::step_ranges::kBackward, profiling::step_ranges::kGradientSync);
-  const distributed::SyncTimings sync = sync_->finish();
+  if (replay) {
+    // The backward graph ends with the collectives' join: what it took after backward's last
+    // kernel is the exposed part, timed on the device; the host makes no communication call.
+    t.exposed = graphs_->elapsed_ms(backward_done_, sync_done_);
+    if (t.exposed >= 0) t.backward = std::max(0.0, t.backward - t.exposed);
+    t.comm = -1;
+    t.bytes = graph_comm_bytes_;
+  } else {
+    const distributed::SyncTimings sync = sync_->finish();
+    t.comm = sync.comm_ms;
+    t.exposed = sync.exposed_ms;
+    t.bytes = sync.bytes;
+  }
   phase_done(profiling::step_ranges::kGradientSync, profiling::step_ranges::kOptimizerStep);
-  t.comm = sync.comm_ms;
-  t.exposed = sync.exposed_ms;
-  t.bytes = sync.bytes;
-  optimizer_->step(*sync_);
-  // The fused engine computes with its compute copy: from the parameters wherever they are.
-  if (refresh_after_step_) model_->fused()->refresh_compute_copy_from_parameters();
+  if (replay) {
+    graphs_->replay(StepPhaseGraph::optimizer);
+  } else {
+    optimizer_->step(*sync_);
+    // The fused engine computes with its compute copy: from the parameters wherever they are.
+    if (refresh_after_step_) model_->fused()->refresh_compute_copy_from_parameters();
+  }
   t.optimizer = phase_done(profiling::step_ranges::kOptimizerStep, profiling::step_ranges::kStepEnd);
   if (memory) label_memory(*memory);  // gradients and (first step) optimizer state are new
   t.step = std::chrono::duration<double, std::milli>(mark - start).count();
@@ -310,6 +392,9 @@ void DdpCase::after_measuring(DeviceBackend& backend) {
 }
 
 void DdpCase::release() {
+  graphs_.reset();  // first: its pool holds the step's tensors
+  graph_loss_ = at::Tensor();
+  inputs_ = targets_ = at::Tensor();
   if (model_) model_->set_before_stage({});
   if (optimizer_) result_.optimizer_state_bytes = optimizer_->state_bytes();
   optimizer_.reset();
@@ -360,6 +445,9 @@ void DdpCase::read_memory(const profiling::AllocationLog& log) {
 void DdpCase::finish(CaseEnd end) {
   result_.status = end.status;
   result_.message = end.message;
+  if (end.status == RunStatus::ok && !graphs_note_.empty()) {
+    result_.message = result_.message.empty() ? graphs_note_ : result_.message + "; " + graphs_note_;
+  }
   if (end.observation.allocation_log && end.status == RunStatus::ok) read_memory(*end.observation.allocation_log);
   if (steps_.empty() || end.status != RunStatus::ok) return;
   StepTimes sum;
@@ -367,8 +455,6 @@ void DdpCase::finish(CaseEnd end) {
     sum.step += t.step;
     sum.forward += t.forward;
     sum.backward += t.backward;
-    sum.comm += t.comm;
-    sum.exposed += t.exposed;
     sum.optimizer += t.optimizer;
     sum.bytes += t.bytes;
   }
@@ -376,8 +462,17 @@ void DdpCase::finish(CaseEnd end) {
   result_.step_ms = sum.step / n;
   result_.forward_ms = sum.forward / n;
   result_.backward_ms = sum.backward / n;
-  result_.comm_ms = sum.comm / n;
-  result_.exposed_comm_ms = sum.exposed / n;
+  // < 0: not measured in some step (the collectives' host time under CUDA graphs).
+  const auto mean = [&](double StepTimes::*time) {
+    double total = 0;
+    for (const auto& t : steps_) {
+      if (t.*time < 0) return -1.0;
+      total += t.*time;
+    }
+    return total / n;
+  };
+  result_.comm_ms = mean(&StepTimes::comm);
+  result_.exposed_comm_ms = mean(&StepTimes::exposed);
   result_.optimizer_ms = sum.optimizer / n;
   result_.comm_bytes = sum.bytes / static_cast<int64_t>(steps_.size());
 }

@@ -22,6 +22,7 @@
 #include "experiments/ddp/ddp_timeline.h"
 #include "experiments/ddp/ddp_types.h"
 #include "experiments/experiment_case.h"
+#include "runners/step_graphs.h"
 
 namespace stepscope {
 
@@ -65,6 +66,12 @@ class DdpCase final : public ExperimentCase {
     int64_t bytes = 0;  // the gradient collectives'
   };
   StepTimes train_step(StepTimelineRecorder* picture, profiling::AllocationRecorder* memory);
+  // Step `step`'s rows of the global batch into inputs_ and targets_ (where the graphs read them).
+  void load_batch(int step);
+  // Whether this case replays CUDA graphs, and if it cannot, why (graphs_note_).
+  void choose_graphs(const DeviceBackend& backend);
+  // Captures forward, backward (with the hooks' collectives and their waits) and optimizer.
+  void capture_step();
   // result_.memory from the record: the bytes at each DdpMemoryPoint of this rank.
   void read_memory(const profiling::AllocationLog& log);
   // What the memory timeline cannot tell from addresses alone: parameters, gradients (and the
@@ -84,6 +91,13 @@ class DdpCase final : public ExperimentCase {
   bool refresh_after_step_ = false;
   std::vector<StepTimes> steps_;
   int steps_run_ = 0;
+  at::Tensor inputs_, targets_;  // this rank's batch, rewritten in place each step
+  std::unique_ptr<StepGraphs> graphs_;
+  std::string graphs_note_;  // why graphs are off, or what they change in the row
+  bool capturing_ = false;   // no device synchronisation while a graph is being captured
+  at::Tensor graph_loss_;
+  int backward_done_ = -1, sync_done_ = -1;  // points in the backward graph
+  int64_t graph_comm_bytes_ = 0;              // what the captured collectives carry
   RankStepTimeline timeline_;
   std::string timeline_note_;
 };

@@ -39,6 +39,7 @@ schema::InputSchema make_inputs() {
                "eager", true, "run", "E"});
   f.back().choices = {"eager", "fused"};
   f.back().check = [](const std::string& t) { parse_engine_kind(t); };
+  f.push_back(cuda_graphs_input());
   f.push_back(precision_input("reduce-dtype", "Gradient reduce type",
                               "the type gradients are reduced in: fp32, or bf16 (cast and divided by the\n"
                               "ranks on the way in, summed in bf16, cast back, as PyTorch's\n"
@@ -101,6 +102,7 @@ DdpSweepSpec ddp_spec(const schema::InputValues& v) {
   base.measured_steps = static_cast<int>(v.integer("steps"));
   base.seed = static_cast<uint64_t>(v.integer("seed"));
   base.check = v.flag("check");
+  base.cuda_graphs = v.text("cuda-graphs") == "on";
   base.profile_memory = v.flag("profile-memory");
   return spec;
 }
@@ -126,6 +128,7 @@ schema::InputValues ddp_values(const DdpSweepSpec& spec) {
   v.set("seed", std::to_string(b.seed));
   v.set("device", to_string(b.device));
   v.set_flag("check", b.check);
+  if (!b.cuda_graphs) v.set("cuda-graphs", "off");
   v.set_flag("profile-memory", b.profile_memory);
   return v;
 }

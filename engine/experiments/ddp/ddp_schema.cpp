@@ -19,7 +19,7 @@ using Time = double Row::*;
 
 void add_time(schema::Schema<Row>& s, const char* key, const char* label, Time member, const char* description) {
   s.fields.push_back({Column{key, label, ColumnKind::milliseconds, ColumnRole::measure, description},
-                      [member](const Row& r) { return value_if(measured(r), r.*member); }});
+                      [member](const Row& r) { return value_if(measured(r) && r.*member >= 0, r.*member); }});
 }
 
 schema::Schema<Row> make_ddp_schema() {
@@ -48,9 +48,10 @@ schema::Schema<Row> make_ddp_schema() {
   add_time(s, "forward_ms", "Forward", &Row::forward_ms,
            "Forward and loss (zero1: with the waits for the parameters gathered under it)");
   add_time(s, "backward_ms", "Backward", &Row::backward_ms, "Backward, with what the hooks communicate");
-  add_time(s, "comm_ms", "Comm", &Row::comm_ms, "Inside all-reduce calls and their waits");
+  add_time(s, "comm_ms", "Comm", &Row::comm_ms,
+           "Inside all-reduce calls and their waits (empty under CUDA graphs, where no call runs on the host)");
   add_time(s, "exposed_comm_ms", "Exposed comm", &Row::exposed_comm_ms,
-           "Communication left after backward ended");
+           "Communication left after backward ended (under CUDA graphs: timed by events in the backward graph)");
   add_time(s, "optimizer_ms", "Optimizer", &Row::optimizer_ms,
            "AdamW step (sharded: with its broadcasts; zero1: this rank's share only, its all-gathers run in the "
            "next forward)");
@@ -66,6 +67,10 @@ schema::Schema<Row> make_ddp_schema() {
   f.push_back({Column{"max_param_diff", "Max |param diff|", ColumnKind::real, ColumnRole::measure,
                       "--check: largest parameter difference from one process on the whole global batch"},
                [](const Row& r) { return value_if(r.max_param_diff >= 0, r.max_param_diff); }});
+  f.push_back({Column{"cuda_graphs", "CUDA graphs", ColumnKind::text, ColumnRole::detail,
+                      "Whether the measured steps replayed CUDA graphs (collectives captured in the backward graph)"},
+               [](const Row& r) { return Value(std::string(r.cuda_graphs_used ? "yes" : "no")); },
+               [](Row& r, const Value& v) { r.cuda_graphs_used = schema::text_of(v) == "yes"; }});
   f.push_back({Column{"status", "Status", ColumnKind::text, ColumnRole::measure, "ok, OOM, failed or cancelled"},
                [](const Row& r) { return Value(to_string(r.status)); },
                [](Row& r, const Value& v) { r.status = parse_run_status(schema::text_of(v)); }});

@@ -37,6 +37,9 @@ struct DdpConfig {
   // divided by the ranks in one pass, summed in bf16, cast back: PyTorch's bf16_compress_hook,
   // half the bytes).
   Precision reduce_dtype = Precision::fp32;
+  // Fused on GPUs with the optimizer state on every rank: after warm-up the step (forward,
+  // backward with its hooks' collectives, optimizer) replays as CUDA graphs.
+  bool cuda_graphs = true;
   int warmup_steps = 1;
   int measured_steps = 5;
   Device device;  // the CPU by default
@@ -82,6 +85,7 @@ struct DdpResult {
   // Per step, mean over the measured steps, max over ranks; < 0 unmeasured.
   double step_ms = -1, forward_ms = -1, backward_ms = -1, comm_ms = -1, exposed_comm_ms = -1, optimizer_ms = -1;
   double max_param_diff = -1;  // < 0 when not checked
+  bool cuda_graphs_used = false;  // the measured steps replayed CUDA graphs
   int64_t comm_bytes = -1;     // bytes the gradient collectives carried per step (max over ranks)
   int64_t optimizer_state_bytes = -1;  // AdamW's moments this rank holds (the row: the largest)
   // With profile_memory: this rank's live bytes per category at each DdpMemoryPoint, in order.

@@ -3,6 +3,10 @@
 #include "runners/step_graphs.h"
 
 #include <array>
+#include <stdexcept>
+#include <vector>
+
+#include <cuda_runtime_api.h>
 
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAEvent.h>
@@ -13,6 +17,41 @@
 namespace stepscope {
 
 namespace {
+
+void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+
+// Timing events recorded by graph nodes (cudaEventRecordExternal), destroyed with the graphs.
+class GraphMarks {
+ public:
+  GraphMarks() = default;
+  GraphMarks(const GraphMarks&) = delete;
+  GraphMarks& operator=(const GraphMarks&) = delete;
+  ~GraphMarks() {
+    for (cudaEvent_t e : events_) cudaEventDestroy(e);  // nothing to do about a failure here
+  }
+  int record(cudaStream_t capturing) {
+    cudaEvent_t event = nullptr;
+    check(cudaEventCreate(&event), "cudaEventCreate (a graph's timing point)");
+    events_.push_back(event);
+    check(cudaEventRecordWithFlags(event, capturing, cudaEventRecordExternal), "cudaEventRecordWithFlags (external)");
+    return static_cast<int>(events_.size()) - 1;
+  }
+  double elapsed_ms(int from, int to) const {
+    const auto n = static_cast<int>(events_.size());
+    if (from < 0 || to < 0 || from >= n || to >= n) throw std::out_of_range("no such graph timing point");
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, events_[static_cast<size_t>(from)], events_[static_cast<size_t>(to)]) != cudaSuccess) {
+      (void)cudaGetLastError();  // not sticky: the caller reports the time as unknown
+      return -1;
+    }
+    return ms;
+  }
+
+ private:
+  std::vector<cudaEvent_t> events_;
+};
 
 class CudaStepGraphs final : public StepGraphs {
  public:
@@ -53,8 +92,12 @@ class CudaStepGraphs final : public StepGraphs {
 
   bool captured(StepPhaseGraph phase) const override { return graphs_[static_cast<size_t>(phase)] != nullptr; }
 
+  int mark() override { return marks_.record(c10::cuda::getCurrentCUDAStream(device_.index()).stream()); }
+  double elapsed_ms(int from, int to) const override { return marks_.elapsed_ms(from, to); }
+
  private:
   c10::Device device_;
+  GraphMarks marks_;  // before the graphs: destroyed after them
   at::cuda::MempoolId_t pool_;
   std::array<std::unique_ptr<at::cuda::CUDAGraph>, 3> graphs_;
 };
