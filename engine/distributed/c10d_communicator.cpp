@@ -69,11 +69,15 @@ class C10dCommunicator final : public Communicator {
   CommBackend backend() const override { return backend_; }
   bool native_reduce_scatter() const override { return backend_ == CommBackend::nccl; }
   bool sums_bfloat16() const override { return backend_ == CommBackend::nccl || compat::gloo_has_bfloat16(); }
+  bool averages() const override { return backend_ == CommBackend::nccl; }
 
   std::unique_ptr<PendingCollective> all_reduce(at::Tensor& tensor, ReduceOp op) override {
     std::vector<at::Tensor> tensors{tensor};
     c10d::AllreduceOptions options;
-    options.reduceOp = op == ReduceOp::max ? c10d::ReduceOp::MAX : c10d::ReduceOp::SUM;
+    if (op == ReduceOp::average && !averages()) throw std::invalid_argument("all_reduce: Gloo has no average");
+    options.reduceOp = op == ReduceOp::max       ? c10d::ReduceOp::MAX
+                       : op == ReduceOp::average ? c10d::ReduceOp::AVG
+                                                 : c10d::ReduceOp::SUM;
     return pending(group_->allreduce(tensors, options));
   }
 

@@ -15,7 +15,9 @@ namespace stepscope::distributed {
 
 using stepscope::CommBackend;
 
-enum class ReduceOp { sum, max };
+// average: the sum divided by the ranks inside the collective (NCCL's ncclAvg), where
+// Communicator::averages() says the backend has it.
+enum class ReduceOp { sum, max, average };
 
 // A collective in flight; its tensors hold the result once wait() returns.
 class PendingCollective {
@@ -54,6 +56,8 @@ class Communicator {
   virtual bool native_reduce_scatter() const = 0;
   // Whether all_reduce and reduce_scatter sum bf16 tensors (Gloo in LibTorch 1.13 does not).
   virtual bool sums_bfloat16() const { return true; }
+  // Whether all_reduce takes ReduceOp::average (NCCL; Gloo has no average).
+  virtual bool averages() const { return false; }
 };
 
 }  // namespace stepscope::distributed

@@ -5,6 +5,8 @@
 # GPUs, in that order, into $OUT.
 # Usage (GPU machine with 2 GPUs, repository root, .deps-debs carried): tests/device/fused_ddp_on_gpus.sh
 # Environment: MODEL=xl PRECISION=bf16 CONTEXT=256 BATCH=4 SKIP_BUILD=1 (reuse a warm build/)
+#   CHECK_MODEL=small (DDP x2 --check rows of every variant under graphs first; empty: none)
+#   NCCL_CHANNELS=8,4 (also fused bf16 rows with NCCL_MAX_NCHANNELS at each)
 #   GPU_TESTS='DdpCuda.*:FusedEngineCuda.*' (the gtest filter run first; empty: none)
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -22,6 +24,17 @@ if [ -n "${GPU_TESTS-DdpCuda.*:FusedEngineCuda.*}" ] && [ -x build/bin/stepscope
   echo "gpu tests exit $?" | tee -a "$OUT/summary.txt"
   grep -aE "^\[  (FAILED|PASSED|  OK|SKIPPED) |Failure|Expected|Which is|actual" "$OUT/gpu_tests.log" | head -60 | tee -a "$OUT/summary.txt"
 fi
+if [ -n "${CHECK_MODEL-small}" ]; then
+  log "DDP x2 fused under CUDA graphs against one process (--check), every variant, ${CHECK_MODEL-small} fp32 and bf16"
+  for p in fp32 bf16; do
+    timeout 200 $cli ddp --device cuda --nproc 2 --model ${CHECK_MODEL-small} --context 128 --batch 2 --precision $p \
+      --variant naive,flat,overlap,bucketed --bucket-mb 25 --engine fused --warmup 2 --steps 3 --check --timeout 120 \
+      --quiet --csv "$OUT/d/check_$p.csv"
+    echo "ddp check $p exit $?" | tee -a "$OUT/summary.txt"
+    python3 -c "import csv,sys; [print(r['variant'], r['precision'], 'graphs', r['cuda_graphs'], 'max_param_diff', r['max_param_diff'], r['status'], r['message'][:100]) for r in csv.DictReader(open(sys.argv[1]))]" \
+      "$OUT/d/check_$p.csv" | tee -a "$OUT/summary.txt"
+  done
+fi
 log "single GPU: ours, eager and fused ($shape train)"
 timeout 120 $cli bench $shape --mode train --engine eager,fused --warmup 5 --steps 10 --device cuda --quiet \
   --csv "$OUT/d/single.csv"
@@ -36,6 +49,15 @@ log "DDP x2 fused without CUDA graphs (bf16 reduction): what the graphs save"
 timeout 200 $cli ddp --device cuda --nproc 2 $shape --variant bucketed --bucket-mb 25 --engine fused --cuda-graphs off \
   --reduce-dtype bf16 --warmup 3 --steps 10 --timeout 120 --quiet --csv "$OUT/d/ddp_nographs.csv"
 echo "ddp no graphs exit $?" | tee -a "$OUT/summary.txt"
+if [ -n "${NCCL_CHANNELS:-}" ]; then
+  for ch in ${NCCL_CHANNELS//,/ }; do
+    log "DDP x2 fused bf16 reduction, NCCL limited to $ch channels (fewer SMs taken from backward)"
+    NCCL_MAX_NCHANNELS=$ch NCCL_MIN_NCHANNELS=1 timeout 200 $cli ddp --device cuda --nproc 2 $shape --variant bucketed \
+      --bucket-mb 25 --engine fused --reduce-dtype bf16 --warmup 3 --steps 10 --timeout 120 --quiet \
+      --csv "$OUT/d/ddp_channels$ch.csv"
+    echo "ddp channels $ch exit $?" | tee -a "$OUT/summary.txt"
+  done
+fi
 log "PyTorch DDP x2 (25 MB buckets)"
 timeout 150 python3 -m torch.distributed.run --standalone --nproc-per-node 2 tests/reference/ddp_reference.py \
   --model $MODEL --context $CONTEXT --batch $BATCH --precision $PRECISION --warmup 3 --steps 10 \
@@ -49,16 +71,21 @@ def rows(name):
     return list(csv.DictReader(open(p))) if os.path.exists(p) else []
 single = {r.get("engine", "eager"): r for r in rows("single.csv")}
 for e, r in single.items():
-    print(f"single GPU {e}: {r['total_mean_ms']} ms ({r['status']})")
-for name in ("ddp_fp32.csv", "ddp_bf16.csv", "ddp_nographs.csv"):
+    phases = ", ".join(f"{k.split('_')[0]} {float(r[k]):.2f}" for k in ("forward_mean_ms", "backward_mean_ms",
+                                                                        "optimizer_mean_ms") if r.get(k))
+    print(f"single GPU {e}: {r['total_mean_ms']} ms ({phases}) ({r['status']})")
+for name in ["ddp_fp32.csv", "ddp_bf16.csv", "ddp_nographs.csv"] + sorted(
+        f for f in os.listdir(d) if f.startswith("ddp_channels") and f.endswith(".csv") and "." not in f[:-4]):
     for r in rows(name):
         step = r.get("step_ms") or "?"
         base = single.get(r.get("engine", "eager"), {}).get("total_mean_ms")
         ratio = f"{float(step) / float(base):.3f}x single" if base and step != "?" else ""
         phases = ", ".join(f"{k[:-3]} {float(r[k]):.2f}" for k in ("forward_ms", "backward_ms", "exposed_comm_ms",
                                                                     "optimizer_ms") if r.get(k))
-        print(f"DDP x2 {r.get('engine')} reduce {r.get('reduce_dtype')} graphs {r.get('cuda_graphs')}: "
+        print(f"{name[:-4]}: DDP x2 {r.get('engine')} reduce {r.get('reduce_dtype')} graphs {r.get('cuda_graphs')}: "
               f"step {step} ms {ratio} ({phases}) ({r.get('status')} {r.get('message', '')[:160]})")
 for r in rows("torch_ddp.csv"):
     print("PyTorch DDP:", {k: v for k, v in r.items() if "ms" in k or k in ("ranks", "status")})
 PY
+# One archive of the tables (the device tool brings back a limited number of files).
+tar czf "$OUT/tables.tgz" -C "$OUT" d && rm -rf "$OUT/d"

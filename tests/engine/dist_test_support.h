@@ -109,4 +109,47 @@ class Bf16SumsThroughFp32 final : public distributed::Communicator {
   distributed::Communicator& inner_;
 };
 
+// A group whose all-reduce also averages, as NCCL's does (ncclAvg): the sum over `inner`, then
+// divided by the ranks in the tensor's own type. For the gradient syncs' path that leaves the
+// division to the collective, on Gloo (which has no average). Done before it returns.
+class AveragesInCollective final : public distributed::Communicator {
+ public:
+  explicit AveragesInCollective(distributed::Communicator& inner) : inner_(inner) {}
+  int rank() const override { return inner_.rank(); }
+  int size() const override { return inner_.size(); }
+  CommBackend backend() const override { return inner_.backend(); }
+  bool native_reduce_scatter() const override { return inner_.native_reduce_scatter(); }
+  bool sums_bfloat16() const override { return inner_.sums_bfloat16(); }
+  bool averages() const override { return true; }
+  std::unique_ptr<distributed::PendingCollective> all_reduce(at::Tensor& tensor, distributed::ReduceOp op) override {
+    if (op != distributed::ReduceOp::average) return inner_.all_reduce(tensor, op);
+    inner_.all_reduce(tensor, distributed::ReduceOp::sum)->wait();
+    tensor.div_(size());
+    averaged_ += 1;
+    return std::make_unique<Done>();
+  }
+  std::unique_ptr<distributed::PendingCollective> reduce_scatter(at::Tensor& out, const at::Tensor& in) override {
+    return inner_.reduce_scatter(out, in);
+  }
+  std::unique_ptr<distributed::PendingCollective> all_gather(at::Tensor& out, const at::Tensor& in) override {
+    return inner_.all_gather(out, in);
+  }
+  std::unique_ptr<distributed::PendingCollective> broadcast(at::Tensor& tensor, int root) override {
+    return inner_.broadcast(tensor, root);
+  }
+  void barrier() override { inner_.barrier(); }
+  int averaged() const { return averaged_; }  // all-reduces that averaged
+
+ private:
+  struct Done final : distributed::PendingCollective {
+    void wait() override {}
+    bool call_when_done(std::function<void()> callback) override {
+      callback();
+      return true;
+    }
+  };
+  distributed::Communicator& inner_;
+  int averaged_ = 0;
+};
+
 }  // namespace stepscope::testing

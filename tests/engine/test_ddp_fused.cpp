@@ -74,17 +74,26 @@ std::vector<std::vector<at::Tensor>> per_rank_gradients(int ranks) {
 
 // Runs body(comm) on two Gloo ranks; with bf16, through a group that sums bf16 (Gloo's own
 // where it has them).
-void on_two_ranks(bool bf16, const std::function<void(distributed::Communicator&)>& body) {
+// `average`: through a group whose all-reduce averages (NCCL's), so the syncs leave the division
+// to it.
+void on_two_ranks(bool bf16, const std::function<void(distributed::Communicator&)>& body, bool average = false) {
   stepscope::testing::on_gloo_ranks(2, [&](distributed::Communicator& gloo) {
-    if (!bf16 || gloo.sums_bfloat16()) return body(gloo);
+    const auto maybe_averaging = [&](distributed::Communicator& comm) {
+      if (!average) return body(comm);
+      stepscope::testing::AveragesInCollective averaging(comm);
+      body(averaging);
+      EXPECT_GT(averaging.averaged(), 0) << "no all-reduce averaged";
+    };
+    if (!bf16 || gloo.sums_bfloat16()) return maybe_averaging(gloo);
     stepscope::testing::Bf16SumsThroughFp32 comm(gloo);
-    body(comm);
+    maybe_averaging(comm);
   });
 }
 
 // `keep`: the means left in bf16 (keep_reduce_dtype), else cast back to fp32.
-void check_fused_sync(DdpVariant variant, bool bf16, bool keep = false) {
-  SCOPED_TRACE(distributed::to_string(variant) + (bf16 ? " bf16 reduce" : " fp32 reduce") + (keep ? ", kept" : ""));
+void check_fused_sync(DdpVariant variant, bool bf16, bool keep = false, bool average = false) {
+  SCOPED_TRACE(distributed::to_string(variant) + (bf16 ? " bf16 reduce" : " fp32 reduce") + (keep ? ", kept" : "") +
+               (average ? ", averaged by the collective" : ""));
   constexpr int kRanks = 2;
   const auto grads = per_rank_gradients(kRanks);
   std::vector<std::shared_ptr<FusedTransformerLM>> models;
@@ -124,7 +133,7 @@ void check_fused_sync(DdpVariant variant, bool bf16, bool keep = false) {
       EXPECT_TRUE(((got - want).abs() <= bound).all().item<bool>()) << "rank " << comm.rank() << " parameter " << i;
       EXPECT_TRUE(at::equal(got, got.to(at::kBFloat16).to(at::kFloat))) << "parameter " << i << " was summed in bf16";
     }
-  });
+  }, average);
 }
 
 DdpConfig fused_row(DdpVariant variant, OptimizerSharding optimizer, Precision precision = Precision::fp32) {
@@ -187,6 +196,14 @@ TEST(DdpFusedSync, Bf16ReductionIsTheMeanWithinBf16AtHalfTheBytes) {
 }
 
 // For FusedAdamW, which reads bf16 gradients: the same means, left in bf16.
+// NCCL averages in the all-reduce itself: the hooks then only copy (cast) each gradient.
+TEST(DdpFusedSync, CollectivesThatAverageLeaveTheSameMeans) {
+  for (DdpVariant variant : distributed::all_ddp_variants()) {
+    check_fused_sync(variant, false, false, true);
+    check_fused_sync(variant, true, true, true);
+  }
+}
+
 TEST(DdpFusedSync, Bf16MeansCanStayBf16) {
   for (DdpVariant variant : distributed::all_ddp_variants()) check_fused_sync(variant, true, true);
 }

@@ -128,7 +128,7 @@ class BucketedSync final : public GradientSync {
     arrived_[i] = true;
     BucketState& b = buckets_[places_[i].bucket];
     at::Tensor slot = b.buffer.narrow(0, places_[i].offset, grad.numel()).view(grad.sizes());
-    scaled_into(slot, grad, mean_factor_);  // copied and divided in one pass, during backward
+    scaled_into(slot, grad, mean_factor());  // copied (and divided) during backward
     ++b.arrived;
     // In bucket order, as PyTorch's reducer: every rank then starts the same collectives in
     // the same order even where backward finishes buckets in another.
@@ -139,7 +139,6 @@ class BucketedSync final : public GradientSync {
   }
 
   std::mutex mutex_;  // hooks of parameters on different devices run on different threads
-  at::Scalar mean_factor_{1.0 / comm_.size()};
   std::vector<BucketState> buckets_;
   std::vector<Place> places_;
   std::vector<bool> arrived_;

@@ -34,12 +34,12 @@ class FlatSync final : public GradientSync {
     if (parameters_.empty()) return;
     // Each gradient copied in and divided in one pass; afterwards the gradients are views of
     // the buffer (the optimizer only reads them), so nothing is copied back.
-    const at::Scalar mean_factor(1.0 / comm_.size());
+    const at::Scalar factor = mean_factor();
     int64_t offset = 0;
     for (size_t i = 0; i < parameters_.size(); ++i) {
       const at::Tensor& grad = gradient(i);
       at::Tensor slot = buffer_.narrow(0, offset, grad.numel()).view(grad.sizes());
-      scaled_into(slot, grad, mean_factor);
+      scaled_into(slot, grad, factor);
       offset += grad.numel();
     }
     auto work = start_reduction(buffer_, pieces(), ShardStorage::in_buffer);

@@ -138,8 +138,13 @@ std::vector<GradientUnit> GradientSync::units() const {
 }
 
 std::unique_ptr<PendingCollective> GradientSync::start_all_reduce(at::Tensor& tensor) {
+  const ReduceOp op = averages_in_collective() ? ReduceOp::average : ReduceOp::sum;
   return start_collective(tensor.numel() * static_cast<int64_t>(tensor.element_size()),
-                          [&] { return comm_.all_reduce(tensor); });
+                          [&] { return comm_.all_reduce(tensor, op); });
+}
+
+at::Scalar GradientSync::mean_factor() const {
+  return averages_in_collective() ? at::Scalar(1.0) : at::Scalar(1.0 / comm_.size());
 }
 
 std::unique_ptr<PendingCollective> GradientSync::start_reduction(at::Tensor& buffer, std::vector<UnitPiece> pieces,
@@ -241,6 +246,10 @@ std::unique_ptr<GradientSync> make_gradient_sync(std::vector<at::Tensor> paramet
 }
 
 void GradientSync::scaled_into(at::Tensor& slot, const at::Tensor& grad, const at::Scalar& factor) {
+  if (factor.toDouble() == 1.0) {
+    slot.copy_(grad);
+    return;
+  }
   if (slot.scalar_type() == grad.scalar_type()) {
     at::mul_out(slot, grad, factor);
     return;

@@ -114,6 +114,11 @@ class GradientSync {
   std::unique_ptr<PendingCollective> start_reduction(at::Tensor& buffer, std::vector<UnitPiece> pieces,
                                                      ShardStorage storage = ShardStorage::own);
   bool scatters() const { return reduction_ == GradientReduction::reduce_scatter; }
+  // What each rank's gradient is multiplied by on its way into a collective so that the
+  // collective leaves the mean: 1 where the all-reduce averages itself (NCCL's ncclAvg, one
+  // pass over the gradients fewer), else 1 / ranks.
+  at::Scalar mean_factor() const;
+  bool averages_in_collective() const { return !scatters() && comm_.averages(); }
   // The gradient backward left on parameter i; throws when there is none.
   const at::Tensor& gradient(size_t i) const;
   // The type a gradient like `like` is reduced in, and whether that is another than its own
@@ -125,8 +130,8 @@ class GradientSync {
   // else cast back into the gradient backward left.
   void install_mean(size_t i, const at::Tensor& mean);
   // slot = grad * factor, into the slot's type (the reduce type): one pass where the types
-  // agree; across types (bf16 reduction) a cast then an in-place scale, as CUDA's mul_out
-  // refuses an output of another type than its inputs'.
+  // agree or the factor is 1; else (bf16 reduction) a cast then an in-place scale, as CUDA's
+  // mul_out refuses an output of another type than its inputs'.
   static void scaled_into(at::Tensor& slot, const at::Tensor& grad, const at::Scalar& factor);
 
   std::vector<at::Tensor> parameters_;

@@ -31,7 +31,7 @@ class NaiveSync final : public GradientSync {
       }
       auto work = start_all_reduce(grad);
       timed([&] { work->wait(); });
-      grad.div_(comm_.size());
+      if (!averages_in_collective()) grad.div_(comm_.size());
     }
   }
 
@@ -39,7 +39,7 @@ class NaiveSync final : public GradientSync {
   void reduce_compressed(size_t i) {
     const at::Tensor grad = parameters_[i].grad();
     at::Tensor wire = at::empty(grad.sizes(), grad.options().dtype(reduce_type(grad)));
-    scaled_into(wire, grad, at::Scalar(1.0 / comm_.size()));
+    scaled_into(wire, grad, mean_factor());
     auto work = start_all_reduce(wire);
     timed([&] { work->wait(); });
     install_mean(i, wire);
@@ -51,7 +51,7 @@ class NaiveSync final : public GradientSync {
       const at::Tensor& grad = gradient(i);
       at::Tensor unit = at::zeros({padded_numel(grad.numel(), comm_.size())}, grad.options().dtype(reduce_type(grad)));
       at::Tensor head = unit.narrow(0, 0, grad.numel());
-      scaled_into(head, grad.reshape({-1}), at::Scalar(1.0 / comm_.size()));
+      scaled_into(head, grad.reshape({-1}), mean_factor());
       auto work = start_reduction(unit, {{i, 0, grad.numel()}});
       timed([&] { work->wait(); });
     }

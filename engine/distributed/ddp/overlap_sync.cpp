@@ -59,16 +59,16 @@ class OverlapSync final : public GradientSync {
     if (!grad.defined()) return;  // no gradient: complete() names the parameter
     // A copy, divided on the way (one pass): autograd may steal or copy `grad` into .grad while
     // the collective writes it. The ranks' divided gradients then sum to the mean.
-    const at::Scalar mean_factor(1.0 / comm_.size());
+    const at::Scalar factor = mean_factor();
     const auto options = grad.options().dtype(reduce_type(grad));
     at::Tensor sum;
     if (scatters()) {  // ZeRO-1: padded to the ranks for the reduce-scatter
       sum = at::zeros({padded_numel(grad.numel(), comm_.size())}, options);
       at::Tensor head = sum.narrow(0, 0, grad.numel());
-      scaled_into(head, grad.detach().reshape({-1}), mean_factor);
+      scaled_into(head, grad.detach().reshape({-1}), factor);
     } else {
       sum = at::empty(grad.sizes(), options);  // contiguous, in the reduce type
-      scaled_into(sum, grad.detach(), mean_factor);
+      scaled_into(sum, grad.detach(), factor);
     }
     std::lock_guard<std::mutex> lock(mutex_);
     if (in_flight_[i].work) {
