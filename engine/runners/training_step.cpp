@@ -9,9 +9,9 @@
 #include "compat/torch_compat.h"
 #include "model/fused/fused_adamw.h"
 #include "model/fused/fused_lm.h"
-#include "model/loss.h"
 #include "profiling/range_recorder.h"
 #include "profiling/step_ranges.h"
+#include "runners/engine_model.h"
 
 namespace stepscope {
 
@@ -44,28 +44,23 @@ void TrainingStep::check_precision(Precision precision, c10::Device device, Engi
   }
 }
 
-TrainingStep::TrainingStep(const BenchConfig& config, c10::Device device) : config_(config), device_(device) {
+TrainingStep::TrainingStep(const BenchConfig& config, c10::Device device) : config_(config) {
   validate(config);  // among others: the model's context covers the run's
   check_precision(config.precision, device, config.engine);
-  torch::manual_seed(config.seed);
-  const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(device);
-  if (config.engine == EngineKind::fused) {
-    fused_ = std::make_shared<FusedTransformerLM>(config.model, options,
-                                                  autocast_dtype(config.precision).value_or(torch::kFloat32));
-    parameters_ = fused_->parameters();
-    if (runs_optimizer(config.mode)) {
-      const auto& copy = fused_->compute_copy();
-      fused_optimizer_ = std::make_unique<fused::FusedAdamW>(
-          fused_->flat_parameters(), parameters_,
-          copy.data_ptr() == fused_->flat_parameters().data_ptr() ? at::Tensor() : copy);
+  // Seeds the generator from config.seed, then builds: the batch below draws after the weights.
+  model_ = std::make_unique<EngineModel>(config.engine, config.model, config.precision, config.seed, device);
+  parameters_ = model_->parameters();
+  FusedTransformerLM* fused = model_->fused();
+  if (runs_optimizer(config.mode)) {
+    if (fused) {
+      fused_optimizer_ =
+          std::make_unique<fused::FusedAdamW>(fused->flat_parameters(), parameters_, model_->copy_to_refresh());
+    } else {
+      optimizer_ = std::make_unique<AdamW>(parameters_);
     }
-  } else {
-    model_ = TransformerLM(config.model, options);
-    parameters_ = model_->parameters();
-    if (runs_optimizer(config.mode)) optimizer_ = std::make_unique<AdamW>(parameters_);
   }
   if (config.precision == Precision::fp16 && runs_backward(config.mode)) scaler_ = std::make_unique<LossScaler>();
-  if (fused_ && config.cuda_graphs && device.is_cuda()) {
+  if (fused && config.cuda_graphs && device.is_cuda()) {
     if (scaler_) {
       graphs_refusal_ = "CUDA graphs off: fp16 loss scaling reads the gradients' overflow on the host each step";
     } else if (config.warmup_steps < kGraphWarmupSteps) {
@@ -82,10 +77,7 @@ TrainingStep::TrainingStep(const BenchConfig& config, c10::Device device) : conf
 
 TrainingStep::~TrainingStep() = default;
 
-torch::nn::Module& TrainingStep::module() {
-  if (fused_) return *fused_;
-  return *model_;
-}
+torch::nn::Module& TrainingStep::module() { return model_->module(); }
 
 double TrainingStep::last_loss() const { return loss_.defined() ? loss_.item<double>() : 0.0; }
 
@@ -96,16 +88,17 @@ void TrainingStep::label_memory(profiling::AllocationRecorder& recorder) const {
   const auto label = [&](const at::Tensor& t, MemoryCategory category) {
     recorder.label(t.storage().data(), category, static_cast<int64_t>(t.storage().nbytes()));
   };
-  if (fused_) {
-    label(fused_->flat_parameters(), MemoryCategory::parameter);
-    label(fused_->compute_copy(), MemoryCategory::parameter);
+  const FusedTransformerLM* fused = model_->fused();
+  if (fused) {
+    label(fused->flat_parameters(), MemoryCategory::parameter);
+    label(fused->compute_copy(), MemoryCategory::parameter);
     if (fused_optimizer_) {
       label(fused_optimizer_->first_moment(), MemoryCategory::optimizer_state);
       label(fused_optimizer_->second_moment(), MemoryCategory::optimizer_state);
     }
   }
   for (size_t i = 0; i < parameters_.size(); ++i) {
-    if (!fused_) label(parameters_[i], MemoryCategory::parameter);
+    if (!fused) label(parameters_[i], MemoryCategory::parameter);
     if (parameters_[i].grad().defined()) label(parameters_[i].grad(), MemoryCategory::gradient);
     if (optimizer_ && optimizer_->first_moment(i).defined()) {
       label(optimizer_->first_moment(i), MemoryCategory::optimizer_state);
@@ -116,14 +109,8 @@ void TrainingStep::label_memory(profiling::AllocationRecorder& recorder) const {
   label(targets_, MemoryCategory::input);
 }
 
-at::Tensor TrainingStep::forward_loss() {
-  if (fused_) return fused_->loss(inputs_, targets_);  // computes in its own types: no autocast
-  std::optional<compat::AutocastGuard> autocast;
-  if (const auto dtype = autocast_dtype(config_.precision)) autocast.emplace(device_.type(), *dtype);
-  const auto logits = model_(inputs_);
-  profiling::ScopedRange loss_range("loss");
-  return mean_cross_entropy(logits, targets_);
-}
+// Eager under autocast with a "loss" range around the cross-entropy; fused in its own types.
+at::Tensor TrainingStep::forward_loss() { return model_->loss(inputs_, targets_); }
 
 void TrainingStep::optimizer_step() {
   const bool overflow = scaler_ && scaler_->unscale_and_check(parameters_);

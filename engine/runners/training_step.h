@@ -4,10 +4,12 @@
 
 #include <memory>
 #include <string>
+#include <vector>
+
+#include <torch/nn/module.h>
 
 #include "model/adamw.h"
 #include "model/loss_scaler.h"
-#include "model/transformer_lm.h"
 #include "profiling/allocation_recorder.h"
 #include "runners/bench_types.h"
 #include "runners/device_backend.h"
@@ -15,15 +17,16 @@
 
 namespace stepscope {
 
-class FusedTransformerLM;
+class EngineModel;
 namespace fused {
 class FusedAdamW;
 }
 
 class TrainingStep {
  public:
-  // Builds the model (fp32 master weights) on `device`, seeded from config.seed: the same
-  // initial weights for either engine. Throws ConfigError when the precision is not available.
+  // Builds the model (an EngineModel: fp32 master weights) on `device`, seeded from config.seed:
+  // the same initial weights for either engine. Throws ConfigError when the precision is not
+  // available.
   TrainingStep(const BenchConfig& config, c10::Device device);
   ~TrainingStep();
 
@@ -57,9 +60,7 @@ class TrainingStep {
   void replay_graphs(StepClock& clock);
 
   BenchConfig config_;
-  c10::Device device_;
-  TransformerLM model_{nullptr};                 // eager
-  std::shared_ptr<FusedTransformerLM> fused_;    // fused
+  std::unique_ptr<EngineModel> model_;  // either engine's: parameters, loss, the fused model
   std::vector<at::Tensor> parameters_;
   std::unique_ptr<AdamW> optimizer_;
   std::unique_ptr<fused::FusedAdamW> fused_optimizer_;

@@ -15,50 +15,28 @@ Prints to stdout; with --markdown also writes the file.  Exit status 0.
 """
 
 import argparse
-import csv
-import math
 import sys
 
-KEY = ("model", "context", "batch", "precision", "mode")
+from bench_csv import MissingColumns, key_of, num, read_rows, status
+
 MODE_ORDER = {"forward": 0, "forward-backward": 1, "train": 2}
 SIZE_ORDER = {"tiny": 0, "small": 1, "medium": 2, "large": 3, "xl": 4, "2.7B": 5}
 PREC_ORDER = {"fp32": 0, "bf16": 1}
 
 
-def num(v):
-    """Float from a CSV cell; None for empty / missing / non-numeric."""
-    if v is None:
-        return None
-    v = str(v).strip()
-    if not v:
-        return None
-    try:
-        x = float(v)
-    except ValueError:
-        return None
-    return None if math.isnan(x) else x
-
-
 def read(path):
-    with open(path, newline="") as f:
-        reader = csv.DictReader(f)
-        missing = [k for k in KEY + ("status", "total_mean_ms") if k not in (reader.fieldnames or [])]
-        if missing:
-            sys.exit(f"{path}: missing column(s) {', '.join(missing)}")
-        rows = {}
-        for r in reader:
-            key = tuple(str(r[k]).strip() for k in KEY)
-            if key in rows:
-                print(f"warning: {path}: duplicate row {key}, keeping the last", file=sys.stderr)
-            rows[key] = r
-        return rows
-
-
-def status(r):
-    if r is None:
-        return None
-    s = (r.get("status") or "").strip()
-    return s if s else ("ok" if num(r.get("total_mean_ms")) is not None else "?")
+    """{key: row} of a CSV; exits with a message for missing columns."""
+    try:
+        rows_in = read_rows(path)
+    except MissingColumns as e:
+        sys.exit(str(e))
+    rows = {}
+    for r in rows_in:
+        key = key_of(r)
+        if key in rows:
+            print(f"warning: {path}: duplicate row {key}, keeping the last", file=sys.stderr)
+        rows[key] = r
+    return rows
 
 
 def ms(r, col):

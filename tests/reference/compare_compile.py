@@ -33,11 +33,11 @@ Exit status 0 (2 for unreadable input).
 """
 
 import argparse
-import csv
-import math
 import sys
 
-KEY = ("model", "context", "batch", "precision", "mode")
+import bench_csv
+from bench_csv import key_of, num, status
+
 SIZE_ORDER = {"tiny": 0, "mini": 1, "small": 2, "medium": 3, "large": 4, "xl": 5, "2.7B": 6}
 PREC_ORDER = {"fp32": 0, "bf16": 1, "fp16": 2}
 MODE_ORDER = {"forward": 0, "forward-backward": 1, "train": 2}
@@ -45,45 +45,22 @@ SEEDS_COMPILE = ("compile", "compile-ro")  # best compile: the faster of these t
 PHASES = ("forward", "backward", "optimizer")
 
 
-def num(v):
-    """Float from a CSV cell; None for empty / missing / non-numeric / NaN."""
-    if v is None:
-        return None
-    v = str(v).strip()
-    if not v:
-        return None
-    try:
-        x = float(v)
-    except ValueError:
-        return None
-    return None if math.isnan(x) else x
-
-
 def warn(msg):
     print(f"compare_compile: {msg}", file=sys.stderr)
 
 
-def read_rows(path, need=("status", "total_mean_ms")):
+def read_rows(path):
     """The rows of a CSV; none (with a warning) for a missing or empty file, exit 2 for other columns."""
     try:
-        with open(path, newline="") as f:
-            reader = csv.DictReader(f)
-            fields = reader.fieldnames
-            if not fields:
-                warn(f"{path}: empty, skipped")
-                return []
-            missing = [k for k in KEY + tuple(need) if k not in fields]
-            if missing:
-                warn(f"{path}: missing column(s) {', '.join(missing)}")
-                sys.exit(2)
-            return list(reader)
+        return bench_csv.read_rows(path)
     except FileNotFoundError:
         warn(f"{path}: no such file, skipped")
-        return []
-
-
-def key_of(r):
-    return tuple(str(r.get(k, "")).strip() for k in KEY)
+    except bench_csv.MissingColumns as e:
+        if not e.empty:
+            warn(str(e))
+            sys.exit(2)
+        warn(f"{path}: empty, skipped")
+    return []
 
 
 def read_ours(paths):
@@ -121,13 +98,6 @@ def parse_status(specs):
             sys.exit(2)
         out[(label, model)] = text
     return out
-
-
-def status(r):
-    if r is None:
-        return None
-    s = (r.get("status") or "").strip()
-    return s if s else ("ok" if num(r.get("total_mean_ms")) is not None else "?")
 
 
 def ok_value(r, col):

@@ -14,30 +14,15 @@
 #include <stdexcept>
 #include <string>
 
-#include "kernels/cuda/fused/cross_entropy_cuda_check.h"
+#include "kernels/cuda/fused/element_io.cuh"
+#include "kernels/cuda/fused/fused_cuda_check.h"
 
 namespace stepscope::kernels {
 
 namespace {
 
-__device__ __forceinline__ float to_float(float x) { return x; }
-__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
-__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
-
-template <class T>
-__device__ __forceinline__ T from_float(float x);
-template <>
-__device__ __forceinline__ float from_float<float>(float x) {
-  return x;
-}
-template <>
-__device__ __forceinline__ __half from_float<__half>(float x) {
-  return __float2half_rn(x);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
-}
+using fused::from_float;
+using fused::to_float;
 
 // 16 bytes of elements, loaded and stored as one int4 (llm.c's Packed128).
 template <class T>
@@ -219,7 +204,7 @@ void launch(const CrossEntropyRowsArgs& args, cudaStream_t stream) {
     cross_entropy_rows_kernel<T, kCrossEntropyRowThreads><<<rows, kCrossEntropyRowThreads, 0, stream>>>(
         logits, args.targets, args.losses, args.row_stride, vocab, args.grad_scale);
   }
-  cross_entropy::check_cuda(cudaGetLastError(), "launching the kernel");
+  fused::check_cuda(cudaGetLastError(), "cross-entropy rows: launching the kernel");
 }
 
 }  // namespace

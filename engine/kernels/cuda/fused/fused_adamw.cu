@@ -23,15 +23,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/cuda/fused/fused_cuda_check.h"
+
 namespace stepscope::kernels {
 
 namespace {
 
-void check_cuda(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) {
-    throw std::runtime_error(std::string("fused AdamW: ") + what + " failed: " + cudaGetErrorString(status));
-  }
-}
+using fused::check_cuda;
 
 constexpr int kVec = 4;         // elements a thread updates per iteration
 constexpr int kThreads = 512;   // threads a block
@@ -209,7 +207,7 @@ int resident_blocks() {
   static const int blocks = [] {
     int n = 0;
     check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, adamw_kernel<G, C>, kThreads, 0),
-               "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+               "fused AdamW: cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     return std::max(n, 1);
   }();
   return blocks;
@@ -223,7 +221,7 @@ void launch(const GradTable& table, const UpdateParams& u, int multiprocessors, 
   const int64_t resident = static_cast<int64_t>(multiprocessors) * resident_blocks<G, C>();
   const unsigned grid = static_cast<unsigned>(std::min(wanted, resident));
   adamw_kernel<G, C><<<grid, kThreads, 0, stream>>>(table, u);
-  check_cuda(cudaGetLastError(), "launching the AdamW kernel");
+  check_cuda(cudaGetLastError(), "fused AdamW: launching the AdamW kernel");
 }
 
 template <class G>
@@ -274,13 +272,13 @@ void fused_adamw_cuda(const FusedAdamWArgs& a, cudaStream_t stream) {
   int multiprocessors = a.multiprocessors;
   if (multiprocessors <= 0) {
     int device = 0;
-    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+    check_cuda(cudaGetDevice(&device), "fused AdamW: cudaGetDevice");
     check_cuda(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device),
-               "cudaDeviceGetAttribute(multiprocessors)");
+               "fused AdamW: cudaDeviceGetAttribute(multiprocessors)");
   }
   // Its own kernel, so that no block of the update can read the counter before it moved.
   increment_step_kernel<<<1, 1, 0, stream>>>(a.step);
-  check_cuda(cudaGetLastError(), "launching the step counter's kernel");
+  check_cuda(cudaGetLastError(), "fused AdamW: launching the step counter's kernel");
 
   UpdateParams u{};
   u.params = a.params;

@@ -1,6 +1,6 @@
 // What the RMSNorm and SwiGLU kernels share: the CUDA element type of a kernels::ElementType,
-// fp32 conversions, 16-byte packed loads and stores, a warp sum, and host-side CUDA checks that
-// throw std::runtime_error naming the call (as flash_cuda_check.h does for the flash kernels).
+// 16-byte packed loads and stores, a warp sum; the fp32 conversions and CUDA checks of every
+// fused kernel (element_io.cuh, fused_cuda_check.h) are brought in by name.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -12,15 +12,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/cuda/fused/element_io.cuh"
+#include "kernels/cuda/fused/fused_cuda_check.h"
 #include "kernels/flash_attention_args.h"  // ElementType
 
 namespace stepscope::kernels::norm_gate {
 
 // ---- host ----
 
-inline void check_cuda(cudaError_t status, const std::string& what) {
-  if (status != cudaSuccess) throw std::runtime_error(what + " failed: " + cudaGetErrorString(status));
-}
+using fused::check_cuda;
 
 // The current device's multiprocessor count, queried once per device (launchers ask every call).
 inline int multiprocessor_count() {
@@ -60,19 +60,8 @@ void with_element_type(ElementType type, F&& f) {
 
 // ---- device ----
 
-__device__ __forceinline__ float to_float(float v) { return v; }
-__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
-__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-
-// Round to nearest even, as LibTorch's .to(dtype) does.
-template <class T>
-__device__ __forceinline__ T from_float(float v);
-template <>
-__device__ __forceinline__ float from_float<float>(float v) { return v; }
-template <>
-__device__ __forceinline__ __half from_float<__half>(float v) { return __float2half_rn(v); }
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+using fused::from_float;
+using fused::to_float;
 
 // The widest load word for a pack of `kBytes` (at most 16: one LDG.128 per word).
 template <int kBytes>

@@ -18,37 +18,17 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/cuda/fused/element_io.cuh"
+#include "kernels/cuda/fused/fused_cuda_check.h"
+
 namespace stepscope::kernels {
 
 namespace {
 
 constexpr int kThreads = 256;
 
-// The CUDA runtime calls of the launchers, failures thrown with what failed.
-void check_rope_cuda(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) {
-    throw std::runtime_error(std::string("rope qkv: ") + what + " failed: " + cudaGetErrorString(status));
-  }
-}
-
-__device__ __forceinline__ float to_float(float x) { return x; }
-__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
-__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
-
-template <typename T>
-__device__ __forceinline__ T from_float(float x);
-template <>
-__device__ __forceinline__ float from_float<float>(float x) {
-  return x;
-}
-template <>
-__device__ __forceinline__ __half from_float<__half>(float x) {
-  return __float2half_rn(x);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
-}
+using fused::from_float;
+using fused::to_float;
 
 // VEC elements in one aligned access.
 template <typename T, int VEC>
@@ -231,7 +211,7 @@ void launch_forward(const RopeQkvForwardArgs& args, cudaStream_t stream) {
   rope_qkv_forward_kernel<T, VEC, kVector><<<static_cast<unsigned>(blocks), block, 0, stream>>>(
       static_cast<const T*>(args.qkv), args.qkv_batch_stride, args.qkv_seq_stride, static_cast<T*>(args.out),
       args.tables.cos, args.tables.sin, g);
-  check_rope_cuda(cudaGetLastError(), "the forward kernel's launch");
+  fused::check_cuda(cudaGetLastError(), "rope qkv: the forward kernel's launch");
 }
 
 template <typename T, int VEC, bool kVector>
@@ -243,7 +223,7 @@ void launch_backward(const RopeQkvBackwardArgs& args, cudaStream_t stream) {
                            static_cast<const T*>(args.dv), args.dq_strides, args.dk_strides, args.dv_strides};
   rope_qkv_backward_kernel<T, VEC, kVector><<<static_cast<unsigned>(blocks), block, 0, stream>>>(
       grads, static_cast<T*>(args.d_qkv), args.tables.cos, args.tables.sin, g);
-  check_rope_cuda(cudaGetLastError(), "the backward kernel's launch");
+  fused::check_cuda(cudaGetLastError(), "rope qkv: the backward kernel's launch");
 }
 
 // 16-byte chunks where the head dim holds whole chunks and every view is aligned to them.
