@@ -17,7 +17,7 @@
 #                  compile-ro; +loss adds --compile-loss, +fused-adamw --optimizer torch-fused
 #   BUDGET_S=555   wall seconds for the whole script; torch runs that no longer fit are skipped
 #                  (said in the table), and ours-again only runs when its first run's time is left
-#   REF_TIMEOUT=120 COMPILE_TIMEOUT=240 OURS_TIMEOUT=240  caps of one process (seconds)
+#   REF_TIMEOUT=120 COMPILE_TIMEOUT=240 OURS_TIMEOUT=240 TEST_TIMEOUT=240  caps of one process (seconds)
 #   BENCH_EXTRA="" extra flags for stepscope-cli bench (both runs)
 #   DEVICE=cuda    (cpu only for a dry run of the script's flow on a machine without a GPU)
 # The compilation is in the warm-up and takes most of a compile run (each model compiles twice
@@ -68,7 +68,7 @@ else
 fi
 if [ "${SKIP_TESTS:-0}" != 1 ] && [ -x build/bin/stepscope_gpu_tests ]; then
   log "GPU tests: Fused*:*Fused*"
-  timeout -k 10 150 build/bin/stepscope_gpu_tests --gtest_filter='Fused*:*Fused*' >"$OUT/gpu_tests.log" 2>&1
+  timeout -k 10 ${TEST_TIMEOUT:-240} build/bin/stepscope_gpu_tests --gtest_filter='Fused*:*Fused*' >"$OUT/gpu_tests.log" 2>&1
   echo "gpu tests exit $? ($(grep -c '^\[       OK \]' "$OUT/gpu_tests.log") ok, $(grep -c '^\[  SKIPPED \]' \
     "$OUT/gpu_tests.log") skipped, $(grep -c '^\[  FAILED  \]' "$OUT/gpu_tests.log") failed)" | tee -a "$OUT/summary.txt"
   grep -a '^\[  FAILED  \]' "$OUT/gpu_tests.log" | head -20 | tee -a "$OUT/summary.txt"
