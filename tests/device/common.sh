@@ -5,6 +5,10 @@ cli=build/bin/stepscope-cli
 
 log() { echo "== $(date +%H:%M:%S) $*" | tee -a "$OUT/summary.txt"; }
 
+# The commit this tree is: STEPSCOPE_COMMIT when the caller says (a device's copy of the working
+# tree may carry a stale .git), else git's HEAD.
+run_commit() { echo "${STEPSCOPE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo 'not recorded') (from .git)}"; }
+
 build_for_device() {
   log "build"
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/configure.log" 2>&1 ||

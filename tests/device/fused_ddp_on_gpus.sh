@@ -16,6 +16,7 @@ source "$(dirname "$0")/common.sh"
 MODEL=${MODEL:-xl} PRECISION=${PRECISION:-bf16} CONTEXT=${CONTEXT:-256} BATCH=${BATCH:-4}
 shape="--model $MODEL --context $CONTEXT --batch $BATCH --precision $PRECISION"
 nvidia-smi --query-gpu=name,memory.total --format=csv | tee "$OUT/gpu.txt"
+echo "commit $(run_commit)" | tee -a "$OUT/gpu.txt"
 if [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$cli" ]; then build_with_deps || exit 1; fi
 if [ -n "${GPU_TESTS-DdpCuda.*:FusedEngineCuda.*}" ] && [ -x build/bin/stepscope_gpu_tests ]; then
   log "GPU tests ${GPU_TESTS-DdpCuda.*:FusedEngineCuda.*}"

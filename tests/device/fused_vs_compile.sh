@@ -56,7 +56,7 @@ statuses=()  # --status LABEL:MODEL=TEXT for compare_compile.py
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
 python3 -c 'import torch, triton; print("torch", torch.__version__, "cuda", torch.version.cuda, "triton", triton.__version__)' \
   2>&1 | tee -a "$OUT/gpu.txt"
-echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo 'not recorded'); $(nproc) CPUs" | tee -a "$OUT/gpu.txt"
+echo "commit $(run_commit); $(nproc) CPUs" | tee -a "$OUT/gpu.txt"
 log "models $MODELS, context $CONTEXT, batch $BATCH, $PRECISIONS, train; torch runs: $TORCH_RUNS; budget ${BUDGET_S}s"
 
 # --- build and the fused kernels' GPU tests
