@@ -16,6 +16,8 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime.h>
+
+#include "gpu/stream_timing.h"
 #endif
 
 #include "compat/torch_compat.h"
@@ -29,24 +31,9 @@ namespace {
 
 bool no_gpu() { return compat::cuda_device_count() == 0; }
 
-// Milliseconds a call of `fn` takes on the current stream: the mean of `iterations` after two
-// warm-ups, timed with CUDA events.
+// Milliseconds a call of `fn` takes on the current stream, after two warm-ups.
 double time_ms(const std::function<void()>& fn, int iterations) {
-  fn();
-  fn();
-  cudaStream_t stream = c10::cuda::getCurrentCUDAStream().stream();
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  cudaEventRecord(start, stream);
-  for (int i = 0; i < iterations; ++i) fn();
-  cudaEventRecord(stop, stream);
-  cudaEventSynchronize(stop);
-  float ms = 0;
-  cudaEventElapsedTime(&ms, start, stop);
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return ms / iterations;
+  return stepscope::testing::mean_launch_ms([&](int) { fn(); }, iterations);
 }
 
 // The 2.7B preset's parameters (d_model 2560, d_ff 10240, 32 layers, vocabulary 10000) with

@@ -17,6 +17,7 @@
 #include <torch/torch.h>
 
 #include "compat/torch_compat.h"
+#include "gpu/stream_timing.h"
 #include "kernels/cuda/fused/rms_norm_kernels.h"
 #include "kernels/cuda/fused/swiglu_kernels.h"
 #include "model/fused/rms_norm.h"
@@ -189,20 +190,7 @@ namespace {
 // stream; i picks the buffer set, so consecutive calls do not find their inputs in the L2.
 template <class Launch>
 double mean_us(Launch launch, int iterations = 100) {
-  const cudaStream_t stream = c10::cuda::getCurrentCUDAStream().stream();
-  for (int i = 0; i < 5; ++i) launch(i);
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  cudaEventRecord(start, stream);
-  for (int i = 0; i < iterations; ++i) launch(i);
-  cudaEventRecord(stop, stream);
-  cudaEventSynchronize(stop);
-  float ms = 0;
-  cudaEventElapsedTime(&ms, start, stop);
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return 1e3 * ms / iterations;
+  return 1e3 * stepscope::testing::mean_launch_ms(launch, iterations, 5);
 }
 
 void print_rate(const char* what, double bytes, double us) {
