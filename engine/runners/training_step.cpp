@@ -60,6 +60,11 @@ TrainingStep::TrainingStep(const BenchConfig& config, c10::Device device) : conf
     }
   }
   if (config.precision == Precision::fp16 && runs_backward(config.mode)) scaler_ = std::make_unique<LossScaler>();
+  // bf16: the projections' gradients stay bf16, in one buffer (as autocast's matmuls make them,
+  // so the same values). Not fp16: its loss scaler unscales the gradients in their own type.
+  if (fused && config.precision == Precision::bf16 && runs_backward(config.mode)) {
+    fused->set_gradient_buffer(at::empty_like(fused->compute_copy()));
+  }
   if (fused && config.cuda_graphs && device.is_cuda()) {
     if (scaler_) {
       graphs_refusal_ = "CUDA graphs off: fp16 loss scaling reads the gradients' overflow on the host each step";
@@ -129,6 +134,7 @@ void TrainingStep::capture_graphs() {
   for (auto& p : parameters_) p.mutable_grad() = at::Tensor();
   graphs_->capture(StepPhaseGraph::forward, [&] { graph_loss_ = forward_loss(); });
   if (runs_backward(config_.mode)) graphs_->capture(StepPhaseGraph::backward, [&] { graph_loss_.backward(); });
+  if (model_->fused()) model_->fused()->attach_gradient_buffer();
   if (runs_optimizer(config_.mode)) graphs_->capture(StepPhaseGraph::optimizer, [&] { fused_optimizer_->step(); });
 }
 
@@ -194,6 +200,7 @@ void TrainingStep::run(StepClock& clock) {
     ScopedRange range(profiling::step_ranges::kBackward);
     (scaler_ ? scaler_->scale(loss) : loss).backward();
   }
+  if (model_->fused()) model_->fused()->attach_gradient_buffer();
   clock.end_backward();
   if (!runs_optimizer(config_.mode)) return;
   {

@@ -97,6 +97,52 @@ TEST(FusedEngine, Bf16ComputeStaysCloseToFp32) {
   }
 }
 
+// The projections' weight gradients written in bf16 into one buffer: the same values as the
+// autograd path's fp32 gradients (which are bf16 products cast up), no autograd gradient for
+// their masters until attached, every other parameter unchanged.
+TEST(FusedEngine, Bf16GradientBufferHoldsTheProjectionsGradients) {
+  const auto config = tiny();
+  auto with = same_seed(config, torch::kBFloat16);
+  auto without = same_seed(config, torch::kBFloat16);
+  torch::manual_seed(5);
+  const auto ids = torch::randint(config.vocab_size, {2, 31}, torch::kInt64);
+  const auto targets = torch::randint(config.vocab_size, {2, 31}, torch::kInt64);
+  with.fused->set_gradient_buffer(at::full({with.fused->flat_parameters().numel()}, 7.0, torch::kBFloat16));
+  const auto loss = with.fused->loss(ids, targets);
+  const auto reference = without.fused->loss(ids, targets);
+  EXPECT_TRUE(torch::equal(loss, reference));
+  loss.backward();
+  reference.backward();
+  const auto got = with.fused->named_parameters();
+  const auto want = without.fused->named_parameters();
+  const auto is_projection = [](const std::string& name) { return name.find("_proj") != std::string::npos ||
+                                                                  name.find("ffn.w") != std::string::npos; };
+  int projections = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (is_projection(got[i].key())) {
+      ++projections;
+      EXPECT_FALSE(got[i].value().grad().defined()) << got[i].key() << ": no autograd gradient";
+    } else {
+      ASSERT_TRUE(got[i].value().grad().defined()) << got[i].key();
+      EXPECT_TRUE(torch::equal(got[i].value().grad(), want[i].value().grad())) << got[i].key();
+    }
+  }
+  EXPECT_EQ(projections, 7 * static_cast<int>(config.num_layers));
+  with.fused->attach_gradient_buffer();
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!is_projection(got[i].key())) continue;
+    const auto& grad = got[i].value().grad();
+    ASSERT_TRUE(grad.defined()) << got[i].key();
+    EXPECT_EQ(grad.scalar_type(), torch::kBFloat16);
+    EXPECT_EQ(grad.storage().data(), with.fused->gradient_buffer().storage().data()) << got[i].key();
+    // Every element overwritten (the buffer started at 7), equal to the fp32 path's exactly.
+    EXPECT_TRUE(torch::equal(grad.to(torch::kFloat32), want[i].value().grad())) << got[i].key();
+  }
+  EXPECT_THROW(with.fused->set_gradient_buffer(at::zeros({3}, torch::kBFloat16)), std::invalid_argument);
+  EXPECT_THROW(with.fused->set_gradient_buffer(at::zeros({with.fused->flat_parameters().numel()}, torch::kFloat32)),
+               std::invalid_argument);
+}
+
 TEST(FusedEngine, CheckpointsCrossEnginesWithTheSeedsNames) {
   const auto config = tiny();
   auto p = same_seed(config, torch::kBFloat16);

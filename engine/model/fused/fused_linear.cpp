@@ -12,10 +12,12 @@ using torch::autograd::variable_list;
 class FusedLinearFunction : public torch::autograd::Function<FusedLinearFunction> {
  public:
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& x, const at::Tensor& compute,
-                            at::TensorList masters) {
+                            const at::Tensor* dweight_out, at::TensorList masters) {
     std::vector<int64_t> rows;
     for (const auto& m : masters) rows.push_back(m.size(0));
     ctx->saved_data["rows"] = rows;
+    // Not an input (a pointer, not a tensor argument): nothing flows back into it.
+    ctx->saved_data["dweight_out"] = dweight_out->defined() ? *dweight_out : at::Tensor();
     ctx->save_for_backward({x, compute});
     const auto x2 = x.reshape({-1, x.size(-1)});
     auto out_shape = x.sizes().vec();
@@ -33,6 +35,13 @@ class FusedLinearFunction : public torch::autograd::Function<FusedLinearFunction
     variable_list grads;
     grads.push_back(ctx->needs_input_grad(0) ? at::mm(dy, compute).view(x.sizes()) : at::Tensor());
     grads.push_back(at::Tensor());  // the compute copy learns nothing: its master does
+    grads.push_back(at::Tensor());  // dweight_out, a pointer argument: a slot all the same
+    at::Tensor dweight_out = ctx->saved_data["dweight_out"].toTensor();
+    if (dweight_out.defined()) {
+      at::mm_out(dweight_out, dy.t(), x2);  // where the optimizer reads it
+      grads.resize(grads.size() + rows.size());
+      return grads;
+    }
     // dW in the compute type (as autocast's matmul makes it), then once to the masters' fp32.
     auto dw = at::mm(dy.t(), x2);
     if (dw.scalar_type() != at::kFloat) dw = dw.to(at::kFloat);
@@ -43,13 +52,20 @@ class FusedLinearFunction : public torch::autograd::Function<FusedLinearFunction
 
 }  // namespace
 
-at::Tensor fused_linear(const at::Tensor& x, const at::Tensor& compute, const std::vector<at::Tensor>& masters) {
+at::Tensor fused_linear(const at::Tensor& x, const at::Tensor& compute, const std::vector<at::Tensor>& masters,
+                        const at::Tensor& dweight_out) {
   TORCH_CHECK(compute.dim() == 2 && x.size(-1) == compute.size(1), "fused_linear: x ", x.sizes(), " against W ",
               compute.sizes());
   int64_t rows = 0;
   for (const auto& m : masters) rows += m.size(0);
   TORCH_CHECK(rows == compute.size(0), "fused_linear: the masters have ", rows, " rows, W has ", compute.size(0));
-  return FusedLinearFunction::apply(x, compute, at::TensorList(masters));
+  if (dweight_out.defined()) {
+    TORCH_CHECK(dweight_out.sizes() == compute.sizes() && dweight_out.scalar_type() == compute.scalar_type() &&
+                    dweight_out.is_contiguous() && !dweight_out.requires_grad(),
+                "fused_linear: dW goes into a contiguous ", compute.sizes(), " ", compute.scalar_type(),
+                " tensor without autograd, got ", dweight_out.sizes(), " ", dweight_out.scalar_type());
+  }
+  return FusedLinearFunction::apply(x, compute, &dweight_out, at::TensorList(masters));
 }
 
 }  // namespace stepscope::fused

@@ -13,6 +13,10 @@ namespace stepscope::fused {
 
 // x: [..., in] in compute's dtype; compute: [out, in]; masters: fp32 leaves whose rows, in
 // order, make up `out` (their values are compute's). Differentiable in x and the masters.
-at::Tensor fused_linear(const at::Tensor& x, const at::Tensor& compute, const std::vector<at::Tensor>& masters);
+// `dweight_out`: undefined, or a contiguous [out, in] tensor of compute's dtype that backward
+// writes dW into (overwriting it) instead of handing fp32 gradients to autograd: the masters
+// then get no autograd gradient, and no fp32 copy of dW is made.
+at::Tensor fused_linear(const at::Tensor& x, const at::Tensor& compute, const std::vector<at::Tensor>& masters,
+                        const at::Tensor& dweight_out = at::Tensor());
 
 }  // namespace stepscope::fused

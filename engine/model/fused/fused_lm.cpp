@@ -2,6 +2,9 @@
 
 #include <torch/torch.h>
 
+#include <stdexcept>
+#include <string>
+
 #include "model/fused/fused_linear.h"
 #include "model/fused/linear_cross_entropy.h"
 #include "model/fused/rms_norm.h"
@@ -137,6 +140,50 @@ FusedTransformerLM::FusedTransformerLM(const ModelConfig& config, const torch::T
   stages_ = parameter_stages();
 }
 
+void FusedTransformerLM::set_gradient_buffer(at::Tensor buffer) {
+  if (buffer.defined() && (buffer.scalar_type() != compute_.scalar_type() || buffer.dim() != 1 ||
+                           buffer.numel() != flat_.numel() || !buffer.is_contiguous() ||
+                           buffer.device() != flat_.device())) {
+    throw std::invalid_argument("the gradient buffer must be a contiguous " +
+                                std::string(c10::toString(compute_.scalar_type())) + " [" +
+                                std::to_string(flat_.numel()) + "] tensor on " + flat_.device().str());
+  }
+  grad_buffer_ = buffer.defined() ? buffer.detach() : at::Tensor();
+  const auto* base = static_cast<const char*>(compute_.data_ptr());
+  // The same rows in the buffer as in the compute copy.
+  const auto rows_of = [&](const at::Tensor& compute_view) {
+    if (!grad_buffer_.defined()) return at::Tensor();
+    const int64_t at = (static_cast<const char*>(compute_view.data_ptr()) - base) /
+                       static_cast<int64_t>(compute_.element_size());
+    return grad_buffer_.narrow(0, at, compute_view.numel()).view(compute_view.sizes());
+  };
+  for (Block& b : blocks_) {
+    b.qkv_g = rows_of(b.qkv_c);
+    b.o_g = rows_of(b.o_c);
+    b.w13_g = rows_of(b.w13_c);
+    b.w2_g = rows_of(b.w2_c);
+  }
+}
+
+void FusedTransformerLM::attach_gradient_buffer() {
+  if (!grad_buffer_.defined()) return;
+  const auto attach = [](const std::vector<at::Tensor>& masters, const at::Tensor& rows) {
+    int64_t first = 0;
+    for (const auto& m : masters) {
+      // A bf16/fp16 gradient of an fp32 leaf: set past autograd's type check, read only by
+      // the fused optimizer (autograd never accumulates into it: backward gives it nothing).
+      m.mutable_grad() = rows.narrow(0, first, m.size(0));
+      first += m.size(0);
+    }
+  };
+  for (const Block& b : blocks_) {
+    attach(b.qkv, b.qkv_g);
+    attach(b.o, b.o_g);
+    attach(b.w13, b.w13_g);
+    attach(b.w2, b.w2_g);
+  }
+}
+
 void FusedTransformerLM::refresh_compute_copy() {
   if (compute_.data_ptr() == flat_.data_ptr()) return;
   torch::NoGradGuard no_grad;
@@ -177,12 +224,13 @@ at::Tensor FusedTransformerLM::loss(const at::Tensor& token_ids, const at::Tenso
     enter_stage(stage++);
     {
       ScopedRange range("attention");
-      const auto qkv = fused::fused_linear(fused::rms_norm(x, b.ln1, kNormEps, compute_dtype_), b.qkv_c, b.qkv);
-      x = x + fused::fused_linear(fused::rotary_attention(qkv, cos, sin, config_.num_heads), b.o_c, b.o);
+      const auto qkv =
+          fused::fused_linear(fused::rms_norm(x, b.ln1, kNormEps, compute_dtype_), b.qkv_c, b.qkv, b.qkv_g);
+      x = x + fused::fused_linear(fused::rotary_attention(qkv, cos, sin, config_.num_heads), b.o_c, b.o, b.o_g);
     }
     ScopedRange range("feed-forward");
-    const auto ab = fused::fused_linear(fused::rms_norm(x, b.ln2, kNormEps, compute_dtype_), b.w13_c, b.w13);
-    x = x + fused::fused_linear(fused::swiglu(ab), b.w2_c, b.w2);
+    const auto ab = fused::fused_linear(fused::rms_norm(x, b.ln2, kNormEps, compute_dtype_), b.w13_c, b.w13, b.w13_g);
+    x = x + fused::fused_linear(fused::swiglu(ab), b.w2_c, b.w2, b.w2_g);
   }
   enter_stage(stage);
   ScopedRange range("lm head + loss");

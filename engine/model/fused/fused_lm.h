@@ -46,6 +46,18 @@ class FusedTransformerLM : public torch::nn::Module {
   // forward) without invalidating what earlier stages saved.
   void refresh_compute_copy_from_parameters(std::optional<int> stage = std::nullopt);
 
+  // Under mixed precision: the projections' weight gradients written in the compute type into
+  // `buffer` (laid out as the compute copy, flat_parameters().numel() elements), as autocast's
+  // matmuls make them, instead of cast to fp32 gradients for autograd: 2 bytes a parameter
+  // where fp32 gradients take 4, and no cast pass. Their masters then get no gradient from
+  // autograd: attach_gradient_buffer() points them at their rows of the buffer, for an optimizer
+  // that reads bf16/fp16 gradients (FusedAdamW). Undefined: autograd's fp32 gradients (DDP's
+  // hooks need those). Throws std::invalid_argument for a buffer of another type or size.
+  void set_gradient_buffer(at::Tensor buffer);
+  const at::Tensor& gradient_buffer() const { return grad_buffer_; }
+  // Sets each projection master's grad to its rows of the gradient buffer (after a backward).
+  void attach_gradient_buffer();
+
   // As TransformerLM: a hook before each stage of the forward, and each parameter's stage.
   void set_before_stage(std::function<void(int stage)> hook) { before_stage_ = std::move(hook); }
   std::vector<int> parameter_stages() const;
@@ -55,6 +67,7 @@ class FusedTransformerLM : public torch::nn::Module {
     at::Tensor ln1, ln2;                   // fp32 masters [d]
     std::vector<at::Tensor> qkv, o, w13, w2;  // masters of each projection, rows in order
     at::Tensor qkv_c, o_c, w13_c, w2_c;    // their compute views
+    at::Tensor qkv_g, o_g, w13_g, w2_g;    // their rows of the gradient buffer, if any
   };
   void enter_stage(int stage) const {
     if (before_stage_) before_stage_(stage);
@@ -65,6 +78,7 @@ class FusedTransformerLM : public torch::nn::Module {
   at::Tensor flat_, compute_;
   at::Tensor embedding_, ln_final_, lm_head_, lm_head_c_;
   std::vector<Block> blocks_;
+  at::Tensor grad_buffer_;        // set_gradient_buffer()
   std::vector<int64_t> offsets_;  // each parameter's first element in flat_, parameters() order
   std::vector<int> stages_;       // parameter_stages()
   RotaryEmbedding rope_{nullptr};
