@@ -63,17 +63,52 @@ class SoloCommunicator final : public distributed::Communicator {
   static std::unique_ptr<distributed::PendingCollective> done() { return std::make_unique<Done>(); }
 };
 
-// A real group whose sums also take bf16: a bf16 all-reduce or reduce-scatter goes through
-// fp32 and is rounded back to bf16 (for two ranks exactly the bf16 sum NCCL computes: each
-// element's two addends added in fp32, rounded once). For Gloo in LibTorch 1.13, which sums no
-// bf16 ("Invalid scalar type"). Done before it returns.
-class Bf16SumsThroughFp32 final : public distributed::Communicator {
+// A collective done before it returns.
+struct DoneCollective final : distributed::PendingCollective {
+  void wait() override {}
+  bool call_when_done(std::function<void()> callback) override {
+    callback();
+    return true;
+  }
+};
+
+// Another group's collectives, passed through: the base of the wrappers below, each of which
+// changes one thing.
+class ForwardingCommunicator : public distributed::Communicator {
  public:
-  explicit Bf16SumsThroughFp32(distributed::Communicator& inner) : inner_(inner) {}
+  explicit ForwardingCommunicator(distributed::Communicator& inner) : inner_(inner) {}
   int rank() const override { return inner_.rank(); }
   int size() const override { return inner_.size(); }
   CommBackend backend() const override { return inner_.backend(); }
   bool native_reduce_scatter() const override { return inner_.native_reduce_scatter(); }
+  bool sums_bfloat16() const override { return inner_.sums_bfloat16(); }
+  bool averages() const override { return inner_.averages(); }
+  std::unique_ptr<distributed::PendingCollective> all_reduce(at::Tensor& tensor, distributed::ReduceOp op) override {
+    return inner_.all_reduce(tensor, op);
+  }
+  std::unique_ptr<distributed::PendingCollective> reduce_scatter(at::Tensor& out, const at::Tensor& in) override {
+    return inner_.reduce_scatter(out, in);
+  }
+  std::unique_ptr<distributed::PendingCollective> all_gather(at::Tensor& out, const at::Tensor& in) override {
+    return inner_.all_gather(out, in);
+  }
+  std::unique_ptr<distributed::PendingCollective> broadcast(at::Tensor& tensor, int root) override {
+    return inner_.broadcast(tensor, root);
+  }
+  void barrier() override { inner_.barrier(); }
+
+ protected:
+  static std::unique_ptr<distributed::PendingCollective> done() { return std::make_unique<DoneCollective>(); }
+  distributed::Communicator& inner_;
+};
+
+// A real group whose sums also take bf16: a bf16 all-reduce or reduce-scatter goes through
+// fp32 and is rounded back to bf16 (for two ranks exactly the bf16 sum NCCL computes: each
+// element's two addends added in fp32, rounded once). For Gloo in LibTorch 1.13, which sums no
+// bf16 ("Invalid scalar type"). Done before it returns.
+class Bf16SumsThroughFp32 final : public ForwardingCommunicator {
+ public:
+  using ForwardingCommunicator::ForwardingCommunicator;
   bool sums_bfloat16() const override { return true; }
   std::unique_ptr<distributed::PendingCollective> all_reduce(at::Tensor& tensor, distributed::ReduceOp op) override {
     if (tensor.scalar_type() != at::kBFloat16) return inner_.all_reduce(tensor, op);
@@ -89,66 +124,25 @@ class Bf16SumsThroughFp32 final : public distributed::Communicator {
     out.copy_(wide_out);
     return done();
   }
-  std::unique_ptr<distributed::PendingCollective> all_gather(at::Tensor& out, const at::Tensor& in) override {
-    return inner_.all_gather(out, in);
-  }
-  std::unique_ptr<distributed::PendingCollective> broadcast(at::Tensor& tensor, int root) override {
-    return inner_.broadcast(tensor, root);
-  }
-  void barrier() override { inner_.barrier(); }
-
- private:
-  struct Done final : distributed::PendingCollective {
-    void wait() override {}
-    bool call_when_done(std::function<void()> callback) override {
-      callback();
-      return true;
-    }
-  };
-  static std::unique_ptr<distributed::PendingCollective> done() { return std::make_unique<Done>(); }
-  distributed::Communicator& inner_;
 };
 
 // A group whose all-reduce also averages, as NCCL's does (ncclAvg): the sum over `inner`, then
 // divided by the ranks in the tensor's own type. For the gradient syncs' path that leaves the
 // division to the collective, on Gloo (which has no average). Done before it returns.
-class AveragesInCollective final : public distributed::Communicator {
+class AveragesInCollective final : public ForwardingCommunicator {
  public:
-  explicit AveragesInCollective(distributed::Communicator& inner) : inner_(inner) {}
-  int rank() const override { return inner_.rank(); }
-  int size() const override { return inner_.size(); }
-  CommBackend backend() const override { return inner_.backend(); }
-  bool native_reduce_scatter() const override { return inner_.native_reduce_scatter(); }
-  bool sums_bfloat16() const override { return inner_.sums_bfloat16(); }
+  using ForwardingCommunicator::ForwardingCommunicator;
   bool averages() const override { return true; }
   std::unique_ptr<distributed::PendingCollective> all_reduce(at::Tensor& tensor, distributed::ReduceOp op) override {
     if (op != distributed::ReduceOp::average) return inner_.all_reduce(tensor, op);
     inner_.all_reduce(tensor, distributed::ReduceOp::sum)->wait();
     tensor.div_(size());
     averaged_ += 1;
-    return std::make_unique<Done>();
+    return done();
   }
-  std::unique_ptr<distributed::PendingCollective> reduce_scatter(at::Tensor& out, const at::Tensor& in) override {
-    return inner_.reduce_scatter(out, in);
-  }
-  std::unique_ptr<distributed::PendingCollective> all_gather(at::Tensor& out, const at::Tensor& in) override {
-    return inner_.all_gather(out, in);
-  }
-  std::unique_ptr<distributed::PendingCollective> broadcast(at::Tensor& tensor, int root) override {
-    return inner_.broadcast(tensor, root);
-  }
-  void barrier() override { inner_.barrier(); }
   int averaged() const { return averaged_; }  // all-reduces that averaged
 
  private:
-  struct Done final : distributed::PendingCollective {
-    void wait() override {}
-    bool call_when_done(std::function<void()> callback) override {
-      callback();
-      return true;
-    }
-  };
-  distributed::Communicator& inner_;
   int averaged_ = 0;
 };
 
