@@ -161,6 +161,7 @@ TEST(ExperimentInputs, DdpSpecThroughArgv) {
   spec.engines = {EngineKind::fused, EngineKind::eager};
   DdpConfig& b = spec.base;
   b.reduce_dtype = Precision::bf16;
+  b.cuda_graphs = false;
   b.backend = CommBackend::gloo;
   b.model = model_preset("mini");
   b.context = 32;
@@ -181,6 +182,8 @@ TEST(ExperimentInputs, DdpSpecThroughArgv) {
   EXPECT_EQ(again.zero1_gathers, spec.zero1_gathers);
   EXPECT_EQ(again.engines, spec.engines);
   EXPECT_EQ(again.base.reduce_dtype, Precision::bf16);
+  EXPECT_FALSE(again.base.cuda_graphs);
+  EXPECT_TRUE(ddp_spec(schema::InputValues(ddp_inputs())).base.cuda_graphs) << "on by default";
   EXPECT_EQ(again.base.model.name, "mini");
   EXPECT_EQ(again.base.context, 32);
   EXPECT_EQ(again.base.batch, 3);

@@ -111,6 +111,26 @@ TEST(DdpTypes, CheckToleranceOnlyWithFp32Sums) {
   EXPECT_FALSE(check_tolerance(c));
 }
 
+// Under CUDA graphs no collective call runs on the host: comm_ms is unmeasured (empty, not -1),
+// and the row says the steps replayed graphs.
+TEST(DdpSchema, GraphRowsLeaveCommTimeEmptyAndSayGraphs) {
+  DdpResult r;
+  r.config = tiny();
+  r.status = RunStatus::ok;
+  r.step_ms = 10;
+  r.comm_ms = -1;
+  r.exposed_comm_ms = 0.5;
+  r.cuda_graphs_used = true;
+  const auto table = ddp_schema().table({r});
+  const auto cell = [&](const char* key) { return table.rows[0][static_cast<size_t>(table.column_index(key))]; };
+  EXPECT_TRUE(schema::is_missing(cell("comm_ms")));
+  EXPECT_EQ(schema::number_of(cell("exposed_comm_ms")), 0.5);
+  EXPECT_EQ(schema::text_of(cell("cuda_graphs")), "yes");
+  EXPECT_TRUE(schema::read_row(ddp_schema(), table, 0).cuda_graphs_used);
+  r.cuda_graphs_used = false;
+  EXPECT_EQ(schema::text_of(ddp_schema().table({r}).rows[0][static_cast<size_t>(table.column_index("cuda_graphs"))]), "no");
+}
+
 TEST(DdpSchema, EngineReduceTypeAndBytesReadBackAndDefaultForOlderTables) {
   DdpResult r;
   r.config = tiny();
