@@ -14,8 +14,17 @@
 
 #include "distributed/c10d_communicator.h"
 #include "distributed/free_port.h"
+#include "model/model_config.h"
 
 namespace stepscope::testing {
+
+// The model the DDP parity tests train: tiny at `context`, with a 256-token vocabulary (the
+// handout's 10000 only slows the logits down).
+inline ModelConfig parity_model(int64_t context) {
+  ModelConfig config = with_context(model_preset("tiny"), context);
+  config.vocab_size = 256;
+  return config;
+}
 
 // Runs body(comm) on `ranks` threads; a rank's exception fails the test with its message.
 inline void on_gloo_ranks(int ranks, const std::function<void(distributed::Communicator&)>& body) {

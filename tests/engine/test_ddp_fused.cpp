@@ -36,16 +36,10 @@ namespace {
 constexpr int64_t kContext = 16;
 constexpr uint64_t kSeed = 7;
 
-ModelConfig small_model() {
-  ModelConfig config = with_context(model_preset("tiny"), kContext);
-  config.vocab_size = 256;  // the handout's 10000 only slows the logits down
-  return config;
-}
-
 // Built one after another: manual_seed is global and the rank threads share it.
 std::shared_ptr<FusedTransformerLM> build_fused(c10::ScalarType compute = at::kFloat) {
   torch::manual_seed(kSeed);
-  return std::make_shared<FusedTransformerLM>(small_model(), torch::TensorOptions().dtype(torch::kFloat32), compute);
+  return std::make_shared<FusedTransformerLM>(stepscope::testing::parity_model(kContext), torch::TensorOptions().dtype(torch::kFloat32), compute);
 }
 
 struct Batch {
@@ -212,7 +206,7 @@ TEST(DdpFusedTraining, EveryVariantAndOptimizerMatchesOneProcessInFp32) {
   const auto configs = every_variant_and_optimizer(Precision::fp32);
   const auto rows = run_rows(configs);
   torch::manual_seed(kSeed);
-  const auto flat_bytes = FusedTransformerLM(small_model(), torch::TensorOptions(), at::kFloat).flat_parameters().nbytes();
+  const auto flat_bytes = FusedTransformerLM(stepscope::testing::parity_model(kContext), torch::TensorOptions(), at::kFloat).flat_parameters().nbytes();
   for (const auto& row : rows) {
     SCOPED_TRACE(describe(row.config));
     EXPECT_EQ(row.status, RunStatus::ok) << row.message;

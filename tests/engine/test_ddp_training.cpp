@@ -22,16 +22,10 @@ namespace {
 constexpr int kSteps = 3;
 constexpr int64_t kContext = 16;
 
-ModelConfig parity_model() {
-  ModelConfig config = with_context(model_preset("tiny"), kContext);
-  config.vocab_size = 256;  // the handout's 10000 only slows the logits down
-  return config;
-}
-
 // Built here, one after another: manual_seed is global and the rank threads share it.
 TransformerLM build(uint64_t seed) {
   torch::manual_seed(seed);
-  return TransformerLM(parity_model(), torch::TensorOptions().dtype(torch::kFloat32));
+  return TransformerLM(stepscope::testing::parity_model(kContext), torch::TensorOptions().dtype(torch::kFloat32));
 }
 
 struct Batch {
@@ -130,7 +124,7 @@ void check_parity(const ParityCase& c) {
     optimizer->finish_pending();
     model->set_before_stage({});
     if (c.defer_gathers) {
-      const int stages = static_cast<int>(parity_model().num_layers) + 2;
+      const int stages = static_cast<int>(stepscope::testing::parity_model(kContext).num_layers) + 2;
       EXPECT_EQ(entered.size(), static_cast<size_t>(kSteps * stages));
       for (size_t i = 0; i < entered.size(); ++i) EXPECT_EQ(entered[i], static_cast<int>(i) % stages);
     }

@@ -246,7 +246,7 @@ std::unique_ptr<GradientSync> make_gradient_sync(std::vector<at::Tensor> paramet
 }
 
 void GradientSync::scaled_into(at::Tensor& slot, const at::Tensor& grad, const at::Scalar& factor) {
-  if (factor.toDouble() == 1.0) {
+  if (factor.equal(1.0)) {  // the collective averages: a copy (a cast) is all
     slot.copy_(grad);
     return;
   }
