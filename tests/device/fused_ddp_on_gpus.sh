@@ -8,6 +8,7 @@
 #   CHECK_MODEL=small (DDP x2 --check rows of every variant under graphs first; empty: none)
 #   NCCL_CHANNELS=8,4 (also fused bf16 rows with NCCL_MAX_NCHANNELS at each)
 #   GPU_TESTS='DdpCuda.*:FusedEngineCuda.*' (the gtest filter run first; empty: none)
+#   DDP_ENGINES=eager,fused (the engines of the fp32- and bf16-reduction rows)
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OUT=${OUT:-/tmp/stepscope-device}
@@ -26,9 +27,11 @@ if [ -n "${GPU_TESTS-DdpCuda.*:FusedEngineCuda.*}" ] && [ -x build/bin/stepscope
   grep -aE "^\[  (FAILED|PASSED|  OK|SKIPPED) |Failure|Expected|Which is|actual" "$OUT/gpu_tests.log" | head -60 | tee -a "$OUT/summary.txt"
 fi
 if [ -n "${CHECK_MODEL-small}" ]; then
+  # Gradients reduced in the compute type: bucketed then reduces in the model's gradient buffer.
   log "DDP x2 fused under CUDA graphs against one process (--check), every variant, ${CHECK_MODEL-small} fp32 and bf16"
   for p in fp32 bf16; do
     timeout 200 $cli ddp --device cuda --nproc 2 --model ${CHECK_MODEL-small} --context 128 --batch 2 --precision $p \
+      --reduce-dtype $p \
       --variant naive,flat,overlap,bucketed --bucket-mb 25 --engine fused --warmup 2 --steps 3 --check --timeout 120 \
       --quiet --csv "$OUT/d/check_$p.csv"
     echo "ddp check $p exit $?" | tee -a "$OUT/summary.txt"
@@ -42,7 +45,7 @@ timeout 120 $cli bench $shape --mode train --engine eager,fused --warmup 5 --ste
 echo "single exit $?" | tee -a "$OUT/summary.txt"
 log "DDP x2 bucketed 25 MiB: eager and fused (CUDA graphs), gradients reduced in fp32, then in bf16"
 for reduce in fp32 bf16; do
-  timeout 200 $cli ddp --device cuda --nproc 2 $shape --variant bucketed --bucket-mb 25 --engine eager,fused \
+  timeout 200 $cli ddp --device cuda --nproc 2 $shape --variant bucketed --bucket-mb 25 --engine ${DDP_ENGINES:-eager,fused} \
     --reduce-dtype $reduce --warmup 3 --steps 10 --timeout 120 --quiet --csv "$OUT/d/ddp_$reduce.csv"
   echo "ddp $reduce exit $?" | tee -a "$OUT/summary.txt"
 done

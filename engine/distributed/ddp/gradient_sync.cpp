@@ -92,6 +92,10 @@ SyncTimings GradientSync::finish() {
   return done;
 }
 
+void GradientSync::rows_written(int64_t, int64_t) {
+  throw std::logic_error("rows_written: this gradient sync keeps no gradient buffer");
+}
+
 void GradientSync::timed(const std::function<void()>& call) {
   const auto start = Clock::now();
   call();
@@ -236,6 +240,7 @@ std::unique_ptr<GradientSync> make_gradient_sync(std::vector<at::Tensor> paramet
     throw std::invalid_argument("gradients are reduced in a floating type, not " +
                                 std::string(c10::toString(*options.reduce_dtype)));
   }
+  if (options.gradient_buffer) return detail::make_buffer_bucketed_sync(std::move(parameters), comm, options);
   switch (options.variant) {
     case DdpVariant::naive: return detail::make_naive_sync(std::move(parameters), comm, options);
     case DdpVariant::flat: return detail::make_flat_sync(std::move(parameters), comm, options);

@@ -35,6 +35,16 @@ struct CollectiveSpan {
   std::chrono::steady_clock::time_point start, done;
 };
 
+// A model that lays its gradients out in one flat buffer of the reduce type (the fused engine's
+// gradient buffer): parameter i's gradient is buffer[offsets[i], offsets[i] + numel), and backward
+// writes the rows where written_by_backward[i] itself, reporting them to rows_written(); autograd
+// hands the others' gradients to hooks, which copy them into their rows.
+struct GradientBufferLayout {
+  at::Tensor buffer;  // contiguous, 1-D; zero where no parameter lives (padding stays zero)
+  std::vector<int64_t> offsets;
+  std::vector<bool> written_by_backward;
+};
+
 struct GradientSyncOptions {
   DdpVariant variant = DdpVariant::naive;
   int64_t bucket_bytes = int64_t{25} << 20;  // bucketed only; PyTorch DDP's default
@@ -48,6 +58,9 @@ struct GradientSyncOptions {
   // buffer it was reduced in), not cast back, for an optimizer that reads it so (FusedAdamW):
   // the same values, without the pass over the gradients. Not for reduce_scatter's shards.
   bool keep_reduce_dtype = false;
+  // bucketed with all_reduce only: the buckets are consecutive slices of this buffer, reduced
+  // in place (no copy for rows backward writes itself), and the gradients end as views of it.
+  std::optional<GradientBufferLayout> gradient_buffer;
   // Called at the end of finish(), before its clock stops: on GPUs a device synchronisation,
   // so that exposed time includes collectives the device has not finished. Empty on the CPU.
   std::function<void()> synchronize;
@@ -74,6 +87,10 @@ class GradientSync {
   SyncTimings finish();
 
   const std::vector<at::Tensor>& parameters() const { return parameters_; }
+
+  // Over a GradientBufferLayout: backward has queued the writes of the buffer's elements
+  // [first, first + numel) (whole parameters' rows). Throws std::logic_error on other syncs.
+  virtual void rows_written(int64_t first, int64_t numel);
 
   GradientReduction reduction() const { return reduction_; }
   // The units this sync reduces, in its order, each laid out as its buffer is (a unit's id,
@@ -157,7 +174,8 @@ class GradientSync {
 
 // Throws std::invalid_argument naming the parameter that is undefined, not a leaf requiring a
 // gradient, or (flat, bucketed) of another type or device than parameter 0, or for a reduce type
-// that is not floating; ConfigError for a bucket size below 1 byte.
+// that is not floating, or a gradient buffer with another variant, reduction, type than the
+// reduce type, or parameters outside it; ConfigError for a bucket size below 1 byte.
 std::unique_ptr<GradientSync> make_gradient_sync(std::vector<at::Tensor> parameters, Communicator& comm,
                                                  const GradientSyncOptions& options);
 

@@ -45,6 +45,11 @@ void check_runnable(const DdpConfig& c) {
   }
 }
 
+bool reduces_in_gradient_buffer(const DdpConfig& c) {
+  return c.engine == EngineKind::fused && c.variant == distributed::DdpVariant::bucketed &&
+         c.optimizer == distributed::OptimizerSharding::none && c.reduce_dtype == c.precision;
+}
+
 DdpCase::DdpCase(DdpConfig config, distributed::Communicator& comm) : comm_(comm) { result_.config = std::move(config); }
 
 DdpCase::~DdpCase() = default;
@@ -111,9 +116,27 @@ void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* mem
   // FusedAdamW reads bf16 gradients as they are: no pass casting them back.
   options.keep_reduce_dtype = model_->fused() && c.optimizer == distributed::OptimizerSharding::none;
   // The fused engine's parameters are views of one flat buffer and their gradients row blocks
-  // of one product (q | k | v, w1 | w3): hooks and buckets take them one by one all the same,
-  // in the reference model's order.
+  // of one product (q | k | v, w1 | w3). Bucketed, with the optimizer on every rank and the
+  // gradients reduced in the type the model computes in: the buckets are slices of the model's
+  // gradient buffer, which the projections' backward writes directly (no bucket copies).
+  // Otherwise hooks and buckets take the gradients one by one, in the reference model's order.
+  FusedTransformerLM* fused = model_->fused();
+  if (fused && reduces_in_gradient_buffer(c)) {
+    fused->set_gradient_buffer(at::zeros_like(fused->compute_copy()));  // zero: padding travels as zero
+    distributed::GradientBufferLayout layout;
+    layout.buffer = fused->gradient_buffer();
+    for (const auto& rows : fused->gradient_rows()) {
+      layout.offsets.push_back(rows.first);
+      layout.written_by_backward.push_back(rows.written_by_backward);
+    }
+    options.gradient_buffer = std::move(layout);
+  }
   sync_ = distributed::make_gradient_sync(model_->parameters(), comm_, options);
+  if (options.gradient_buffer) {
+    fused->set_gradient_rows_listener([sync = sync_.get()](int64_t first, int64_t numel) {
+      sync->rows_written(first, numel);
+    });
+  }
   sync_->broadcast_parameters();
   if (model_->fused()) model_->fused()->refresh_compute_copy();  // rank 0's weights, also to compute with
   if (c.check) {
@@ -138,7 +161,6 @@ void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* mem
     // stage that uses its parameters; the fused engine then copies that stage's parameters into
     // its compute copy.
     optimizer_->defer_gathers_to_forward(model_->parameter_stages());
-    FusedTransformerLM* fused = model_->fused();
     model_->set_before_stage([optimizer = optimizer_.get(), fused](int stage) {
       optimizer->before_stage(stage);
       if (fused) fused->refresh_compute_copy_from_parameters(stage);
@@ -225,6 +247,7 @@ void DdpCase::release() {
   graph_loss_ = at::Tensor();
   inputs_ = targets_ = at::Tensor();
   if (model_) model_->set_before_stage({});
+  if (model_ && model_->fused()) model_->fused()->set_gradient_rows_listener({});  // before the sync goes
   if (optimizer_) result_.optimizer_state_bytes = optimizer_->state_bytes();
   optimizer_.reset();
   sync_.reset();

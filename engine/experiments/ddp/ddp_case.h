@@ -107,6 +107,12 @@ class DdpCase final : public ExperimentCase {
 // asks its own group (Communicator::sums_bfloat16).
 void check_runnable(const DdpConfig& config);
 
+// Whether the buckets are slices of the fused model's gradient buffer, all-reduced where the
+// projections' backward writes their gradients (no copy into buckets): fused, bucketed, the
+// optimizer on every rank, gradients reduced in the type the model computes in (fp32 with
+// fp32, bf16 with bf16). Its rows all-reduce the whole buffer, alignment padding included.
+bool reduces_in_gradient_buffer(const DdpConfig& config);
+
 // A row of the DDP experiments as every rank ends up holding it.
 struct DdpRowSet {
   DdpResult combined;                     // status: any rank's failure; each time the slowest rank's

@@ -12,12 +12,15 @@ using torch::autograd::variable_list;
 class FusedLinearFunction : public torch::autograd::Function<FusedLinearFunction> {
  public:
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& x, const at::Tensor& compute,
-                            const at::Tensor* dweight_out, at::TensorList masters) {
+                            const at::Tensor* dweight_out, const std::function<void()>* written,
+                            at::TensorList masters) {
     std::vector<int64_t> rows;
     for (const auto& m : masters) rows.push_back(m.size(0));
     ctx->saved_data["rows"] = rows;
     // Not an input (a pointer, not a tensor argument): nothing flows back into it.
     ctx->saved_data["dweight_out"] = dweight_out->defined() ? *dweight_out : at::Tensor();
+    // saved_data holds IValues: the callback's address as an integer (its owner outlives backward).
+    ctx->saved_data["written"] = static_cast<int64_t>(reinterpret_cast<intptr_t>(written));
     ctx->save_for_backward({x, compute});
     const auto x2 = x.reshape({-1, x.size(-1)});
     auto out_shape = x.sizes().vec();
@@ -35,10 +38,14 @@ class FusedLinearFunction : public torch::autograd::Function<FusedLinearFunction
     variable_list grads;
     grads.push_back(ctx->needs_input_grad(0) ? at::mm(dy, compute).view(x.sizes()) : at::Tensor());
     grads.push_back(at::Tensor());  // the compute copy learns nothing: its master does
-    grads.push_back(at::Tensor());  // dweight_out, a pointer argument: a slot all the same
+    grads.push_back(at::Tensor());  // dweight_out and written, pointer arguments: slots all the same
+    grads.push_back(at::Tensor());
     at::Tensor dweight_out = ctx->saved_data["dweight_out"].toTensor();
     if (dweight_out.defined()) {
       at::mm_out(dweight_out, dy.t(), x2);  // where the optimizer reads it
+      const auto* written = reinterpret_cast<const std::function<void()>*>(
+          static_cast<intptr_t>(ctx->saved_data["written"].toInt()));
+      if (written && *written) (*written)();
       grads.resize(grads.size() + rows.size());
       return grads;
     }
@@ -53,7 +60,7 @@ class FusedLinearFunction : public torch::autograd::Function<FusedLinearFunction
 }  // namespace
 
 at::Tensor fused_linear(const at::Tensor& x, const at::Tensor& compute, const std::vector<at::Tensor>& masters,
-                        const at::Tensor& dweight_out) {
+                        const at::Tensor& dweight_out, const std::function<void()>* written) {
   TORCH_CHECK(compute.dim() == 2 && x.size(-1) == compute.size(1), "fused_linear: x ", x.sizes(), " against W ",
               compute.sizes());
   int64_t rows = 0;
@@ -65,7 +72,8 @@ at::Tensor fused_linear(const at::Tensor& x, const at::Tensor& compute, const st
                 "fused_linear: dW goes into a contiguous ", compute.sizes(), " ", compute.scalar_type(),
                 " tensor without autograd, got ", dweight_out.sizes(), " ", dweight_out.scalar_type());
   }
-  return FusedLinearFunction::apply(x, compute, &dweight_out, at::TensorList(masters));
+  TORCH_CHECK(!written || dweight_out.defined(), "fused_linear: `written` reports rows of dweight_out, which is undefined");
+  return FusedLinearFunction::apply(x, compute, &dweight_out, written, at::TensorList(masters));
 }
 
 }  // namespace stepscope::fused

@@ -5,6 +5,7 @@
 // of one dW.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
@@ -15,8 +16,11 @@ namespace stepscope::fused {
 // order, make up `out` (their values are compute's). Differentiable in x and the masters.
 // `dweight_out`: undefined, or a contiguous [out, in] tensor of compute's dtype that backward
 // writes dW into (overwriting it) instead of handing fp32 gradients to autograd: the masters
-// then get no autograd gradient, and no fp32 copy of dW is made.
+// then get no autograd gradient, and no fp32 copy of dW is made. `written` (with dweight_out):
+// called on autograd's thread once backward has queued dW's product into dweight_out (DDP
+// starts the rows' all-reduce from there); it must outlive the backward.
 at::Tensor fused_linear(const at::Tensor& x, const at::Tensor& compute, const std::vector<at::Tensor>& masters,
-                        const at::Tensor& dweight_out = at::Tensor());
+                        const at::Tensor& dweight_out = at::Tensor(),
+                        const std::function<void()>* written = nullptr);
 
 }  // namespace stepscope::fused

@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -157,12 +158,42 @@ void FusedTransformerLM::set_gradient_buffer(at::Tensor buffer) {
                        static_cast<int64_t>(compute_.element_size());
     return grad_buffer_.narrow(0, at, compute_view.numel()).view(compute_view.sizes());
   };
+  const auto reporter = [&](const at::Tensor& compute_view) -> std::function<void()> {
+    const int64_t first = (static_cast<const char*>(compute_view.data_ptr()) - base) /
+                          static_cast<int64_t>(compute_.element_size());
+    const int64_t numel = compute_view.numel();
+    return [this, first, numel] {
+      if (rows_listener_) rows_listener_(first, numel);
+    };
+  };
   for (Block& b : blocks_) {
     b.qkv_g = rows_of(b.qkv_c);
     b.o_g = rows_of(b.o_c);
     b.w13_g = rows_of(b.w13_c);
     b.w2_g = rows_of(b.w2_c);
+    b.qkv_written = reporter(b.qkv_c);
+    b.o_written = reporter(b.o_c);
+    b.w13_written = reporter(b.w13_c);
+    b.w2_written = reporter(b.w2_c);
   }
+}
+
+std::vector<FusedTransformerLM::GradientRows> FusedTransformerLM::gradient_rows() const {
+  std::vector<const void*> written;  // the projections' masters, when backward writes their rows
+  if (grad_buffer_.defined()) {
+    for (const Block& b : blocks_) {
+      for (const auto* group : {&b.qkv, &b.o, &b.w13, &b.w2}) {
+        for (const auto& m : *group) written.push_back(m.data_ptr());
+      }
+    }
+  }
+  const auto params = parameters();
+  std::vector<GradientRows> out;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const bool mine = std::find(written.begin(), written.end(), params[i].data_ptr()) != written.end();
+    out.push_back({offsets_[i], mine});
+  }
+  return out;
 }
 
 void FusedTransformerLM::attach_gradient_buffer() {
@@ -217,6 +248,9 @@ at::Tensor FusedTransformerLM::loss(const at::Tensor& token_ids, const at::Tenso
               rope_->context_length());
   const auto& cos = rope_->cos_table();
   const auto& sin = rope_->sin_table();
+  // Backward reports the rows it writes only where there are rows and someone listens.
+  const bool reporting = grad_buffer_.defined() && rows_listener_;
+  const auto report = [&](const std::function<void()>& written) { return reporting ? &written : nullptr; };
   enter_stage(0);
   auto x = torch::embedding(embedding_, token_ids);  // fp32: the residual stream stays fp32
   int stage = 1;
@@ -224,13 +258,15 @@ at::Tensor FusedTransformerLM::loss(const at::Tensor& token_ids, const at::Tenso
     enter_stage(stage++);
     {
       ScopedRange range("attention");
-      const auto qkv =
-          fused::fused_linear(fused::rms_norm(x, b.ln1, kNormEps, compute_dtype_), b.qkv_c, b.qkv, b.qkv_g);
-      x = x + fused::fused_linear(fused::rotary_attention(qkv, cos, sin, config_.num_heads), b.o_c, b.o, b.o_g);
+      const auto qkv = fused::fused_linear(fused::rms_norm(x, b.ln1, kNormEps, compute_dtype_), b.qkv_c, b.qkv,
+                                           b.qkv_g, report(b.qkv_written));
+      x = x + fused::fused_linear(fused::rotary_attention(qkv, cos, sin, config_.num_heads), b.o_c, b.o, b.o_g,
+                                  report(b.o_written));
     }
     ScopedRange range("feed-forward");
-    const auto ab = fused::fused_linear(fused::rms_norm(x, b.ln2, kNormEps, compute_dtype_), b.w13_c, b.w13, b.w13_g);
-    x = x + fused::fused_linear(fused::swiglu(ab), b.w2_c, b.w2, b.w2_g);
+    const auto ab = fused::fused_linear(fused::rms_norm(x, b.ln2, kNormEps, compute_dtype_), b.w13_c, b.w13, b.w13_g,
+                                        report(b.w13_written));
+    x = x + fused::fused_linear(fused::swiglu(ab), b.w2_c, b.w2, b.w2_g, report(b.w2_written));
   }
   enter_stage(stage);
   ScopedRange range("lm head + loss");

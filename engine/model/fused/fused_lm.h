@@ -57,6 +57,20 @@ class FusedTransformerLM : public torch::nn::Module {
   const at::Tensor& gradient_buffer() const { return grad_buffer_; }
   // Sets each projection master's grad to its rows of the gradient buffer (after a backward).
   void attach_gradient_buffer();
+  // With a gradient buffer: called on autograd's thread as backward finishes writing each
+  // projection's rows of it (elements first .. first + numel), for DDP to start their
+  // all-reduce while backward goes on. Empty: none.
+  void set_gradient_rows_listener(std::function<void(int64_t first, int64_t numel)> listener) {
+    rows_listener_ = std::move(listener);
+  }
+  // Where each parameter's gradient lives in a gradient buffer, parameters() order: its first
+  // element (the same as in flat_parameters()), and whether backward writes it there itself (the
+  // projections, once set_gradient_buffer() has a buffer) or autograd hands it over.
+  struct GradientRows {
+    int64_t first = 0;
+    bool written_by_backward = false;
+  };
+  std::vector<GradientRows> gradient_rows() const;
 
   // As TransformerLM: a hook before each stage of the forward, and each parameter's stage.
   void set_before_stage(std::function<void(int stage)> hook) { before_stage_ = std::move(hook); }
@@ -68,6 +82,9 @@ class FusedTransformerLM : public torch::nn::Module {
     std::vector<at::Tensor> qkv, o, w13, w2;  // masters of each projection, rows in order
     at::Tensor qkv_c, o_c, w13_c, w2_c;    // their compute views
     at::Tensor qkv_g, o_g, w13_g, w2_g;    // their rows of the gradient buffer, if any
+    // Each reports its rows to rows_listener_ (fused_linear keeps their addresses: blocks_
+    // never grows after construction).
+    std::function<void()> qkv_written, o_written, w13_written, w2_written;
   };
   void enter_stage(int stage) const {
     if (before_stage_) before_stage_(stage);
@@ -79,6 +96,7 @@ class FusedTransformerLM : public torch::nn::Module {
   at::Tensor embedding_, ln_final_, lm_head_, lm_head_c_;
   std::vector<Block> blocks_;
   at::Tensor grad_buffer_;        // set_gradient_buffer()
+  std::function<void(int64_t, int64_t)> rows_listener_;
   std::vector<int64_t> offsets_;  // each parameter's first element in flat_, parameters() order
   std::vector<int> stages_;       // parameter_stages()
   RotaryEmbedding rope_{nullptr};
