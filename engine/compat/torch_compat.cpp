@@ -3,6 +3,7 @@
 #include <c10/core/impl/VirtualGuardImpl.h>
 #include <new>
 #include <stdexcept>
+#include <string>
 
 #include <ATen/ATen.h>
 #include <ATen/autocast_mode.h>
@@ -11,6 +12,11 @@
 #include <torch/version.h>
 
 #define STEPSCOPE_TORCH_2 (TORCH_VERSION_MAJOR >= 2)
+
+#if STEPSCOPE_TORCH_2 && defined(STEPSCOPE_WITH_CUDA)
+#include <ATen/cuda/CUDAContext.h>
+#include <optional>
+#endif
 
 namespace stepscope::compat {
 
@@ -30,6 +36,45 @@ at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k
   (void)q, (void)k, (void)v, (void)causal;
   throw std::runtime_error("scaled_dot_product_attention needs LibTorch 2.0 or newer; this build has LibTorch " +
                            libtorch_version());
+#endif
+}
+
+bool matmul_sm_carveout_available() {
+#if STEPSCOPE_TORCH_2 && defined(STEPSCOPE_WITH_CUDA)
+  return true;
+#else
+  return false;
+#endif
+}
+
+MatmulSmCarveout::MatmulSmCarveout(int sms) {
+  if (sms < 0) throw std::invalid_argument("an SM carve-out is a count of SMs, not " + std::to_string(sms));
+  if (sms == 0) return;
+#if STEPSCOPE_TORCH_2 && defined(STEPSCOPE_WITH_CUDA)
+  const int available = at::cuda::getCurrentDeviceProperties()->multiProcessorCount;
+  if (sms >= available) {
+    throw std::invalid_argument("an SM carve-out of " + std::to_string(sms) + " leaves no SM of this GPU's " +
+                                std::to_string(available) + " to the matmuls");
+  }
+  auto& context = at::globalContext();
+  const auto previous = context._SMCarveout_EXPERIMENTAL();
+  previous_sms_ = previous.has_value() ? *previous : -1;
+  previous_backend_ = static_cast<int>(context.blasPreferredBackend());
+  context._setSMCarveout_EXPERIMENTAL(sms);
+  context.setBlasPreferredBackend(at::BlasBackend::Cublaslt);
+  set_ = true;
+#else
+  throw std::runtime_error("an SM carve-out for matmuls needs a CUDA build with LibTorch 2.x; this build has LibTorch " +
+                           libtorch_version() + (built_with_cuda() ? "" : " without CUDA"));
+#endif
+}
+
+MatmulSmCarveout::~MatmulSmCarveout() {
+#if STEPSCOPE_TORCH_2 && defined(STEPSCOPE_WITH_CUDA)
+  if (!set_) return;
+  auto& context = at::globalContext();
+  context._setSMCarveout_EXPERIMENTAL(previous_sms_ < 0 ? std::nullopt : std::optional<int32_t>(previous_sms_));
+  context.setBlasPreferredBackend(static_cast<at::BlasBackend>(previous_backend_));
 #endif
 }
 

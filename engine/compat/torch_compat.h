@@ -40,6 +40,27 @@ class AutocastGuard {
 // Whether `device` supports autocast to `dtype` in this LibTorch.
 bool autocast_supported(c10::DeviceType device, c10::ScalarType dtype);
 
+// Matmuls that leave `sms` streaming multiprocessors to kernels running beside them (NCCL's
+// during DDP's backward): a GEMM sized for every SM otherwise spills a second wave onto the SMs
+// a collective holds and takes up to twice as long. ATen's SM carve-out (LibTorch 2.x) has
+// cuBLASLt plan each matmul for the others; the guard also prefers cuBLASLt for ATen's matmuls,
+// the path that honours it. Process-wide for the guard's lifetime, restored after; 0 changes
+// nothing. Throws std::invalid_argument for a negative count or one that leaves the current GPU
+// no SM, std::runtime_error where this LibTorch has no carve-out.
+class MatmulSmCarveout {
+ public:
+  explicit MatmulSmCarveout(int sms);
+  ~MatmulSmCarveout();
+  MatmulSmCarveout(const MatmulSmCarveout&) = delete;
+  MatmulSmCarveout& operator=(const MatmulSmCarveout&) = delete;
+
+ private:
+  bool set_ = false;
+  int previous_sms_ = -1;       // none
+  int previous_backend_ = -1;   // at::BlasBackend, as an integer (no ATen header here)
+};
+bool matmul_sm_carveout_available();
+
 // LibTorch's fused scaled_dot_product_attention (2.x; 1.13 has none).
 bool has_scaled_dot_product_attention();
 // Throws std::runtime_error saying so on a LibTorch without it. Causal is top-left aligned.

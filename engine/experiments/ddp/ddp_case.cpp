@@ -101,6 +101,14 @@ void DdpCase::build_or_refuse(DeviceBackend& backend) {
 void DdpCase::prepare(DeviceBackend& backend, profiling::AllocationRecorder* memory) {
   backend_ = &backend;
   result_.device_name = backend.name();
+  if (result_.config.sm_carveout > 0) {
+    // For the whole case: the graphs captured in warm-up keep the GEMMs it plans.
+    try {
+      carveout_ = std::make_unique<compat::MatmulSmCarveout>(result_.config.sm_carveout);
+    } catch (const std::exception& e) {
+      throw ConfigError(e.what(), "sm-carveout");
+    }
+  }
   build_or_refuse(backend);
   const DdpConfig& c = result_.config;
   distributed::GradientSyncOptions options;
@@ -253,6 +261,7 @@ void DdpCase::release() {
   sync_.reset();
   model_.reset();
   initial_.clear();
+  carveout_.reset();
 }
 
 namespace {

@@ -27,6 +27,9 @@
 namespace stepscope {
 
 class EngineModel;
+namespace compat {
+class MatmulSmCarveout;
+}
 
 namespace distributed {
 class GradientSync;
@@ -83,6 +86,7 @@ class DdpCase final : public ExperimentCase {
   DdpResult result_;
   distributed::Communicator& comm_;
   DeviceBackend* backend_ = nullptr;
+  std::unique_ptr<compat::MatmulSmCarveout> carveout_;  // config.sm_carveout, for the case
   std::unique_ptr<EngineModel> model_;
   std::vector<at::Tensor> initial_;  // with check: the weights after the broadcast
   std::unique_ptr<distributed::GradientSync> sync_;

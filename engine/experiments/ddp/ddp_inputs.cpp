@@ -40,6 +40,13 @@ schema::InputSchema make_inputs() {
   f.back().choices = {"eager", "fused"};
   f.back().check = [](const std::string& t) { parse_engine_kind(t); };
   f.push_back(cuda_graphs_input());
+  f.push_back({"sm-carveout", "SMs left to NCCL", InputKind::integer,
+               "GPUs: streaming multiprocessors the matmuls leave to the collectives running\n"
+               "beside them (cuBLASLt plans each GEMM for the rest, so it keeps full waves next\n"
+               "to NCCL's kernels); pair with NCCL_MAX_CTAS=N. 0: none",
+               "0", false, "run", "N"});
+  f.back().min_integer = 0;
+  f.back().max_integer = kMaxSmCarveout;
   f.push_back(precision_input("reduce-dtype", "Gradient reduce type",
                               "the type gradients are reduced in: fp32, or bf16 (cast and divided by the\n"
                               "ranks on the way in, summed in bf16, cast back, as PyTorch's\n"
@@ -103,6 +110,7 @@ DdpSweepSpec ddp_spec(const schema::InputValues& v) {
   base.seed = static_cast<uint64_t>(v.integer("seed"));
   base.check = v.flag("check");
   base.cuda_graphs = v.text("cuda-graphs") == "on";
+  base.sm_carveout = static_cast<int>(v.integer("sm-carveout"));
   base.profile_memory = v.flag("profile-memory");
   return spec;
 }
@@ -129,6 +137,7 @@ schema::InputValues ddp_values(const DdpSweepSpec& spec) {
   v.set("device", to_string(b.device));
   v.set_flag("check", b.check);
   if (!b.cuda_graphs) v.set("cuda-graphs", "off");
+  v.set("sm-carveout", std::to_string(b.sm_carveout));
   v.set_flag("profile-memory", b.profile_memory);
   return v;
 }

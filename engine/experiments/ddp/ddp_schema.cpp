@@ -67,6 +67,12 @@ schema::Schema<Row> make_ddp_schema() {
   f.push_back({Column{"max_param_diff", "Max |param diff|", ColumnKind::real, ColumnRole::measure,
                       "--check: largest parameter difference from one process on the whole global batch"},
                [](const Row& r) { return value_if(r.max_param_diff >= 0, r.max_param_diff); }});
+  f.push_back({Column{"sm_carveout", "SMs left to NCCL", ColumnKind::integer, ColumnRole::detail,
+                      "SMs the matmuls left to the collectives beside them (--sm-carveout)"},
+               [](const Row& r) { return Value(int64_t{r.config.sm_carveout}); },
+               [](Row& r, const Value& v) {
+                 r.config.sm_carveout = schema::number_of(v) ? static_cast<int>(schema::integer_of(v)) : 0;
+               }});
   f.push_back({Column{"cuda_graphs", "CUDA graphs", ColumnKind::text, ColumnRole::detail,
                       "Whether the measured steps replayed CUDA graphs (collectives captured in the backward graph)"},
                [](const Row& r) { return Value(std::string(r.cuda_graphs_used ? "yes" : "no")); },

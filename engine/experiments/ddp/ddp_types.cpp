@@ -51,6 +51,12 @@ void validate(const DdpConfig& c) {
   if (c.reduce_dtype == Precision::fp16) {
     throw ConfigError("gradients are reduced in fp32 or bf16 (fp16 sums would need a loss scale)", "reduce-dtype");
   }
+  if (c.sm_carveout < 0 || c.sm_carveout > kMaxSmCarveout) {
+    throw ConfigError("SM carve-out must be between 0 and " + std::to_string(kMaxSmCarveout), "sm-carveout");
+  }
+  if (c.sm_carveout > 0 && c.device.is_cpu()) {
+    throw ConfigError("an SM carve-out shapes GPU matmuls: leave it 0 on the CPU", "sm-carveout");
+  }
   if (c.context < 1) throw ConfigError("context must be positive", "context");
   if (c.batch < 1) throw ConfigError("batch per rank must be positive", "batch");
   if (c.batch > kMaxDimension) {
@@ -111,6 +117,7 @@ std::string describe(const DdpConfig& c) {
     << c.batch << ' ' << to_string(c.precision);
   if (c.engine != EngineKind::eager) s << ' ' << to_string(c.engine);
   if (c.reduce_dtype != Precision::fp32) s << ' ' << to_string(c.reduce_dtype) << " reduce";
+  if (c.sm_carveout > 0) s << ", matmuls leave " << c.sm_carveout << " SMs";
   return s.str();
 }
 

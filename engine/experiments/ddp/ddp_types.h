@@ -40,6 +40,9 @@ struct DdpConfig {
   // Fused on GPUs with the optimizer state on every rank: after warm-up the step (forward,
   // backward with its hooks' collectives, optimizer) replays as CUDA graphs.
   bool cuda_graphs = true;
+  // SMs the matmuls leave to the collectives running beside them (GPUs, LibTorch 2.x): GEMMs
+  // then schedule in full waves next to NCCL's kernels. 0: none. Pair with NCCL_MAX_CTAS.
+  int sm_carveout = 0;
   int warmup_steps = 1;
   int measured_steps = 5;
   Device device;  // the CPU by default
@@ -51,13 +54,16 @@ struct DdpConfig {
   int ranks_on_host = 1;
 };
 
+// The most SMs --sm-carveout may leave (more than any GPU has; the case checks its own).
+constexpr int kMaxSmCarveout = 1024;
+
 // The largest parameter difference --check accepts: 1e-5 in fp32 (and fp32 reduction) on the
 // CPU (Gloo sums in a fixed order); none elsewhere, where reduction order and bf16 rounding make
 // it a reading.
 std::optional<double> check_tolerance(const DdpConfig& config);
 
 // Throws ConfigError (field key: "variant", "bucket-mb", "nproc", "backend", "model", "context",
-// "batch", "precision", "reduce-dtype", "warmup", "steps") for what cannot run.
+// "batch", "precision", "reduce-dtype", "sm-carveout", "warmup", "steps") for what cannot run.
 void validate(const DdpConfig& config);
 // "bucketed 1 MiB gloo x2 tiny ctx 16 b 2 fp32", then " fused" and " bf16 reduce" where so
 std::string describe(const DdpConfig& config);
