@@ -18,6 +18,7 @@
 #include <mutex>
 
 #include "compat/c10d_compat.h"
+#include "compat/torch_compat.h"
 #include "core/config_error.h"
 #include "dist_test_support.h"
 #include "distributed/ddp/gradient_sync.h"
@@ -453,6 +454,38 @@ TEST(DdpBf16Reduce, Fp16IsRefusedByName) {
     FAIL() << "fp16 reduction was not refused";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.field(), "reduce-dtype");
+  }
+}
+
+// --sm-carveout shapes GPU matmuls: refused by name on the CPU and out of range; the guard
+// itself changes nothing at 0 and says where this build cannot carve SMs out.
+TEST(DdpSmCarveout, RefusedWhereItCannotApply) {
+  DdpConfig c = fused_row(DdpVariant::bucketed, OptimizerSharding::none);
+  const auto field_of = [](const DdpConfig& config) {
+    try {
+      validate(config);
+    } catch (const ConfigError& e) {
+      return e.field();
+    }
+    return std::string();
+  };
+  EXPECT_EQ(field_of(c), "");
+  c.sm_carveout = 16;
+  EXPECT_EQ(field_of(c), "sm-carveout") << "the CPU has no SMs to leave";
+  c.device = Device{DeviceKind::cuda, -1};
+  c.backend = CommBackend::nccl;
+  EXPECT_EQ(field_of(c), "");
+  c.sm_carveout = -1;
+  EXPECT_EQ(field_of(c), "sm-carveout");
+  c.sm_carveout = kMaxSmCarveout + 1;
+  EXPECT_EQ(field_of(c), "sm-carveout");
+  c.sm_carveout = 16;
+  EXPECT_NE(describe(c).find("matmuls leave 16 SMs"), std::string::npos) << describe(c);
+
+  EXPECT_NO_THROW(compat::MatmulSmCarveout none(0));
+  EXPECT_THROW(compat::MatmulSmCarveout negative(-1), std::invalid_argument);
+  if (!compat::matmul_sm_carveout_available()) {
+    EXPECT_THROW(compat::MatmulSmCarveout unavailable(8), std::runtime_error);
   }
 }
 

@@ -173,6 +173,7 @@ TEST(ExperimentInputs, DdpSpecThroughArgv) {
   b.device = Device{};
   b.check = true;
   b.profile_memory = true;
+  b.sm_carveout = 20;
   const schema::InputValues values = ddp_values(spec);
   EXPECT_EQ(through_argv(values), values);
   const DdpSweepSpec again = ddp_spec(through_argv(values));
@@ -184,6 +185,8 @@ TEST(ExperimentInputs, DdpSpecThroughArgv) {
   EXPECT_EQ(again.base.reduce_dtype, Precision::bf16);
   EXPECT_FALSE(again.base.cuda_graphs);
   EXPECT_TRUE(ddp_spec(schema::InputValues(ddp_inputs())).base.cuda_graphs) << "on by default";
+  EXPECT_EQ(again.base.sm_carveout, 20);
+  EXPECT_EQ(ddp_spec(schema::InputValues(ddp_inputs())).base.sm_carveout, 0) << "none by default";
   EXPECT_EQ(again.base.model.name, "mini");
   EXPECT_EQ(again.base.context, 32);
   EXPECT_EQ(again.base.batch, 3);
