@@ -1,0 +1,81 @@
+// A torch.profiler Chrome trace (`prof.export_chrome_trace(path)`, PyTorch 1.13 and 2.x, plain
+// JSON or gzip) read into the records Stepscope's own profilers produce: CPU ranges (the user's
+// record_function annotations and ProfilerStep#N), CUDA runtime/driver calls, kernels, copies
+// and sets, each kept compact. The file is parsed as a stream (one event at a time), so a trace
+// of hundreds of MB costs its records, not a document tree.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "profiling/activity_records.h"
+
+namespace stepscope::imports {
+
+// Not a trace this reader can use: the message names the file and, where it can, the event.
+class TraceImportError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// An annotation (record_function, ProfilerStep#N) on one CPU thread.
+struct TraceRange {
+  std::string name;
+  uint32_t thread = 0;  // index into TorchTrace::threads
+  int64_t start_ns = 0, end_ns = 0;
+};
+
+// A CUDA runtime or driver call, by its correlation id (launches, copies and sets tie GPU work
+// to the thread and time they were made on).
+struct TraceApiCall {
+  uint32_t correlation = 0;
+  uint32_t thread = 0;
+  int64_t start_ns = 0, end_ns = 0;
+  uint32_t name = 0;  // index into TorchTrace::api_names
+  bool driver = false;
+};
+
+// A kernel, copy or set on the GPU.
+struct TraceActivity {
+  uint32_t name = 0;  // kernels: index into kernel_names; copies and sets: unused
+  int64_t start_ns = 0, end_ns = 0;
+  uint32_t correlation = 0;
+  uint32_t device = 0, stream = 0;
+  uint64_t bytes = 0;  // copies and sets
+  bool is_memory = false;
+  profiling::MemoryOperation operation = profiling::MemoryOperation::copy_other;
+};
+
+struct TorchTrace {
+  std::vector<std::string> threads;  // "pid/tid" as the trace names them
+  std::vector<std::string> api_names;
+  std::vector<std::string> kernel_names;  // as the trace writes them (already demangled)
+  std::vector<TraceRange> ranges;
+  std::vector<TraceApiCall> api_calls;
+  std::vector<TraceActivity> activities;  // kernels, copies and sets, in file order
+  int64_t operators = 0;                  // cpu_op events (counted; the operator view reads them later)
+  int64_t events = 0;                     // every trace event read
+  int64_t skipped_events = 0;             // events of kinds this reader does not use
+  std::vector<std::string> devices;       // deviceProperties' names, when the trace has them
+  std::string schema_version;             // the trace's "schemaVersion", "" when absent
+};
+
+struct TraceReadOptions {
+  // Called now and then with the share of the file read (0..1); returning false cancels the
+  // import (TraceImportError "cancelled").
+  std::function<bool(double fraction)> progress;
+};
+
+// Throws TraceImportError for a file that cannot be read, is not JSON, has no trace events, or
+// is gzip-compressed in a build without zlib.
+TorchTrace read_torch_trace(const std::string& path, const TraceReadOptions& options = {});
+// The same from text already in memory (tests, and files a caller decompressed itself).
+TorchTrace read_torch_trace_text(const std::string& text, const std::string& name = "trace");
+
+// Whether this build reads gzip-compressed traces.
+bool reads_gzip();
+
+}  // namespace stepscope::imports
