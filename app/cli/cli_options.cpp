@@ -153,6 +153,7 @@ std::string main_usage() {
                                    : d.summary);
   }
   line("check", "evaluate a PyTorch state_dict checkpoint on token ids; optionally take one AdamW step");
+  line("import", "read a torch.profiler trace of your own code: kernels per range, GPU busy per step");
   line("models", "list the model presets");
   line("version", "print the versions of stepscope and LibTorch");
   return "usage: stepscope-cli <command> [options]\n\ncommands:\n" + commands +

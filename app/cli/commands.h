@@ -19,6 +19,7 @@ int run_collectives_command(const std::vector<std::string>& args, std::ostream& 
 int run_ddp_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_plan_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_check_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int run_import_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // Dispatches argv[1] to a command.
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err);
 

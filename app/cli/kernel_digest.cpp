@@ -103,19 +103,24 @@ void print_cpu_ranges(std::ostream& out, const KernelProfile& profile) {
 
 }  // namespace
 
-void print_kernel_digest(std::ostream& out, const BenchResult& result) {
-  if (!result.kernel_profile) return;
-  const auto& profile = *result.kernel_profile;
-  out << "kernels of " << describe(result.config) << ", " << profile.measured_steps << " measured step(s):\n";
+bool print_profile_digest(std::ostream& out, const KernelProfile& profile, const std::string& what) {
+  out << "kernels of " << what << ", " << profile.measured_steps << " measured step(s):\n";
   const auto* window = find_range(profile, profiling::step_ranges::kMeasuredWindow);
   if (!profile.gpu_activity_recorded || !window || window->kernels.empty()) {
     out << "  no GPU activity recorded\n";
     print_cpu_ranges(out, profile);
-    return;
+    return false;
   }
   print_top_kernels(out, *window);
   print_phase_categories(out, profile);
   print_gpu_usage(out, profile);
+  return true;
+}
+
+void print_kernel_digest(std::ostream& out, const BenchResult& result) {
+  if (!result.kernel_profile) return;
+  const auto& profile = *result.kernel_profile;
+  if (!print_profile_digest(out, profile, describe(result.config))) return;
   if (const auto balance = profiling::attention_balance(profile, result.config.model.d_head())) {
     char line[256];
     std::snprintf(line, sizeof line,

@@ -42,6 +42,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (command == "bench") return run_bench_command(args, out, err);
   if (command == "attention") return run_attention_command(args, out, err);
   if (command == "check") return run_check_command(args, out, err);
+  if (command == "import") return run_import_command(args, out, err);
   // allreduce: the command's former name, which scripts may still use.
   if (command == "collectives" || command == "allreduce") return run_collectives_command(args, out, err);
   if (command == "ddp") return run_ddp_command(args, out, err);

@@ -213,3 +213,16 @@ set_tests_properties(cli_e2e.plan_limits PROPERTIES LABELS "cli;e2e" PASS_REGULA
 stepscope_cli_error_test(plan_allreduce_dev_zero
   "--allreduce: /dev/zero holds more than 128 MiB; a run file is read up to 128 MiB" plan --allreduce /dev/zero)
 set_tests_properties(cli_error.plan_allreduce_dev_zero PROPERTIES TIMEOUT 20)
+
+# Profiles of the user's own PyTorch code.
+add_test(NAME cli_e2e.import_torch_trace
+  COMMAND ${CMAKE_COMMAND}
+    -DCLI=$<TARGET_FILE:stepscope-cli> -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/e2e_import
+    -DTRACE=${PROJECT_SOURCE_DIR}/tests/data/torch_profiles/trace_cuda.json.gz
+    -P ${CMAKE_CURRENT_LIST_DIR}/run_import_trace.cmake)
+set_tests_properties(cli_e2e.import_torch_trace PROPERTIES LABELS "cli;e2e")
+stepscope_cli_error_test(import_needs_file "--file is required" import)
+stepscope_cli_error_test(import_not_json "not valid JSON at byte" import ${PROJECT_SOURCE_DIR}/README.md)
+stepscope_cli_error_test(import_no_such_file "no-such-trace.json: no such file" import no-such-trace.json)
+stepscope_cli_error_test(import_not_a_trace "no \"traceEvents\" array"
+  import ${PROJECT_SOURCE_DIR}/tests/data/torch_profiles/fixtures_cuda.json)
