@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "distributed/ddp/bucket_arrivals.h"
 #include "distributed/ddp/bucket_plan.h"
 #include "distributed/ddp/gradient_hooks.h"
 #include "distributed/ddp/sync_variants.h"
@@ -27,14 +28,9 @@ class BucketedSync final : public GradientSync {
       : GradientSync(std::move(parameters), comm, options),
         buckets_(make_buckets(parameters_, options.bucket_bytes, scatters() ? comm.size() : 1,
                               parameters_.empty() ? at::kFloat : reduce_type(parameters_[0]))),
-        places_(parameters_.size()),
-        arrived_(parameters_.size(), false),
-        hooks_(parameters_, [this](size_t i, const at::Tensor& grad) { arrive(i, grad); }) {
-    for (size_t b = 0; b < buckets_.size(); ++b) {
-      const Bucket& plan = buckets_[b].plan;
-      for (size_t k = 0; k < plan.parameters.size(); ++k) places_[plan.parameters[k]] = Place{b, plan.offsets[k]};
-    }
-  }
+        places_(places_of(buckets_, parameters_.size())),
+        arrivals_(bucket_of(places_)),
+        hooks_(parameters_, [this](size_t i, const at::Tensor& grad) { arrive(i, grad); }) {}
   DdpVariant variant() const override { return DdpVariant::bucketed; }
   std::vector<at::Tensor> buffers() const override {
     std::vector<at::Tensor> out;
@@ -52,12 +48,9 @@ class BucketedSync final : public GradientSync {
     for (auto& b : buckets_) {
       if (b.work) timed([&] { b.work->wait(); });
     }
-    for (size_t i = 0; i < arrived_.size(); ++i) {
-      if (!arrived_[i]) {
-        reset();
-        throw std::runtime_error("bucketed DDP: parameter " + std::to_string(i) +
-                                 " received no gradient in this backward");
-      }
+    if (const size_t i = arrivals_.first_missing(); i < parameters_.size()) {
+      reset();
+      throw std::runtime_error("bucketed DDP: parameter " + std::to_string(i) + " received no gradient in this backward");
     }
     // The buckets hold the means (each gradient was divided on its way in): the gradients become
     // views of them, as PyTorch's gradient_as_bucket_view, with no pass over the memory after
@@ -74,21 +67,30 @@ class BucketedSync final : public GradientSync {
 
   void reset() override {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (auto& b : buckets_) {
-      b.arrived = 0;
-      b.work.reset();
-    }
-    arrived_.assign(arrived_.size(), false);
-    next_launch_ = 0;
+    for (auto& b : buckets_) b.work.reset();
+    arrivals_.reset();
   }
 
  private:
   struct BucketState {
     Bucket plan;
     at::Tensor buffer;  // kept across steps
-    size_t arrived = 0;
     std::unique_ptr<PendingCollective> work;
   };
+
+  static std::vector<Place> places_of(const std::vector<BucketState>& buckets, size_t parameters) {
+    std::vector<Place> places(parameters);
+    for (size_t b = 0; b < buckets.size(); ++b) {
+      const Bucket& plan = buckets[b].plan;
+      for (size_t k = 0; k < plan.parameters.size(); ++k) places[plan.parameters[k]] = Place{b, plan.offsets[k]};
+    }
+    return places;
+  }
+  static std::vector<size_t> bucket_of(const std::vector<Place>& places) {
+    std::vector<size_t> out;
+    for (const Place& p : places) out.push_back(p.bucket);
+    return out;
+  }
 
   // Buffers of `type`, padded to a multiple of `ranks` (ZeRO-1's reduce-scatter); the tail
   // stays zero. Planned by the parameters' own bytes, as PyTorch's bucket_cap_mb.
@@ -116,33 +118,22 @@ class BucketedSync final : public GradientSync {
     return out;
   }
 
-  static bool full(const BucketState& b) { return b.arrived == b.plan.parameters.size(); }
-
   void arrive(size_t i, const at::Tensor& grad) {
     if (!grad.defined()) return;  // no gradient: complete() names the parameter
     std::lock_guard<std::mutex> lock(mutex_);
-    if (arrived_[i]) {
-      throw std::runtime_error("bucketed DDP: parameter " + std::to_string(i) +
-                               " got a second gradient before finish() (call begin_step() and finish() each step)");
-    }
-    arrived_[i] = true;
+    const std::vector<size_t> ready = arrivals_.arrive(i);
     BucketState& b = buckets_[places_[i].bucket];
     at::Tensor slot = b.buffer.narrow(0, places_[i].offset, grad.numel()).view(grad.sizes());
     scaled_into(slot, grad, mean_factor());  // copied (and divided) during backward
-    ++b.arrived;
-    // In bucket order, as PyTorch's reducer: every rank then starts the same collectives in
-    // the same order even where backward finishes buckets in another.
-    while (next_launch_ < buckets_.size() && full(buckets_[next_launch_])) {
-      BucketState& ready = buckets_[next_launch_++];
-      ready.work = start_reduction(ready.buffer, pieces(ready.plan), ShardStorage::in_buffer);
+    for (size_t r : ready) {
+      buckets_[r].work = start_reduction(buckets_[r].buffer, pieces(buckets_[r].plan), ShardStorage::in_buffer);
     }
   }
 
   std::mutex mutex_;  // hooks of parameters on different devices run on different threads
   std::vector<BucketState> buckets_;
   std::vector<Place> places_;
-  std::vector<bool> arrived_;
-  size_t next_launch_ = 0;
+  BucketArrivals arrivals_;
   GradientHooks hooks_;  // last: removed before the state its callback uses
 };
 

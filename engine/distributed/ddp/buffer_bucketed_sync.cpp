@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/config_error.h"
+#include "distributed/ddp/bucket_arrivals.h"
 #include "distributed/ddp/gradient_hooks.h"
 #include "distributed/ddp/sync_variants.h"
 
@@ -63,10 +64,8 @@ class BufferBucketedSync final : public GradientSync {
         buffer_(options.gradient_buffer->buffer),
         offsets_(options.gradient_buffer->offsets),
         written_by_backward_(options.gradient_buffer->written_by_backward),
-        bucket_of_(parameters_.size()),
-        arrived_(parameters_.size(), false),
+        arrivals_(plan(options.bucket_bytes)),
         hooks_(parameters_, [this](size_t i, const at::Tensor& grad) { hook(i, grad); }) {
-    plan(options.bucket_bytes);
     by_offset_.resize(parameters_.size());
     std::iota(by_offset_.begin(), by_offset_.end(), size_t{0});
     std::sort(by_offset_.begin(), by_offset_.end(), [&](size_t a, size_t b) { return offsets_[a] < offsets_[b]; });
@@ -108,11 +107,9 @@ class BufferBucketedSync final : public GradientSync {
     for (auto& b : buckets_) {
       if (b.work) timed([&] { b.work->wait(); });
     }
-    for (size_t i = 0; i < arrived_.size(); ++i) {
-      if (!arrived_[i]) {
-        reset();
-        throw std::runtime_error("bucketed DDP: " + parameter_name(i) + " received no gradient in this backward");
-      }
+    if (const size_t i = arrivals_.first_missing(); i < parameters_.size()) {
+      reset();
+      throw std::runtime_error("bucketed DDP: " + parameter_name(i) + " received no gradient in this backward");
     }
     for (size_t i = 0; i < parameters_.size(); ++i) {
       install_mean(i, buffer_.narrow(0, offsets_[i], parameters_[i].numel()).view(parameters_[i].sizes()));
@@ -122,12 +119,8 @@ class BufferBucketedSync final : public GradientSync {
 
   void reset() override {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (auto& b : buckets_) {
-      b.arrived = 0;
-      b.work.reset();
-    }
-    arrived_.assign(arrived_.size(), false);
-    next_launch_ = 0;
+    for (auto& b : buckets_) b.work.reset();
+    arrivals_.reset();
   }
 
  private:
@@ -135,14 +128,14 @@ class BufferBucketedSync final : public GradientSync {
     int64_t first = 0;               // the slice's first element in the buffer
     at::Tensor slice;                // buffer[first, first + numel)
     std::vector<size_t> parameters;  // whose rows lie in it, backward's order
-    size_t arrived = 0;
     std::unique_ptr<PendingCollective> work;
   };
 
   // Parameters from the buffer's end down, cut at bucket_bytes of their rows as PyTorch's
   // bucket_cap_mb (a larger parameter gets a bucket of its own); the slices tile the buffer, so
-  // the padding between parameters' rows travels too (it stays zero).
-  void plan(int64_t bucket_bytes) {
+  // the padding between parameters' rows travels too (it stays zero). Returns each parameter's
+  // bucket.
+  std::vector<size_t> plan(int64_t bucket_bytes) {
     if (bucket_bytes < 1) {
       throw ConfigError("bucket size must be at least 1 byte (got " + std::to_string(bucket_bytes) + ")", "bucket_mb");
     }
@@ -151,14 +144,14 @@ class BufferBucketedSync final : public GradientSync {
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return offsets_[a] > offsets_[b]; });
     const auto element_bytes = static_cast<int64_t>(buffer_.element_size());
     int64_t end = buffer_.numel();
-    std::vector<size_t> members;
+    std::vector<size_t> members, bucket_of(parameters_.size());
     int64_t bytes = 0;
     const auto close = [&](int64_t first) {
       BucketState b;
       b.first = first;
       b.slice = buffer_.narrow(0, first, end - first);
       b.parameters = std::move(members);
-      for (size_t i : b.parameters) bucket_of_[i] = buckets_.size();
+      for (size_t i : b.parameters) bucket_of[i] = buckets_.size();
       buckets_.push_back(std::move(b));
       end = first;
       members.clear();
@@ -171,6 +164,7 @@ class BufferBucketedSync final : public GradientSync {
       bytes += own;
     }
     if (!members.empty()) close(0);
+    return bucket_of;
   }
 
   // Autograd's gradient of a parameter whose rows backward does not write: cast into them.
@@ -187,16 +181,8 @@ class BufferBucketedSync final : public GradientSync {
 
   // Under mutex_.
   void arrive(size_t i) {
-    if (arrived_[i]) {
-      throw std::runtime_error("bucketed DDP: " + parameter_name(i) +
-                               " got a second gradient before finish() (call begin_step() and finish() each step)");
-    }
-    arrived_[i] = true;
-    ++buckets_[bucket_of_[i]].arrived;
-    // In bucket order, as PyTorch's reducer: every rank starts the same collectives in the same order.
-    while (next_launch_ < buckets_.size() &&
-           buckets_[next_launch_].arrived == buckets_[next_launch_].parameters.size()) {
-      BucketState& ready = buckets_[next_launch_++];
+    for (size_t r : arrivals_.arrive(i)) {
+      BucketState& ready = buckets_[r];
       if (!averages_in_collective()) ready.slice.mul_(mean_factor());  // Gloo sums: divide first
       ready.work = start_all_reduce(ready.slice);
     }
@@ -207,9 +193,7 @@ class BufferBucketedSync final : public GradientSync {
   std::vector<bool> written_by_backward_;
   std::vector<size_t> by_offset_;  // parameters by their rows' first element
   std::vector<BucketState> buckets_;
-  std::vector<size_t> bucket_of_;
-  std::vector<bool> arrived_;
-  size_t next_launch_ = 0;
+  BucketArrivals arrivals_;  // after buckets_: plan() fills them
   std::mutex mutex_;
   GradientHooks hooks_;  // last: removed before the state its callback uses
 };
