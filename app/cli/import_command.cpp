@@ -9,10 +9,15 @@
 #include "cli/commands.h"
 #include "cli/kernel_digest.h"
 #include "core/config_error.h"
+#include "imports/memory_snapshot.h"
+#include "imports/memory_snapshot_timeline.h"
+#include "imports/snapshot_frames.h"
 #include "imports/torch_trace.h"
 #include "imports/torch_trace_profile.h"
 #include "io/kernel_summary_export.h"
+#include "io/memory_export.h"
 #include "io/output_file.h"
+#include "schema/value_format.h"
 #include "schema/input_arguments.h"
 #include "schema/input_usage.h"
 
@@ -27,13 +32,16 @@ const schema::InputSchema& import_inputs() {
   static const schema::InputSchema inputs = [] {
     std::vector<InputField> f;
     f.push_back({"file", "Profile", InputKind::path,
-                 "a torch.profiler Chrome trace (prof.export_chrome_trace(...), .json or .json.gz);\n"
+                 "a torch.profiler Chrome trace (prof.export_chrome_trace(...), .json or .json.gz)\n"
+                 "or a CUDA memory snapshot (torch.cuda.memory._dump_snapshot(...), a pickle);\n"
                  "may also come first, without --file",
                  "", false, "input", "F"});
     f.back().required = true;
     f.push_back({"csv", "Tables", InputKind::path,
-                 "writes F's stem + .kernels.csv, .categories.csv, .gpu_steps.csv and .cpu_ranges.csv:\n"
-                 "the tables bench --profile kernels writes",
+                 "writes F's stem + the tables bench writes: of a trace .kernels.csv, .categories.csv,\n"
+                 ".gpu_steps.csv and .cpu_ranges.csv (--profile kernels); of a snapshot, per device\n"
+                 "D, .cudaD.memory_timeline.csv, .memory_peaks.csv, .largest_allocations.csv and\n"
+                 ".memory_categories.csv (--profile memory)",
                  "", false, "output", "F"});
     f.push_back({"short-names", "Short kernel names", InputKind::flag,
                  "kernels.csv with templates and arguments folded", "", false, "output", ""});
@@ -49,8 +57,28 @@ std::string import_usage() {
       {"stepscope-cli import F [options]",
        "Reads a profile of your own PyTorch code as Stepscope reads its own runs. A torch.profiler\n"
        "trace gives the kernels and copies per record_function range (Nsight Systems' columns), the\n"
-       "category roll-up, GPU busy and idle time per ProfilerStep#N and CPU time per range.\n",
+       "category roll-up, GPU busy and idle time per ProfilerStep#N and CPU time per range. A memory\n"
+       "snapshot gives memory_viz's active-memory timeline and peak (blocks alive before recording\n"
+       "began count from the start), the largest allocations at the peak with your own file:line\n"
+       "first, reserved against allocated memory, and categories where the Python frames tell.\n",
        "Exit status: 0 read, 2 a file that cannot be read as a profile (the message says why).\n"});
+}
+
+// A pickle (protocol 2 and above start with PROTO, 0x80): torch.cuda.memory._dump_snapshot's.
+bool is_memory_snapshot(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;  // the trace reader names the missing file
+  const int first = std::fgetc(f);
+  std::fclose(f);
+  return first == 0x80;
+}
+
+// "file.py:12 in f" for the first frame of `stack` (the user's own first), "" when none.
+std::string first_frame(const imports::MemorySnapshot& snapshot, uint32_t stack) {
+  const auto frames = imports::frames_user_first(snapshot.stacks, stack);
+  if (frames.empty()) return "";
+  const auto& f = snapshot.stacks.frames[frames.front()];
+  return f.filename + ":" + std::to_string(f.line) + " in " + f.name;
 }
 
 // "runs.csv" -> "runs".
@@ -58,6 +86,66 @@ std::string stem_of(const std::string& path) {
   const std::string ext = ".csv";
   const bool has = path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
   return has ? path.substr(0, path.size() - ext.size()) : path;
+}
+
+
+void print_snapshot_digest(std::ostream& out, const imports::MemorySnapshot& snapshot,
+                           const imports::SnapshotTimeline& t) {
+  using schema::bytes_text;
+  out << "memory of cuda:" << t.device << ": " << t.alloc_entries << " allocations and " << t.free_completed_entries
+      << " frees recorded; " << bytes_text(static_cast<double>(t.before_recording_bytes)) << " in "
+      << t.before_recording_allocations << " blocks alive before recording began\n";
+  out << "  peak " << bytes_text(static_cast<double>(t.peak_bytes)) << " at entry " << t.peak_entry << "; at the end "
+      << bytes_text(static_cast<double>(t.final_bytes)) << "; reserved " << bytes_text(static_cast<double>(t.segments.totals.reserved_bytes))
+      << " in " << t.segments.segment_count << " segments, of which free "
+      << bytes_text(static_cast<double>(t.segments.totals.free_bytes)) << '\n';
+  int64_t known = 0;
+  for (size_t c = 0; c < t.peak_bytes_by_category.size(); ++c) {
+    if (static_cast<profiling::MemoryCategory>(c) != profiling::MemoryCategory::other) known += t.peak_bytes_by_category[c];
+  }
+  out << "  at the peak, by what the Python frames tell:";
+  for (size_t c = 0; c < t.peak_bytes_by_category.size(); ++c) {
+    const auto category = static_cast<profiling::MemoryCategory>(c);
+    if (t.peak_bytes_by_category[c] <= 0) continue;
+    out << ' ' << (category == profiling::MemoryCategory::other ? std::string("unknown") : profiling::to_string(category))
+        << ' ' << bytes_text(static_cast<double>(t.peak_bytes_by_category[c])) << ';';
+  }
+  out << (known == 0 ? " (no frames tell)" : "") << '\n';
+  out << "  largest alive at the peak:\n";
+  for (size_t i = 0; i < t.largest_at_peak.size() && i < 5; ++i) {
+    const auto& a = t.allocations[t.largest_at_peak[i]];
+    const std::string where = first_frame(snapshot, a.stack);
+    out << "    " << bytes_text(static_cast<double>(a.bytes)) << "  "
+        << (where.empty() ? std::string(a.alloc_entry < 0 ? "(alive before recording)" : "(no frames)") : where) << '\n';
+  }
+}
+
+int import_snapshot(const std::string& file, const std::string& csv, bool quiet, std::ostream& out, std::ostream& err) {
+  imports::MemorySnapshot snapshot;
+  try {
+    snapshot = imports::read_memory_snapshot(file);
+  } catch (const imports::MemorySnapshotError& e) {
+    err << "stepscope-cli import: error: " << e.what() << '\n';
+    return kExitUsage;
+  }
+  const auto devices = imports::snapshot_devices(snapshot);
+  if (devices.empty() && !quiet) out << "import: the snapshot holds no memory and no trace\n";
+  for (int device : devices) {
+    const auto timeline = imports::build_snapshot_timeline(snapshot, device);
+    if (!csv.empty()) {
+      profiling::TimelineOptions options;
+      options.device = device;
+      const auto drawn = profiling::build_memory_timeline(imports::to_allocation_log(snapshot, timeline), options);
+      const std::string stem = stem_of(csv) + ".cuda" + std::to_string(device);
+      replace_file(stem + ".memory_timeline.csv", [&](std::ostream& f) { write_memory_timeline_csv(f, drawn, 4000); });
+      replace_file(stem + ".memory_peaks.csv", [&](std::ostream& f) { write_memory_peaks_csv(f, drawn); });
+      replace_file(stem + ".largest_allocations.csv", [&](std::ostream& f) { write_largest_allocations_csv(f, drawn); });
+      replace_file(stem + ".memory_categories.csv", [&](std::ostream& f) { write_memory_categories_csv(f, drawn); });
+      if (!quiet) out << "import: wrote " << stem << ".{memory_timeline,memory_peaks,largest_allocations,memory_categories}.csv\n";
+    }
+    if (!quiet) print_snapshot_digest(out, snapshot, timeline);
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -77,7 +165,9 @@ int run_import_command(const std::vector<std::string>& raw_args, std::ostream& o
     csv = parsed.values.text("csv");
     quiet = parsed.values.flag("quiet");
     short_names = parsed.values.flag("short-names");
-    if (!csv.empty()) {
+    if (!csv.empty() && is_memory_snapshot(file)) {
+      check_outputs({{"--csv", stem_of(csv) + ".cuda0.memory_timeline.csv"}}, {{"--file", file}});
+    } else if (!csv.empty()) {
       const std::string stem = stem_of(csv);
       check_outputs({{"--csv (kernels)", stem + ".kernels.csv"},
                      {"--csv (categories)", stem + ".categories.csv"},
@@ -93,6 +183,7 @@ int run_import_command(const std::vector<std::string>& raw_args, std::ostream& o
     return kExitUsage;
   }
 
+  if (is_memory_snapshot(file)) return import_snapshot(file, csv, quiet, out, err);
   imports::TraceReadOptions options;
   int decile = 0;  // a line per tenth of a large file read; small files print none
   options.progress = [&](double fraction) {

@@ -226,3 +226,9 @@ stepscope_cli_error_test(import_not_json "not valid JSON at byte" import ${PROJE
 stepscope_cli_error_test(import_no_such_file "no-such-trace.json: no such file" import no-such-trace.json)
 stepscope_cli_error_test(import_not_a_trace "no \"traceEvents\" array"
   import ${PROJECT_SOURCE_DIR}/tests/data/torch_profiles/fixtures_cuda.json)
+add_test(NAME cli_e2e.import_memory_snapshot
+  COMMAND ${CMAKE_COMMAND}
+    -DCLI=$<TARGET_FILE:stepscope-cli> -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/e2e_import_snapshot
+    -DSNAPSHOT=${PROJECT_SOURCE_DIR}/tests/data/torch_profiles/snapshot_cuda.pickle
+    -P ${CMAKE_CURRENT_LIST_DIR}/run_import_snapshot.cmake)
+set_tests_properties(cli_e2e.import_memory_snapshot PROPERTIES LABELS "cli;e2e")
