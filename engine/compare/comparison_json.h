@@ -4,9 +4,8 @@
 //  "rule": "...", "verdict": "FAIL: ...", "regressions": 1, "table": {schema, columns, rows}}
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "compare/regression_gate.h"
 

@@ -33,17 +33,17 @@ enum class Verdict {
 };
 
 struct ComparisonRow {
-  std::string table;          // the compared table's schema ("bench", "attention") or "kernels"
+  std::string table;          // the compared table's schema ("bench", "attention") or "kernel totals"
   std::string configuration;  // the row's identity: "tiny, Context 128 → 256, Batch 2, fp32, train, ..."
   Pairing pairing = Pairing::same;
-  std::string changes;        // the settings that differ: "Context 128 → 256"; "" otherwise
-  std::string metric;         // what is compared: a column's label ("Step"), a kernel's short name
-  std::string metric_key;     // the column's key ("total_mean_ms"), the kernel's full name
+  std::string changes;     // the settings that differ: "Context 128 → 256"; "" otherwise
+  std::string metric;      // what is compared: a column's label ("Step"), a kernel's short name
+  std::string metric_key;  // the column's key ("total_mean_ms"), the kernel's full name
   schema::ColumnKind kind = schema::ColumnKind::real;  // the unit of a, b, their spreads and the noise
   std::optional<double> a, b;
-  std::optional<double> a_std, b_std;          // standard deviations of the measurements behind a, b
+  std::optional<double> a_std, b_std;           // standard deviations of the measurements behind a, b
   std::optional<int64_t> a_samples, b_samples;  // how many: measured steps; none where not known
-  std::string a_status, b_status;  // the row's status ("ok", "OOM", "failed"), where its table has one
+  std::string a_status, b_status;               // the row's status ("ok", "OOM", "failed"), where its table has one
   std::optional<double> threshold_percent;      // the gate's P, where one applies
   std::optional<double> noise;                  // k * sqrt(sA²/nA + sB²/nB), where a spread is known
   Verdict verdict = Verdict::none;

@@ -21,7 +21,9 @@ constexpr const char* kRowUnit[] = {"a", "b", "b_minus_a", "a_std", "b_std", "no
 schema::Schema<Row> make_comparison_schema() {
   schema::Schema<Row> s{"compare", {}};
   auto& f = s.fields;
-  const auto add = [&](Column column, std::function<Value(const Row&)> get) { f.push_back({std::move(column), std::move(get)}); };
+  const auto add = [&](Column column, std::function<Value(const Row&)> get) {
+    f.push_back({std::move(column), std::move(get)});
+  };
   add({"table", "Table", ColumnKind::text, ColumnRole::identity,
        "What was compared: an experiment's table (\"bench\": the step benchmark) or \"kernel totals\""},
       [](const Row& r) { return Value(r.table); });
@@ -43,9 +45,11 @@ schema::Schema<Row> make_comparison_schema() {
       [](const Row& r) { return Value(to_string(r.verdict)); });
   add({"pairing", "Pairing", ColumnKind::text, ColumnRole::detail, "same, changed, only in A or only in B"},
       [](const Row& r) { return Value(to_string(r.pairing)); });
-  add({"changed", "Changed", ColumnKind::text, ColumnRole::detail, "The identity settings that differ: \"Context 128 \u2192 256\""},
+  add({"changed", "Changed", ColumnKind::text, ColumnRole::detail,
+       "The identity settings that differ: \"Context 128 \u2192 256\""},
       [](const Row& r) { return Value(r.changes); });
-  add({"measure_key", "Measure key", ColumnKind::text, ColumnRole::detail, "The column's key, or the kernel's full name"},
+  add({"measure_key", "Measure key", ColumnKind::text, ColumnRole::detail,
+       "The column's key, or the kernel's full name"},
       [](const Row& r) { return Value(r.metric_key); });
   add({"unit", "Unit", ColumnKind::text, ColumnRole::detail,
        "The kind of the row's a, b, b_minus_a, a_std, b_std and noise, as table columns name kinds"},
@@ -62,7 +66,8 @@ schema::Schema<Row> make_comparison_schema() {
   add({"b_status", "B status", ColumnKind::text, ColumnRole::detail}, [](const Row& r) { return Value(r.b_status); });
   add({"threshold_percent", "Threshold", ColumnKind::percent, ColumnRole::detail, "The gate's P, where one applies"},
       [](const Row& r) { return number(r.threshold_percent); });
-  add({"noise", "Noise", ColumnKind::real, ColumnRole::detail, "2 x sqrt(sA\u00b2/nA + sB\u00b2/nB), in the row's unit"},
+  add({"noise", "Noise", ColumnKind::real, ColumnRole::detail,
+       "2 x sqrt(sA\u00b2/nA + sB\u00b2/nB), in the row's unit"},
       [](const Row& r) { return number(r.noise); });
   add({"note", "Note", ColumnKind::text, ColumnRole::note}, [](const Row& r) { return Value(r.note); });
   return s;

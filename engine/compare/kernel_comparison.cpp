@@ -42,8 +42,9 @@ std::vector<ComparisonRow> compare_kernel_totals(const profiling::KernelProfile&
     if (!r.a) r.note = "A ran no such kernel";
     if (!r.b) r.note = "B ran no such kernel";
   }
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const ComparisonRow& x, const ComparisonRow& y) { return kernel_movement(x) > kernel_movement(y); });
+  std::stable_sort(rows.begin(), rows.end(), [](const ComparisonRow& x, const ComparisonRow& y) {
+    return kernel_movement(x) > kernel_movement(y);
+  });
   return rows;
 }
 

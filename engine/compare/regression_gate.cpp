@@ -127,9 +127,7 @@ void judge(ComparisonRow& r, double percent) {
 }
 
 // "1 gated figure", "2 gated figures".
-std::string counted(size_t n, const std::string& noun) {
-  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
-}
+std::string counted(size_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
 
 std::string percent_text(double percent) { return schema::exact_number(percent) + "%"; }
 
@@ -150,7 +148,8 @@ Thresholds parse_thresholds(const std::string& text, const std::string& field) {
   size_t start = 0;
   while (true) {
     const size_t comma = text.find(',', start);
-    const std::string item = trimmed(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    const std::string item =
+        trimmed(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (item.empty()) throw ConfigError("empty item in '" + text + "'", field);
     const size_t equals = item.find('=');
     if (equals == std::string::npos) {
@@ -205,9 +204,10 @@ std::string rule_text(const GateRule& rule) {
     return parts;
   }();
   if (!thresholds.empty()) {
-    text = "B regresses when B - A > P x A and B - A > 2 x sqrt(sA\u00b2/nA + sB\u00b2/nB) (s: standard deviation, "
-           "n: measured steps; the threshold alone where no spread is kept), or B's row failed where A's ran; P: " +
-           thresholds;
+    text =
+        "B regresses when B - A > P x A and B - A > 2 x sqrt(sA\u00b2/nA + sB\u00b2/nB) (s: standard deviation, "
+        "n: measured steps; the threshold alone where no spread is kept), or B's row failed where A's ran; P: " +
+        thresholds;
   }
   if (rule.fail_if_missing) text += std::string(text.empty() ? "" : "; ") + "a configuration of A that B lacks fails";
   return text;

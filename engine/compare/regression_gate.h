@@ -32,8 +32,8 @@ struct Thresholds {
 };
 
 struct GateRule {
-  Thresholds slower;       // durations
-  Thresholds more_memory;  // sizes in bytes
+  Thresholds slower;             // durations
+  Thresholds more_memory;        // sizes in bytes
   bool fail_if_missing = false;  // a configuration of A that B lacks fails
   bool empty() const { return slower.empty() && more_memory.empty() && !fail_if_missing; }
 };

@@ -6,9 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "compare/comparison_json.h"
 #include "compare/comparison_schema.h"
@@ -107,12 +106,12 @@ TEST(RunCompare, DifferenceWithinTheStandardDeviationsIsNoise) {
 TEST(RunCompare, ThresholdMetExactlyPasses) {
   // No spread: the threshold alone. 105 against 100 at 5% is on it; 105.5 is over it.
   const GateRule rule = slower("5%");
-  const Comparison on = gated(record_of({bench_entry(32, 2, 100.0, 0.0, 5)}),
-                              record_of({bench_entry(32, 2, 105.0, 0.0, 5)}), rule);
+  const Comparison on =
+      gated(record_of({bench_entry(32, 2, 100.0, 0.0, 5)}), record_of({bench_entry(32, 2, 105.0, 0.0, 5)}), rule);
   EXPECT_EQ(find_row(on, "total_mean_ms")->verdict, Verdict::ok);
   EXPECT_EQ(count_regressions(on), 0u);
-  const Comparison over = gated(record_of({bench_entry(32, 2, 100.0, 0.0, 5)}),
-                                record_of({bench_entry(32, 2, 105.5, 0.0, 5)}), rule);
+  const Comparison over =
+      gated(record_of({bench_entry(32, 2, 100.0, 0.0, 5)}), record_of({bench_entry(32, 2, 105.5, 0.0, 5)}), rule);
   EXPECT_EQ(find_row(over, "total_mean_ms")->verdict, Verdict::regressed);
   // Memory: 1,000,000 -> 1,020,000 bytes is +2% exactly; one byte more is over 2%.
   GateRule memory;
@@ -215,8 +214,8 @@ TEST(RunCompare, OneChangedSettingPairsAndIsNamed) {
   EXPECT_EQ(short_ctx->configuration, "tiny, Context 32, Batch 2 \u2192 4, fp32, train, naive, eager");
   EXPECT_EQ(short_ctx->pairing, Pairing::changed);
   EXPECT_EQ(short_ctx->changes, "Batch 2 \u2192 4");
-  EXPECT_DOUBLE_EQ(*difference(*short_ctx), 9.0);   // 19 - 10: its own row, not context 64's
-  EXPECT_DOUBLE_EQ(*difference(*long_ctx), 21.0);   // 41 - 20
+  EXPECT_DOUBLE_EQ(*difference(*short_ctx), 9.0);  // 19 - 10: its own row, not context 64's
+  EXPECT_DOUBLE_EQ(*difference(*long_ctx), 21.0);  // 41 - 20
   // Top movers first: 41/20 = 2.05 before 19/10 = 1.9.
   EXPECT_EQ(c.rows.front().configuration, long_ctx->configuration);
 }
@@ -231,7 +230,8 @@ TEST(RunCompare, RowsOnlyOneSideHasAreListedAndFailOnlyWhenAsked) {
   };
   EXPECT_EQ(alone(Pairing::only_a), 1);
   EXPECT_EQ(alone(Pairing::only_b), 1);
-  const auto only_a = std::find_if(c.rows.begin(), c.rows.end(), [](const ComparisonRow& r) { return r.pairing == Pairing::only_a; });
+  const auto only_a =
+      std::find_if(c.rows.begin(), c.rows.end(), [](const ComparisonRow& r) { return r.pairing == Pairing::only_a; });
   EXPECT_NE(only_a->configuration.find("Context 64"), std::string::npos);
   EXPECT_EQ(only_a->note, "B has no such configuration");
   // Listed last, after the paired figures.
@@ -299,16 +299,18 @@ TEST(RunCompare, KernelTotalsTopMoversFirst) {
   // Without a profile on both sides, no kernel rows.
   a.result.kernel_profile.reset();
   const Comparison none = compare_runs(record_of({a}), record_of({b}));
-  EXPECT_TRUE(std::none_of(none.rows.begin(), none.rows.end(), [](const ComparisonRow& r) { return r.table == kKernelTotals; }));
+  EXPECT_TRUE(std::none_of(none.rows.begin(), none.rows.end(),
+                           [](const ComparisonRow& r) { return r.table == kKernelTotals; }));
 }
 
 TEST(RunCompare, OtherExperimentsTablesPairByTheirIdentity) {
   // An attention-like table: identity seq, measure fwd_ms with its spread in fwd_std_ms.
-  schema::Table t{"attention",
-                  {{"seq", "Seq", schema::ColumnKind::integer, schema::ColumnRole::identity},
-                   {"fwd_ms", "Forward", schema::ColumnKind::milliseconds, schema::ColumnRole::measure, "", "fwd_std_ms"},
-                   {"fwd_std_ms", "Forward std", schema::ColumnKind::milliseconds, schema::ColumnRole::detail}},
-                  {{int64_t{128}, 1.0, 0.1}, {int64_t{256}, 4.0, 0.1}}};
+  schema::Table t{
+      "attention",
+      {{"seq", "Seq", schema::ColumnKind::integer, schema::ColumnRole::identity},
+       {"fwd_ms", "Forward", schema::ColumnKind::milliseconds, schema::ColumnRole::measure, "", "fwd_std_ms"},
+       {"fwd_std_ms", "Forward std", schema::ColumnKind::milliseconds, schema::ColumnRole::detail}},
+      {{int64_t{128}, 1.0, 0.1}, {int64_t{256}, 4.0, 0.1}}};
   schema::Table u = t;
   u.rows = {{int64_t{256}, 5.0, 0.1}, {int64_t{128}, 1.0, 0.1}};
   RunRecord a, b;
@@ -346,8 +348,9 @@ TEST(RunCompare, WritesThroughTheTableWritersAfterARoundTripOfTheRecords) {
   write_table_csv(csv, comparison_table(c));
   const std::string header = csv.str().substr(0, csv.str().find('\n'));
   EXPECT_EQ(header.rfind("table,configuration,measure,a,b,b_minus_a,b_over_a,verdict,", 0), 0u) << header;
-  EXPECT_NE(csv.str().find("bench,\"tiny, Context 32, Batch 2, fp32, train, naive, eager\",Step,100,110,10,1.1,regressed,"),
-            std::string::npos)
+  EXPECT_NE(
+      csv.str().find("bench,\"tiny, Context 32, Batch 2, fp32, train, naive, eager\",Step,100,110,10,1.1,regressed,"),
+      std::string::npos)
       << csv.str();
   const nlohmann::json json = comparison_to_json(c, rule, "a.json", "b.json");
   EXPECT_EQ(json["format"], "stepscope-compare");
