@@ -152,6 +152,8 @@ std::string main_usage() {
     line(last, last == "precision" ? "accumulation in low precision, and the dtypes autocast gives every tensor"
                                    : d.summary);
   }
+  line("compare", "two run records side by side: B - A, B / A, kernel totals; exit 1 when B regressed\n"
+                  "(--fail-if-slower 5%, --fail-if-more-memory 2%)");
   line("check", "evaluate a PyTorch state_dict checkpoint on token ids; optionally take one AdamW step");
   line("models", "list the model presets");
   line("version", "print the versions of stepscope and LibTorch");

@@ -213,3 +213,11 @@ set_tests_properties(cli_e2e.plan_limits PROPERTIES LABELS "cli;e2e" PASS_REGULA
 stepscope_cli_error_test(plan_allreduce_dev_zero
   "--allreduce: /dev/zero holds more than 128 MiB; a run file is read up to 128 MiB" plan --allreduce /dev/zero)
 set_tests_properties(cli_error.plan_allreduce_dev_zero PROPERTIES TIMEOUT 20)
+# compare: two tiny bench runs gated as in CI (exit 0 on a rerun, 1 on a slower B, 2 on bad input).
+add_test(NAME cli_e2e.compare_gate
+  COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:stepscope-cli> -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/e2e_compare
+    -P ${CMAKE_CURRENT_LIST_DIR}/run_compare_gate.cmake)
+set_tests_properties(cli_e2e.compare_gate PROPERTIES LABELS "cli;e2e" TIMEOUT 300)
+stepscope_cli_exit_test(compare_needs_two_records 2 "compare: error: needs two run records, A and B; got 1" compare a.json)
+stepscope_cli_exit_test(compare_output_is_an_input 2 "--csv and B name the same file"
+  compare a.json b.json --csv ./b.json)
