@@ -152,8 +152,10 @@ std::string main_usage() {
     line(last, last == "precision" ? "accumulation in low precision, and the dtypes autocast gives every tensor"
                                    : d.summary);
   }
+  line("compare", "two run records side by side: B - A, B / A, kernel totals; exit 1 when B regressed\n"
+                  "(--fail-if-slower 5%, --fail-if-more-memory 2%)");
   line("check", "evaluate a PyTorch state_dict checkpoint on token ids; optionally take one AdamW step");
-  line("import", "read a torch.profiler trace of your own code: kernels per range, GPU busy per step");
+  line("import", "read a torch.profiler trace or a CUDA memory snapshot of your own code");
   line("models", "list the model presets");
   line("version", "print the versions of stepscope and LibTorch");
   return "usage: stepscope-cli <command> [options]\n\ncommands:\n" + commands +

@@ -20,6 +20,8 @@ int run_ddp_command(const std::vector<std::string>& args, std::ostream& out, std
 int run_plan_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_check_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_import_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// Exit status 1 means a regression (the gate's), not a failure of the command (that is 2).
+int run_compare_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // Dispatches argv[1] to a command.
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err);
 

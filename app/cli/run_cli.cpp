@@ -47,6 +47,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (command == "collectives" || command == "allreduce") return run_collectives_command(args, out, err);
   if (command == "ddp") return run_ddp_command(args, out, err);
   if (command == "plan") return run_plan_command(args, out, err);
+  if (command == "compare") return run_compare_command(args, out, err);
   if (command == "precision") return run_precision_command(args, out, err);
   if ((command == "models" || command == "version" || command == "--version") && !args.empty()) {
     err << "stepscope-cli " << command << ": error: takes no arguments (got '" << args.front() << "')\n";

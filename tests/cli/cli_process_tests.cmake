@@ -232,3 +232,11 @@ add_test(NAME cli_e2e.import_memory_snapshot
     -DSNAPSHOT=${PROJECT_SOURCE_DIR}/tests/data/torch_profiles/snapshot_cuda.pickle
     -P ${CMAKE_CURRENT_LIST_DIR}/run_import_snapshot.cmake)
 set_tests_properties(cli_e2e.import_memory_snapshot PROPERTIES LABELS "cli;e2e")
+# compare: two tiny bench runs gated as in CI (exit 0 on a rerun, 1 on a slower B, 2 on bad input).
+add_test(NAME cli_e2e.compare_gate
+  COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:stepscope-cli> -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/e2e_compare
+    -P ${CMAKE_CURRENT_LIST_DIR}/run_compare_gate.cmake)
+set_tests_properties(cli_e2e.compare_gate PROPERTIES LABELS "cli;e2e" TIMEOUT 300)
+stepscope_cli_exit_test(compare_needs_two_records 2 "compare: error: needs two run records, A and B; got 1" compare a.json)
+stepscope_cli_exit_test(compare_output_is_an_input 2 "--csv and B name the same file"
+  compare a.json b.json --csv ./b.json)

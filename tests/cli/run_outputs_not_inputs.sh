@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # No command writes over one of its own inputs. Every command that reads files (check,
-# attention check, plan --allreduce) refuses an output naming an input in each spelling (the
+# attention check, plan --allreduce, compare) refuses an output naming an input in each spelling (the
 # same path, ./x, a/../x, a symbolic link, a hard link) with exit status 2 and a message naming
 # both options, before anything runs: the input stays byte for byte, no other output appears.
 # (bench, precision, allreduce and ddp read no files.) Usage: run_outputs_not_inputs.sh CLI DATA WORKDIR
@@ -81,6 +81,12 @@ cmp -s in/dv.npy pristine/dv.npy || fail "in/dv.npy changed"
 for name in $(spellings run.json); do
   refused --json --allreduce run.json plan --allreduce "$name" --json "$name" --quiet
   refused --csv --allreduce run.json plan --allreduce in/run.json --csv "$name" --quiet
+done
+
+# compare reads two run records, A and B (named so in its messages).
+for name in $(spellings run.json); do
+  refused --json A run.json compare "$name" in/other.json --json "$name" --quiet
+  refused --csv B run.json compare in/other.json "$name" --csv "$name" --quiet
 done
 
 # The same commands with outputs elsewhere run.

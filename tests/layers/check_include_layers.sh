@@ -8,7 +8,7 @@ root="${1:-$(cd "$(dirname "$0")/../.." && pwd)}"
 cd "$root"
 
 # Bottom first. engine/<folder> is a layer; views/ and app/ sit on top of the engine.
-layers=(compat core schema kernels profiling attention model runners distributed experiments io imports planner registry views app)
+layers=(compat core schema kernels profiling attention model runners distributed experiments io imports compare planner registry views app)
 declare -A rank
 for i in "${!layers[@]}"; do rank[${layers[$i]}]=$i; done
 

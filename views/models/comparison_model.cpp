@@ -5,7 +5,7 @@
 
 #include <QStringList>
 
-#include "core/run_status.h"
+#include "compare/pair_text.h"
 #include "models/figure_text.h"
 #include "schema/value_format.h"
 
@@ -70,25 +70,9 @@ QString identity_of(const schema::Table& table, size_t row) {
 
 namespace {
 
-QString cell_text(const schema::Value& value, const schema::Column& column) {
-  return QString::fromStdString(schema::display_text(value, column.kind));
-}
-
-// "Context 256", or a text setting alone ("fp32"); `value` may be "128 → 256".
-QString setting_text(const schema::Column& column, const QString& value) {
-  return column.kind == schema::ColumnKind::text ? value : QString::fromStdString(column.label) + " " + value;
-}
-
 // Why `side` ("A", "B") has no value in a measure of its row `row` (none: no such row).
 QString missing_why(const schema::Table& table, std::optional<size_t> row, const QString& side) {
-  if (!row) return QObject::tr("%1 has no such configuration").arg(side);
-  const int status_column = table.column_index("status");
-  const std::string status =
-      status_column < 0 ? std::string() : schema::text_of(table.rows[*row][static_cast<size_t>(status_column)]);
-  if (status == to_string(RunStatus::out_of_memory)) return QObject::tr("%1 ran out of memory").arg(side);
-  if (status == to_string(RunStatus::failed)) return QObject::tr("%1 failed").arg(side);
-  if (status == to_string(RunStatus::cancelled)) return QObject::tr("%1 was cancelled before measuring it").arg(side);
-  return QObject::tr("%1 did not measure it").arg(side);
+  return QString::fromStdString(compare::missing_reason(table, row, side.toStdString()));
 }
 
 QString note_for(const std::optional<double>& a, const std::optional<double>& b, const QString& why_a,
@@ -101,32 +85,13 @@ QString note_for(const std::optional<double>& a, const std::optional<double>& b,
 
 }  // namespace
 
+// The words are the engine's (compare/pair_text.h), so that the CLI's compare says the same.
 QString identity_of(const schema::Table& a, const schema::Table& b, const schema::RowPair& pair) {
-  const schema::Table& named = pair.a ? a : b;
-  const size_t row = pair.a ? *pair.a : *pair.b;
-  QStringList parts;
-  for (size_t c = 0; c < named.columns.size(); ++c) {
-    const auto& column = named.columns[c];
-    if (column.role != schema::ColumnRole::identity) continue;
-    QString value = cell_text(named.rows[row][c], column);
-    for (const auto& change : pair.changes) {
-      if (pair.a && change.column == c) {
-        value = cell_text(change.a, column) + QStringLiteral(" → ") + cell_text(change.b, column);
-      }
-    }
-    parts << setting_text(column, value);
-  }
-  return parts.join(QStringLiteral(", "));
+  return QString::fromStdString(compare::identity_text(a, b, pair));
 }
 
 QString changes_text(const schema::Table& a, const std::vector<schema::SettingChange>& changes) {
-  QStringList parts;
-  for (const auto& change : changes) {
-    const auto& column = a.columns[change.column];
-    parts << QString::fromStdString(column.label) + " " + cell_text(change.a, column) + QStringLiteral(" → ") +
-                 cell_text(change.b, column);
-  }
-  return parts.join(QStringLiteral(", "));
+  return QString::fromStdString(compare::changes_text(a, changes));
 }
 
 std::vector<ComparisonRow> compare_tables(const schema::Table& a, const schema::Table& b) {
