@@ -71,7 +71,7 @@ RankTableWriter::RankTableWriter(const std::string& command, std::vector<schema:
       lead_(lead),
       out_(out),
       output_lock_(output_lock),
-      files_(command, {}, lead && !outputs.worker_rows ? outputs : TableOutputs{"", "", true, true},
+      files_(command, {}, lead && !outputs.worker_rows ? outputs : TableOutputs{"", "", true, true, {}},
              std::move(empty_tables), out) {}
 
 void RankTableWriter::add(size_t table, const std::vector<schema::Value>& row) {
