@@ -45,7 +45,7 @@ const schema::InputSchema& import_inputs() {
                  "", false, "output", "F"});
     f.push_back({"short-names", "Short kernel names", InputKind::flag,
                  "kernels.csv with templates and arguments folded", "", false, "output", ""});
-    f.push_back({"quiet", "Quiet", InputKind::flag, "no summary or progress on stderr", "", false, "output", ""});
+    f.push_back({"quiet", "Quiet", InputKind::flag, "no summary (stdout) and no progress (stderr)", "", false, "output", ""});
     return schema::InputSchema{f};
   }();
   return inputs;
@@ -87,7 +87,6 @@ std::string stem_of(const std::string& path) {
   const bool has = path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
   return has ? path.substr(0, path.size() - ext.size()) : path;
 }
-
 
 void print_snapshot_digest(std::ostream& out, const imports::MemorySnapshot& snapshot,
                            const imports::SnapshotTimeline& t) {
