@@ -19,15 +19,17 @@
 #include "io/pickle_writer.h"
 #include "profiling/memory_timeline.h"
 #include "snapshot_pickle_bytes.h"
+#include "snapshot_test_support.h"
 
 using namespace stepscope;
 using imports::MemorySnapshotError;
 using profiling::MemoryCategory;
 using stepscope::testing::PickleBytes;
+using stepscope::testing::overall;
+using stepscope::testing::snapshot_data_path;
 
 namespace {
 
-std::string data_path(const std::string& relative) { return std::string(STEPSCOPE_TEST_DATA_DIR) + "/" + relative; }
 
 using stepscope::testing::Block;
 using stepscope::testing::entry;
@@ -67,13 +69,6 @@ std::string error_path_of(const std::string& bytes) {
     return e.path();
   }
   return "(no error)";
-}
-
-const profiling::MemoryPeak* overall(const profiling::MemoryTimeline& t) {
-  for (const auto& p : t.peaks) {
-    if (p.label == "overall") return &p;
-  }
-  return nullptr;
 }
 
 }  // namespace
@@ -198,7 +193,7 @@ TEST(MemorySnapshotImport, PicklesThatRunCodeAreRefused) {
 }
 
 TEST(MemorySnapshotImport, TruncatedFilesFailAtEveryLength) {
-  const std::string whole = read_input_file(data_path("torch_profiles/snapshot_cuda.pickle"), "a snapshot");
+  const std::string whole = read_input_file(snapshot_data_path("torch_profiles/snapshot_cuda.pickle"), "a snapshot");
   for (size_t n = 0; n < whole.size(); n += 997) {
     const std::string message = error_of(whole.substr(0, n));
     ASSERT_FALSE(message.empty()) << n;

@@ -20,34 +20,29 @@
 #include "io/input_file.h"
 #include "profiling/memory_timeline.h"
 #include "snapshot_pickle_bytes.h"
+#include "snapshot_test_support.h"
 
 using namespace stepscope;
 using imports::MemorySnapshotError;
 using profiling::MemoryCategory;
 using stepscope::testing::PickleBytes;
+using stepscope::testing::overall;
+using stepscope::testing::snapshot_data_path;
 
 namespace {
 
-std::string data_path(const std::string& relative) { return std::string(STEPSCOPE_TEST_DATA_DIR) + "/" + relative; }
 
 const imports::MemorySnapshot& fixture() {
   static const imports::MemorySnapshot snapshot =
-      imports::read_memory_snapshot(data_path("torch_profiles/snapshot_cuda.pickle"));
+      imports::read_memory_snapshot(snapshot_data_path("torch_profiles/snapshot_cuda.pickle"));
   return snapshot;
-}
-
-const profiling::MemoryPeak* overall(const profiling::MemoryTimeline& t) {
-  for (const auto& p : t.peaks) {
-    if (p.label == "overall") return &p;
-  }
-  return nullptr;
 }
 
 }  // namespace
 
 
 TEST(MemorySnapshotImport, FixtureMatchesThePythonReplay) {
-  std::ifstream in(data_path("torch_profiles/snapshot_cuda.expected.json"));
+  std::ifstream in(snapshot_data_path("torch_profiles/snapshot_cuda.expected.json"));
   const auto want = nlohmann::json::parse(in)["devices"];
   const auto& snapshot = fixture();
   ASSERT_EQ(imports::snapshot_devices(snapshot).size(), want.size());
@@ -70,7 +65,7 @@ TEST(MemorySnapshotImport, FixtureMatchesThePythonReplay) {
 }
 
 TEST(MemorySnapshotImport, AllocationLogGivesTheSamePeakThroughOurTimeline) {
-  std::ifstream in(data_path("torch_profiles/snapshot_cuda.expected.json"));
+  std::ifstream in(snapshot_data_path("torch_profiles/snapshot_cuda.expected.json"));
   const auto want = nlohmann::json::parse(in)["devices"][0];
   const auto t = imports::build_snapshot_timeline(fixture(), 0);
   const auto log = imports::to_allocation_log(fixture(), t);
