@@ -16,6 +16,7 @@
 #include "core/step_mode.h"
 #include "model/model_config.h"
 #include "profiling/kernel_profile.h"
+#include "profiling/operator_profile.h"
 #include "profiling/memory_events.h"
 #include "profiling/memory_timeline.h"
 #include "profiling/trace_window.h"
@@ -40,6 +41,7 @@ struct BenchConfig {
   double peak_tflops = 0.0;  // 0: look the device up
   bool profile_kernels = false;  // CUPTI kernel summaries by range (CPU range timings without a GPU)
   bool profile_memory = false;   // every allocation and free, for the memory timeline
+  bool profile_operators = false;  // ATen operators per range, and on a GPU the kernels each launched
   int64_t memory_event_limit = 1000000;
 };
 
@@ -82,6 +84,8 @@ struct BenchResult {
   // With config.profile_kernels: the summaries, and the raw records of the run's end for a trace.
   std::shared_ptr<const profiling::KernelProfile> kernel_profile;
   std::shared_ptr<const profiling::TraceWindow> trace;
+  // With config.profile_operators: operators per range, with their kernels on a GPU.
+  std::shared_ptr<const profiling::OperatorProfile> operator_profile;
   // With config.profile_memory on a GPU: the caching allocator's snapshot for memory_viz.
   std::shared_ptr<const std::string> allocator_snapshot;
   // With config.profile_memory: every allocation and free from model creation on.
