@@ -80,6 +80,16 @@ QString configurations_text(const history::RunSummary& run) {
   return HistoryDock::tr("%1 of %2").arg(run.configurations).arg(run.planned);
 }
 
+QList<QStandardItem*> row_items(const history::RunSummary& run) {
+  QList<QStandardItem*> row{new QStandardItem(run.label), new QStandardItem(history::to_text(run.state)),
+                            new QStandardItem(configurations_text(run)), new QStandardItem(run.device),
+                            new QStandardItem(views::key_figures_text(run.figures)),
+                            new QStandardItem(run.started_at)};
+  row.front()->setData(QVariant::fromValue(run.id), Qt::UserRole);
+  for (auto* item : row) item->setToolTip(item->text());
+  return row;
+}
+
 }  // namespace
 
 void HistoryDock::refresh() {
@@ -92,19 +102,36 @@ void HistoryDock::refresh() {
   model_->horizontalHeaderItem(4)->setToolTip(tr("The experiment's headline figures; a sweep's as a range"));
   if (!history_.is_open()) return;
   for (const auto& run : history_.runs(filter_->text())) {
-    QList<QStandardItem*> row{new QStandardItem(run.label), new QStandardItem(history::to_text(run.state)),
-                              new QStandardItem(configurations_text(run)), new QStandardItem(run.device),
-                              new QStandardItem(views::key_figures_text(run.figures)),
-                              new QStandardItem(run.started_at)};
-    row.front()->setData(QVariant::fromValue(run.id), Qt::UserRole);
-    for (auto* item : row) item->setToolTip(item->text());
-    model_->appendRow(row);
+    model_->appendRow(row_items(run));
     // A refresh while a run goes keeps the run the user picked.
     if (run.id == selected) table_->selectRow(model_->rowCount() - 1);
   }
   table_->resizeColumnsToContents();
   // A sweep's label runs long: elided, whole in its tooltip.
   table_->setColumnWidth(0, std::min(table_->columnWidth(0), 200));
+}
+
+void HistoryDock::refresh_run(int64_t run) {
+  if (!history_.is_open() || run == 0) return;
+  const auto summary = history_.run_summary(run, filter_->text());
+  const int row = row_of(run);
+  if (!summary) {
+    if (row >= 0) model_->removeRow(row);
+    return;
+  }
+  const QList<QStandardItem*> items = row_items(*summary);
+  if (row < 0) {
+    model_->insertRow(0, items);  // newest first
+    return;
+  }
+  for (int column = 0; column < items.size(); ++column) model_->setItem(row, column, items[column]);
+}
+
+int HistoryDock::row_of(int64_t run) const {
+  for (int row = 0; row < model_->rowCount(); ++row) {
+    if (model_->item(row, 0)->data(Qt::UserRole).toLongLong() == run) return row;
+  }
+  return -1;
 }
 
 int64_t HistoryDock::selected_run() const {

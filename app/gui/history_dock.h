@@ -19,7 +19,12 @@ class HistoryDock : public QWidget {
 
  public:
   HistoryDock(history::RunHistory& history, QWidget* parent = nullptr);
+  // The whole list again (a new filter, a run deleted or opened from a file).
   void refresh();
+  // One run's row only, added at the top when new: what a run in progress changes. A full
+  // refresh reads every run's figures, which with a long history stalled the window at each
+  // configuration's end.
+  void refresh_run(int64_t run);
   // The id of the selected run (the first, with two selected); 0 when none.
   int64_t selected_run() const;
   std::vector<int64_t> selected_runs() const;
@@ -32,6 +37,7 @@ class HistoryDock : public QWidget {
 
  private:
   void remove_selected();
+  int row_of(int64_t run) const;
 
   history::RunHistory& history_;
   QLineEdit* filter_;

@@ -150,10 +150,12 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
   connect(&session_, &RunSession::outcome_ready, this, &MainWindow::on_outcome);
   connect(&session_, &RunSession::kernel_profile_changed, this,
           [this](std::shared_ptr<const profiling::KernelProfile> profile) {
-            for (auto* view : bench_views_) view->show_live_profile(profile);
+            view_updates_.post([this, profile] {
+              for (auto* view : bench_views_) view->show_live_profile(profile);
+            });
           });
   connect(&session_, &RunSession::finished, this, &MainWindow::on_finished);
-  connect(&session_, &RunSession::history_changed, history_dock_, &HistoryDock::refresh);
+  connect(&session_, &RunSession::history_changed, history_dock_, &HistoryDock::refresh_run);
   connect(&session_, &RunSession::history_problem, this, [this](const QString& message) {
     statusBar()->showMessage(message, 10000);
     history_problem_ = message;  // said again when the run ends: a result must not go unkept silently
@@ -242,7 +244,8 @@ bool MainWindow::run(const schema::InputValues& values, QString* error) {
 }
 
 void MainWindow::begin_run(const schema::InputValues& values, const std::vector<BenchConfig>& configs) {
-  for (auto* view : views_) view->clear();
+  view_updates_.drain();
+  for (auto* view : views_) view_updates_.post([view] { view->clear(); });
   outcomes_.clear();
   panel_->set_running(true);
   panel_->form().show_status({});
@@ -281,17 +284,29 @@ void MainWindow::on_progress(const RunProgress& p) {
 
 void MainWindow::on_outcome(const views::RunOutcome& outcome) {
   outcomes_.push_back(outcome);
-  // The pace the run panel's duration estimate reads, kept for the next session too.
+  // The pace the run panel's duration estimate reads; saved for the next session when the window
+  // closes, not here: a settings write ends in an fsync, which under disk load stalled the event
+  // loop for 80 ms as a run finished.
   if (const auto pace = measured_pace(*outcome.result)) {
     const std::string device = to_string(outcome.result->config.device);
-    QSettings().setValue(QString::fromStdString("pace/" + device), *pace);
     paces_[device] = *pace;
     panel_->set_paces(paces_);
   }
-  for (auto* view : bench_views_) view->add_outcome(outcome);
+  for (auto* view : bench_views_shown_first()) view_updates_.post([view, outcome] { view->add_outcome(outcome); });
+}
+
+std::vector<views::BenchResultsView*> MainWindow::bench_views_shown_first() const {
+  std::vector<views::BenchResultsView*> ordered = bench_views_;
+  std::stable_partition(ordered.begin(), ordered.end(), [](const views::BenchResultsView* view) { return view->isVisible(); });
+  return ordered;
 }
 
 void MainWindow::on_finished(bool complete, bool cancelled, const QString& error) {
+  // After the outcomes' updates: run_finished says every tab shows the whole run.
+  view_updates_.post([this, complete, cancelled, error] { finish_run(complete, cancelled, error); });
+}
+
+void MainWindow::finish_run(bool complete, bool cancelled, const QString& error) {
   panel_->set_running(false);
   progress_->setVisible(false);
   if (!error.isEmpty()) {
@@ -334,6 +349,7 @@ void MainWindow::update_memory_status() {
 }
 
 bool MainWindow::export_all(const QString& dir, QString* error, ExportReport* report) {
+  view_updates_.drain();  // what is exported is what the run measured, every outcome in
   std::vector<ExportTab> tabs;
   for (int i = 0; i < tabs_->count(); ++i) {
     auto* view = dynamic_cast<views::ResultView*>(tabs_->widget(i));
@@ -385,6 +401,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   settings.setValue("window/state", saveState());
   save_splitters(*this, settings);
   settings.setValue("window/tab", tabs_->currentIndex());
+  for (const auto& [device, pace] : paces_) settings.setValue(QString::fromStdString("pace/" + device), pace);
   QMainWindow::closeEvent(event);
 }
 

@@ -13,6 +13,7 @@
 #include "gui/result_export.h"
 #include "gui/run_gate.h"
 #include "gui/run_session.h"
+#include "gui/view_update_queue.h"
 #include "history/run_history.h"
 #include "schema/input_values.h"
 #include "widgets/result_view.h"
@@ -94,6 +95,9 @@ class MainWindow : public QMainWindow {
   void on_progress(const RunProgress& progress);
   void on_outcome(const views::RunOutcome& outcome);
   void on_finished(bool complete, bool cancelled, const QString& error);
+  void finish_run(bool complete, bool cancelled, const QString& error);
+  // The benchmark's tabs, the one showing first: it is updated first.
+  std::vector<views::BenchResultsView*> bench_views_shown_first() const;
   void update_memory_status();
   void show_record(const RunRecord& record, const QString& source);
   // A run's inputs in its experiment's form, that tab brought forward.
@@ -118,6 +122,7 @@ class MainWindow : public QMainWindow {
   QTabWidget* tabs_;
   std::vector<views::ResultView*> views_;             // every tab
   std::vector<views::BenchResultsView*> bench_views_;  // the tabs of the benchmark's outcomes
+  ViewUpdateQueue view_updates_;  // the bench tabs' updates during a run, one per event-loop turn
   QProgressBar* progress_;
   QLabel* progress_label_;
   QLabel* device_label_;

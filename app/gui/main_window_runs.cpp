@@ -80,6 +80,7 @@ bool shows_any(const ExperimentDescriptor& experiment, const std::vector<schema:
 }  // namespace
 
 void MainWindow::show_record(const RunRecord& record, const QString& source) {
+  view_updates_.drain();  // nothing of an earlier run lands on top of this one
   // Beside what the other tabs show: only the tabs of this run's kind of results change.
   QWidget* shown_in = nullptr;
   if (!record.entries.empty()) {

@@ -30,7 +30,7 @@ void RunSession::start(const std::vector<BenchConfig>& configs, const RunInputs&
     history_run_ = history_.begin_run(environment, label, QString::fromStdString(to_string(configs.front().device)),
                                       &error, inputs, configs.size());
     if (history_run_ == 0) emit history_problem(tr("Not kept in the history: %1").arg(error));
-    emit history_changed();
+    emit history_changed(history_run_);
   }
   std::optional<history::RunDestination> keep_in;
   if (history_run_ != 0) keep_in = history::RunDestination{history_.path(), history_run_};
@@ -42,7 +42,7 @@ void RunSession::on_outcome(const views::RunOutcome& outcome, const QString& unk
   if (outcome.result->status == RunStatus::failed) failed_ = true;
   if (history_run_ != 0) {
     if (!unkept.isEmpty()) emit history_problem(tr("Not kept in the history: %1").arg(unkept));
-    emit history_changed();
+    emit history_changed(history_run_);
   }
   emit outcome_ready(outcome);
 }
@@ -58,8 +58,9 @@ void RunSession::on_finished(bool cancelled, const QString& error, const QString
   }
   if (history_run_ != 0) {
     if (!unkept.isEmpty()) emit history_problem(tr("History: %1").arg(unkept));
+    const int64_t run = history_run_;
     history_run_ = 0;
-    emit history_changed();
+    emit history_changed(run);
   }
   emit finished(!cancelled && error.isEmpty() && !failed_, cancelled, error);
 }

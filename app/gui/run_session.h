@@ -38,7 +38,7 @@ class RunSession : public QObject {
   void kernel_profile_changed(std::shared_ptr<const stepscope::profiling::KernelProfile> profile);
   void outcome_ready(const stepscope::views::RunOutcome& outcome);
   // The history changed (a run begun, a configuration added, a run ended).
-  void history_changed();
+  void history_changed(qint64 run);
   // Something could not be kept in the history; the run itself goes on.
   void history_problem(const QString& message);
   // `complete`: every configuration ran and none failed.

@@ -255,23 +255,43 @@ bool RunHistory::set_digest(int64_t run, const RunDigest& digest, QString* error
               error);
 }
 
+namespace {
+
+// The list's columns; `where` narrows the runs (its values bound in order).
+const char* const kSummarySelect =
+    "SELECT r.id, r.started_at, r.label, r.device, r.state, MAX(COALESCE(r.ran, 0), (SELECT COUNT(*) FROM "
+    "entries e WHERE e.run_id = r.id)), r.planned, r.figures FROM runs r WHERE ";
+const char* const kFilterClause = "(r.label LIKE ? OR r.device LIKE ? OR r.state LIKE ?)";
+
+RunSummary summary_of(const QSqlQuery& query) {
+  return {query.value(0).toLongLong(), query.value(1).toString(), query.value(2).toString(),
+          query.value(3).toString(), state_from_text(query.value(4).toString()), query.value(5).toInt(),
+          query.value(6).toInt(), read_key_figures(query.value(7).toString().toStdString())};
+}
+
+}  // namespace
+
 std::vector<RunSummary> RunHistory::runs(const QString& filter) const {
   std::vector<RunSummary> out;
   QSqlQuery query;
   const QString like = "%" + filter + "%";
   if (!exec(QSqlDatabase::database(connection_, false),
-            "SELECT r.id, r.started_at, r.label, r.device, r.state, MAX(COALESCE(r.ran, 0), (SELECT COUNT(*) FROM "
-            "entries e WHERE e.run_id = r.id)), r.planned, r.figures FROM runs r WHERE r.label LIKE ? OR r.device "
-            "LIKE ? OR r.state LIKE ? ORDER BY r.id DESC",
-            {like, like, like}, nullptr, &query)) {
+            QString(kSummarySelect) + kFilterClause + " ORDER BY r.id DESC", {like, like, like}, nullptr, &query)) {
     return out;
   }
-  while (query.next()) {
-    out.push_back({query.value(0).toLongLong(), query.value(1).toString(), query.value(2).toString(),
-                   query.value(3).toString(), state_from_text(query.value(4).toString()), query.value(5).toInt(),
-                   query.value(6).toInt(), read_key_figures(query.value(7).toString().toStdString())});
-  }
+  while (query.next()) out.push_back(summary_of(query));
   return out;
+}
+
+std::optional<RunSummary> RunHistory::run_summary(int64_t run, const QString& filter) const {
+  QSqlQuery query;
+  const QString like = "%" + filter + "%";
+  if (!exec(QSqlDatabase::database(connection_, false), QString(kSummarySelect) + "r.id = ? AND " + kFilterClause,
+            {QVariant::fromValue(run), like, like, like}, nullptr, &query) ||
+      !query.next()) {
+    return std::nullopt;
+  }
+  return summary_of(query);
 }
 
 std::optional<RunRecord> RunHistory::load(int64_t run, QString* error) const {

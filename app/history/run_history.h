@@ -74,6 +74,8 @@ class RunHistory {
 
   // Newest first; `filter` matches the label, device or state (case-insensitive substring).
   std::vector<RunSummary> runs(const QString& filter = {}) const;
+  // One run's line of that list; none when it is gone or `filter` leaves it out.
+  std::optional<RunSummary> run_summary(int64_t run, const QString& filter = {}) const;
   // The whole run; nothing with `error` when it is gone or its data cannot be read.
   std::optional<RunRecord> load(int64_t run, QString* error) const;
   bool remove(int64_t run, QString* error);
