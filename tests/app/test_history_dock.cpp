@@ -66,6 +66,43 @@ class HistoryDockTest : public QObject {
     QVERIFY2(cell(*model, 0, "Key figures").contains(QStringLiteral(" µs – ")), qPrintable(cell(*model, 0, "Key figures")));
   }
 
+  // A run in progress changes its own row only: new at the top, then updated in place, and the
+  // row the user picked stays picked.
+  void aRunningRunUpdatesItsRowInPlaceKeepingTheSelection() {
+    QTemporaryDir dir;
+    history::RunHistory history;
+    QString error;
+    QVERIFY(history.open(dir.filePath("h.sqlite"), &error));
+    const RunEnvironment environment{"0.1.0", "LibTorch 1.13.1, CPU build", "stepscope (desktop)",
+                                     "2026-11-21T12:00:00Z"};
+    const int64_t older = history.begin_run(environment, "older run", "cpu", &error);
+    QVERIFY(history.finish_run(older, history::RunState::complete, &error));
+    gui::HistoryDock dock(history);
+    auto* table = dock.findChild<QTableView*>("historyTable");
+    const auto* model = table->model();
+    table->selectRow(0);
+    QCOMPARE(dock.selected_run(), older);
+
+    const int64_t running = history.begin_run(environment, "new run", "cpu", &error, {}, 2);
+    dock.refresh_run(running);
+    QCOMPARE(model->rowCount(), 2);
+    QCOMPARE(cell(*model, 0, "Run"), QStringLiteral("new run"));  // newest first
+    QCOMPARE(cell(*model, 0, "State"), QStringLiteral("incomplete"));
+    QCOMPARE(cell(*model, 0, "Configs"), QStringLiteral("0 of 2"));
+    QCOMPARE(dock.selected_run(), older);
+
+    QVERIFY(history.finish_run(running, history::RunState::cancelled, &error));
+    dock.refresh_run(running);
+    QCOMPARE(model->rowCount(), 2);
+    QCOMPARE(cell(*model, 0, "State"), QStringLiteral("cancelled"));
+    QCOMPARE(dock.selected_run(), older);
+
+    QVERIFY(history.remove(running, &error));
+    dock.refresh_run(running);  // gone: its row too
+    QCOMPARE(model->rowCount(), 1);
+    QCOMPARE(cell(*model, 0, "Run"), QStringLiteral("older run"));
+  }
+
   // Collectives: the bus bandwidth is their headline; a complete run shows its count alone.
   void aCollectivesRunShowsItsBusBandwidth() {
     QTemporaryDir dir;
