@@ -286,7 +286,7 @@ class OperatorTreeModelTest : public QObject {
              QStringList({"name", "input_shapes", "calls", "total_cpu_ns", "self_cpu_ns", "self_cpu_percent",
                           "total_cpu_ns_per_step", "self_gpu_ns", "total_gpu_ns", "self_gpu_percent",
                           "total_gpu_ns_per_step"}));
-    QCOMPARE(model.headerData(Col::SelfCpuPercent, Qt::Horizontal).toString(), QStringLiteral("Self CPU (%)"));
+    QCOMPARE(model.headerData(Col::SelfCpuPercent, Qt::Horizontal).toString(), QStringLiteral("Self CPU\n% of step"));
   }
 };
 

@@ -4,6 +4,7 @@
 #include <QCheckBox>
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QScrollBar>
 #include <QTest>
 #include <QTreeView>
 
@@ -57,6 +58,9 @@ class OperatorsViewTest : public QObject {
     QCOMPARE(table(view, "operators")->rowCount(), 0);
     QCOMPARE(table(view, "operator_kernels")->rowCount(), 0);
     QVERIFY(view.charts().empty());
+    // Nothing to filter or open yet.
+    QVERIFY(!view.filter_field().isEnabled());
+    QVERIFY(!view.group_by_shapes_box().isEnabled());
   }
 
   void aConfigurationRunWithoutTheOperatorProfilerSaysSo() {
@@ -71,14 +75,15 @@ class OperatorsViewTest : public QObject {
     nothing.source_message = "the recorder saw no ATen calls";
     view.add_outcome(outcome(fixtures::shared(nothing)));
     QVERIFY(view.shows_empty_state());
-    QVERIFY2(view.empty_text().contains("recorded no operator calls in the 3 measured step(s)"), qPrintable(view.empty_text()));
-    QVERIFY2(view.empty_text().contains("the recorder saw no ATen calls"), qPrintable(view.empty_text()));
+    QCOMPARE(view.empty_text(), QStringLiteral("The operator profiler recorded no operator calls in the 3 measured "
+                                               "step(s) (the recorder saw no ATen calls)."));
   }
 
   void showsAGpuProfileWithItsRangesOpen() {
     OperatorsView view;
     view.add_outcome(outcome(fixtures::shared(fixtures::gpu_profile())));
     QVERIFY(!view.shows_empty_state());
+    QVERIFY(view.filter_field().isEnabled());
     // 10 ms over 2 steps.
     QVERIFY2(view.note().startsWith("2 measured step(s), 17 operator calls; 5.00 ms of CPU time per step"),
              qPrintable(view.note()));
@@ -128,9 +133,52 @@ class OperatorsViewTest : public QObject {
     QTreeView& tree = view.tree_view();
     for (int c = 0; c < Col::ColumnCount; ++c) QCOMPARE(tree.isColumnHidden(c), OperatorTreeModel::is_gpu_column(c));
     QCOMPARE(tree.header()->sortIndicatorSection(), static_cast<int>(Col::SelfCpu));
-    // A GPU profile after it shows them again.
+    // A GPU profile after it shows them again; the user's sort stays.
     view.add_outcome(outcome(fixtures::shared(fixtures::gpu_profile())));
     for (int c = 0; c < Col::ColumnCount; ++c) QVERIFY(!tree.isColumnHidden(c));
+    QCOMPARE(tree.header()->sortIndicatorSection(), static_cast<int>(Col::SelfCpu));
+    tree.sortByColumn(Col::SelfGpu, Qt::AscendingOrder);
+    view.add_outcome(outcome(fixtures::shared(fixtures::gpu_profile())));
+    QCOMPARE(tree.header()->sortIndicatorSection(), static_cast<int>(Col::SelfGpu));
+    // Unless a CPU profile hides its column: then the CPU's own time, largest first.
+    view.add_outcome(outcome(fixtures::shared(fixtures::cpu_profile())));
+    QCOMPARE(tree.header()->sortIndicatorSection(), static_cast<int>(Col::SelfCpu));
+    QCOMPARE(tree.header()->sortIndicatorOrder(), Qt::DescendingOrder);
+  }
+
+  // The tab's width in a 1280 x 720 window beside the run panel: every number shows whole,
+  // the names and shapes of this profile too, and nothing scrolls sideways.
+  void fitsEveryColumnInALaptopWindow_data() {
+    QTest::addColumn<bool>("gpu");
+    QTest::newRow("GPU") << true;
+    QTest::newRow("CPU") << false;
+  }
+  void fitsEveryColumnInALaptopWindow() {
+    QFETCH(bool, gpu);
+    OperatorsView view;
+    view.resize(950, 600);
+    view.add_outcome(outcome(fixtures::shared(gpu ? fixtures::gpu_profile() : fixtures::cpu_profile())));
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTreeView& tree = view.tree_view();
+    const QFontMetrics header(tree.header()->font());
+    QStringList cut;
+    for (int c = 0; c < Col::ColumnCount; ++c) {
+      if (tree.isColumnHidden(c)) continue;
+      const int content = static_cast<const QAbstractItemView&>(tree).sizeHintForColumn(c);
+      const int label = header.size(0, tree.model()->headerData(c, Qt::Horizontal).toString()).width();
+      if (tree.columnWidth(c) < std::max(content, label)) {
+        cut << QStringLiteral("%1 (%2 < %3)").arg(c).arg(tree.columnWidth(c)).arg(std::max(content, label));
+      }
+    }
+    QVERIFY2(cut.isEmpty(), qPrintable("columns narrower than their text: " + cut.join(", ")));
+    QCOMPARE(tree.horizontalScrollBar()->maximum(), 0);
+    // A wider window: the columns follow, the numbers stay as wide as they need.
+    const int self_cpu = tree.columnWidth(Col::SelfCpu);
+    const int name = tree.columnWidth(Col::Name);
+    view.resize(1600, 900);
+    QTRY_VERIFY(tree.columnWidth(Col::Name) > name);
+    QCOMPARE(tree.columnWidth(Col::SelfCpu), self_cpu);
   }
 
   void exportsTheOperatorsAndTheirKernelsWhole() {

@@ -16,20 +16,25 @@ struct ColumnInfo {
   const char* tooltip;
 };
 
+// Two-line labels keep the numeric columns as narrow as their numbers, so that all of them
+// fit beside the names in a laptop's window.
 const ColumnInfo kColumns[OperatorTreeModel::ColumnCount] = {
     {"Range / operator / kernel", "name",
      "Ranges (forward, attention, ...), the ATen operators called inside them, and the GPU kernels each launched"},
     {"Input shapes", "input_shapes", "The operator's input shapes, as key_averages(group_by_input_shape=True) prints them"},
     {"Calls", "calls", "Operator calls over the measured steps (a range: those inside it; a kernel: its launches)"},
-    {"Total CPU", "total_cpu_ns",
-     "CPU time from entry to exit, nested operators included (a range: its operators' self time, each counted once)"},
-    {"Self CPU", "self_cpu_ns", "CPU time less the operators nested in it (a range: summed over the operators inside)"},
-    {"Self CPU (%)", "self_cpu_percent", "Self CPU time as a share of the measured steps' CPU time"},
-    {"CPU/step", "total_cpu_ns_per_step", "Total CPU time per measured step"},
-    {"Self GPU", "self_gpu_ns", "GPU time of the kernels the operator launched itself (a range: of every kernel inside)"},
-    {"Total GPU", "total_gpu_ns", "GPU time with the kernels its nested operators launched"},
-    {"Self GPU (%)", "self_gpu_percent", "Self GPU time as a share of all the kernels' time"},
-    {"GPU/step", "total_gpu_ns_per_step", "Total GPU time per measured step"},
+    {"Total\nCPU", "total_cpu_ns",
+     "CPU time over the measured steps from entry to exit, nested operators included (a range: its operators' self "
+     "time, each counted once)"},
+    {"Self\nCPU", "self_cpu_ns",
+     "CPU time over the measured steps less the operators nested in it (a range: summed over the operators inside)"},
+    {"Self CPU\n% of step", "self_cpu_percent", "Self CPU time as a share of the measured steps' CPU time"},
+    {"CPU per\nstep", "total_cpu_ns_per_step", "Total CPU time per measured step"},
+    {"Self\nGPU", "self_gpu_ns",
+     "GPU time over the measured steps of the kernels the operator launched itself (a range: of every kernel inside)"},
+    {"Total\nGPU", "total_gpu_ns", "GPU time over the measured steps with the kernels its nested operators launched"},
+    {"Self GPU\n% of GPU", "self_gpu_percent", "Self GPU time as a share of every kernel's time"},
+    {"GPU per\nstep", "total_gpu_ns_per_step", "Total GPU time per measured step"},
 };
 
 QString utf8(const std::string& text) { return QString::fromStdString(text); }

@@ -48,10 +48,15 @@ class OperatorsView : public BenchResultsView {
  private:
   void show_profile(std::shared_ptr<const profiling::OperatorProfile> profile);
   void show_empty(const QString& text);
+  // Ranges open (every row while a filter is set), then the columns fitted to what shows.
+  void open_rows();
   void fit_columns();
+  int header_width(int column) const;
+  bool eventFilter(QObject* watched, QEvent* event) override;
   void show_column_menu(const QPoint& at);
 
   OutcomeSelector* selector_;
+  QWidget* tree_controls_;
   QLineEdit* filter_;
   QCheckBox* group_by_shapes_;
   QLabel* note_;
@@ -59,6 +64,9 @@ class OperatorsView : public BenchResultsView {
   QLabel* empty_;
   QTreeView* view_;
   bool default_sort_ = true;  // until the first profile shows: then the user's sort stays
+  bool fitting_ = false;      // fit_columns is sizing the columns
+  bool expanding_ = false;    // expand_ranges is opening rows: fitted once, after
+  bool user_sized_ = false;   // the user dragged a column's edge
   OperatorTreeModel* tree_;
   OperatorTreeProxy* proxy_;
   OperatorTableModel* table_;
