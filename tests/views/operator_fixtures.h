@@ -104,6 +104,74 @@ inline OperatorProfile cpu_profile() {
   return p;
 }
 
+// A profile the size and shape of a small GPT's on a GPU, for how the tab lays out real names,
+// shapes and kernels (its figures are plausible, not checked against anything): 4 layers of
+// attention, feed-forward and norm ranges, the LM head, backward and the optimizer step.
+inline OperatorProfile layered_gpu_profile() {
+  const char* gemm_tn =
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas";
+  const char* gemm_nn =
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas";
+  const char* flash =
+      "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, "
+      "cutlass::bfloat16_t>, false, true, false, false, true, true, false, false>(pytorch_flash::Flash_fwd_params)";
+  const char* add = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
+                    "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, "
+                    "at::detail::Array<char*, 3>)";
+  const char* norm = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int, "
+                     "float, c10::BFloat16 const*, c10::BFloat16 const*, c10::BFloat16 const*, float*, float*, "
+                     "c10::BFloat16*)";
+  const char* adam = "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+                     "namespace)::TensorListMetadata<4>, at::native::(anonymous namespace)::FusedAdamMathFunctor<float, "
+                     "4, (at::native::ADAM_MODE)1, false> >(...)";
+  OperatorProfile p;
+  p.measured_steps = 10;
+  p.measured_cpu_ns = 412'000'000;
+  p.operator_calls = 24'310;
+  p.gpu_activity_recorded = true;
+  for (int l = 0; l < 4; ++l) {
+    const std::string layer = "layer " + std::to_string(l);
+    p.operators.push_back(op({"forward", layer, "attention"}, "aten::linear", "[[8, 1024, 768], [2304, 768], [2304]]",
+                             10, 4'100'000, 310'000, 0, 2'900'000));
+    p.operators.push_back(op({"forward", layer, "attention"}, "aten::addmm", "[[2304], [8192, 768], [768, 2304]]", 10,
+                             3'700'000, 3'700'000, 2'900'000, 2'900'000,
+                             {op_kernel(gemm_tn, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64",
+                                        KernelCategory::matrix_multiply, 10, 2'900'000)}));
+    p.operators.push_back(op({"forward", layer, "attention"}, "aten::scaled_dot_product_attention",
+                             "[[8, 12, 1024, 64], [8, 12, 1024, 64], [8, 12, 1024, 64], [], [], [], []]", 10,
+                             2'200'000, 150'000, 0, 3'400'000));
+    p.operators.push_back(op({"forward", layer, "attention"}, "aten::_flash_attention_forward",
+                             "[[8, 1024, 12, 64], [8, 1024, 12, 64], [8, 1024, 12, 64], [], []]", 10, 2'050'000,
+                             2'050'000, 3'400'000, 3'400'000,
+                             {op_kernel(flash, "pytorch_flash::flash_fwd_kernel", KernelCategory::attention, 10,
+                                        3'400'000)}));
+    p.operators.push_back(op({"forward", layer, "feed-forward"}, "aten::addmm", "[[3072], [8192, 768], [768, 3072]]",
+                             10, 3'900'000, 3'900'000, 3'800'000, 3'800'000,
+                             {op_kernel(gemm_nn, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize128x128x64",
+                                        KernelCategory::matrix_multiply, 10, 3'800'000)}));
+    p.operators.push_back(op({"forward", layer, "norm"}, "aten::native_layer_norm", "[[8, 1024, 768], [768], [768], []]",
+                             20, 1'400'000, 1'400'000, 700'000, 700'000,
+                             {op_kernel(norm, "vectorized_layer_norm_kernel", KernelCategory::normalisation, 20,
+                                        700'000)}));
+    p.operators.push_back(op({"forward", layer}, "aten::add", "[[8, 1024, 768], [8, 1024, 768], []]", 20, 800'000,
+                             800'000, 500'000, 500'000,
+                             {op_kernel(add, "vectorized_elementwise_kernel", KernelCategory::elementwise, 20,
+                                        500'000)}));
+    p.operators.push_back(op({"backward"}, "aten::mm", "[[8192, 768], [768, 3072]]", 20, 4'400'000, 4'400'000,
+                             7'400'000, 7'400'000,
+                             {op_kernel(gemm_nn, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize128x128x64",
+                                        KernelCategory::matrix_multiply, 20, 7'400'000)}));
+  }
+  p.operators.push_back(op({"forward", "lm head + loss"}, "aten::mm", "[[8192, 768], [768, 50304]]", 10, 5'800'000,
+                           5'800'000, 21'000'000, 21'000'000,
+                           {op_kernel(gemm_tn, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64",
+                                      KernelCategory::matrix_multiply, 10, 21'000'000)}));
+  p.operators.push_back(op({"optimizer step"}, "aten::_fused_adamw_", "[[], [], [], [], [], [], [], [], [], [], [], []]",
+                           10, 12'000'000, 12'000'000, 9'500'000, 9'500'000,
+                           {op_kernel(adam, "multi_tensor_apply_kernel", KernelCategory::optimizer, 40, 9'500'000)}));
+  return p;
+}
+
 inline std::shared_ptr<const OperatorProfile> shared(OperatorProfile profile) {
   return std::make_shared<const OperatorProfile>(std::move(profile));
 }

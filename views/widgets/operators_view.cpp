@@ -100,10 +100,17 @@ OperatorsView::OperatorsView(QWidget* parent) : BenchResultsView(parent) {
   empty_->setForegroundRole(QPalette::PlaceholderText);
   const int margin = 3 * fontMetrics().height();
   empty_->setContentsMargins(margin, margin, margin, margin);
+  // Lines of a readable length on a wide screen, in the middle of the tab.
+  empty_->setMaximumWidth(80 * fontMetrics().averageCharWidth() + 2 * margin);
+  auto* empty_page = new QWidget;
+  auto* empty_layout = new QHBoxLayout(empty_page);
+  empty_layout->addStretch();
+  empty_layout->addWidget(empty_, 1);
+  empty_layout->addStretch();
 
   pages_ = new QStackedWidget;
   pages_->insertWidget(kTreePage, view_);
-  pages_->insertWidget(kEmptyPage, empty_);
+  pages_->insertWidget(kEmptyPage, empty_page);
 
   // What acts on the tree: of no use while the tab says why it has none.
   tree_controls_ = new QWidget;
