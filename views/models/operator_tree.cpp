@@ -15,49 +15,45 @@ class TreeBuilder {
   void add(const profiling::OperatorStats& stats) {
     int parent = -1;
     for (const auto& range : stats.range_path) parent = range_node(parent, range);
-    const bool outside = stats.name == profiling::kOutsideOperators;
     const int op = op_node(parent, stats);
-    OperatorTreeNode& node = tree_.nodes[static_cast<size_t>(op)];
-    node.has_cpu = !outside;
+    OperatorTreeNode& node = at(op);
+    node.has_cpu = stats.name != profiling::kOutsideOperators;
     if (std::find(node.shapes.begin(), node.shapes.end(), stats.input_shapes) == node.shapes.end()) {
       node.shapes.push_back(stats.input_shapes);
     }
     node.input_shapes = node.shapes.size() == 1 ? node.shapes.front() : std::string();
-    node.calls += stats.calls;
+    // The kernels outside every operator were launched, not called: their launches count (finish).
+    if (node.has_cpu) node.calls += stats.calls;
     node.total_cpu_ns += stats.total_cpu_ns;
     node.self_cpu_ns += stats.self_cpu_ns;
     node.self_gpu_ns += stats.self_gpu_ns;
     node.total_gpu_ns += stats.total_gpu_ns;
     for (const auto& kernel : stats.kernels) add_kernel(op, kernel);
-    // The kernels outside every operator were launched, not called: their launches count.
-    if (outside) {
-      tree_.nodes[static_cast<size_t>(op)].calls = 0;
-      for (int k : tree_.nodes[static_cast<size_t>(op)].children) {
-        tree_.nodes[static_cast<size_t>(op)].calls += tree_.nodes[static_cast<size_t>(k)].calls;
-      }
-    }
   }
 
   OperatorTree finish() {
     sum_ranges();
     for (auto& node : tree_.nodes) {
       if (node.kind != OperatorNodeKind::op) continue;
+      if (!node.has_cpu) {
+        for (int k : node.children) node.calls += at(k).calls;
+      }
       // Merged kernels, like the profile's own, largest first.
       std::stable_sort(node.children.begin(), node.children.end(), [this](int a, int b) {
-        return tree_.nodes[static_cast<size_t>(a)].total_gpu_ns > tree_.nodes[static_cast<size_t>(b)].total_gpu_ns;
+        return at(a).total_gpu_ns > at(b).total_gpu_ns;
       });
-      for (size_t i = 0; i < node.children.size(); ++i) {
-        tree_.nodes[static_cast<size_t>(node.children[i])].row = static_cast<int>(i);
-      }
+      for (size_t i = 0; i < node.children.size(); ++i) at(node.children[i]).row = static_cast<int>(i);
       tree_.gpu_ns += node.self_gpu_ns;
     }
     return std::move(tree_);
   }
 
  private:
+  OperatorTreeNode& at(int index) { return tree_.nodes[static_cast<size_t>(index)]; }
+
   int add_node(int parent, OperatorTreeNode node) {
     const int index = static_cast<int>(tree_.nodes.size());
-    std::vector<int>& siblings = parent < 0 ? tree_.roots : tree_.nodes[static_cast<size_t>(parent)].children;
+    std::vector<int>& siblings = parent < 0 ? tree_.roots : at(parent).children;
     node.parent = parent;
     node.row = static_cast<int>(siblings.size());
     siblings.push_back(index);
@@ -99,7 +95,7 @@ class TreeBuilder {
       node.has_cpu = false;
       found = kernels_.emplace(key, add_node(op, std::move(node))).first;
     }
-    OperatorTreeNode& node = tree_.nodes[static_cast<size_t>(found->second)];
+    OperatorTreeNode& node = at(found->second);
     node.calls += kernel.launches;
     node.self_gpu_ns += kernel.total_ns;
     node.total_gpu_ns += kernel.total_ns;
@@ -109,14 +105,14 @@ class TreeBuilder {
   // children are complete before the range is added to its own parent.
   void sum_ranges() {
     for (int i = static_cast<int>(tree_.nodes.size()) - 1; i >= 0; --i) {
-      OperatorTreeNode& node = tree_.nodes[static_cast<size_t>(i)];
+      OperatorTreeNode& node = at(i);
       if (node.kind == OperatorNodeKind::range) {
         // See build_operator_tree: a range's total is its operators' self time, counted once.
         node.total_cpu_ns = node.self_cpu_ns;
         node.total_gpu_ns = node.self_gpu_ns;
       }
       if (node.parent < 0 || node.kind == OperatorNodeKind::kernel) continue;
-      OperatorTreeNode& range = tree_.nodes[static_cast<size_t>(node.parent)];
+      OperatorTreeNode& range = at(node.parent);
       if (node.has_cpu) range.calls += node.calls;  // operator calls, not kernel launches
       range.self_cpu_ns += node.self_cpu_ns;
       range.self_gpu_ns += node.self_gpu_ns;
