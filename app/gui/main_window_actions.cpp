@@ -1,5 +1,5 @@
 // The window's Run menu and keys: F5 / Ctrl+R run the current tab's experiment, Esc cancels
-// (a queued run or the one in progress), Ctrl+1...9 bring a tab forward; the CPU threads
+// (a queued run or the one in progress), Ctrl+1...9 and 0 bring a tab forward; the CPU threads
 // setting; the status bar's queue and threads. Apart from the window's construction.
 #include <QAction>
 #include <QInputDialog>
@@ -50,10 +50,10 @@ void MainWindow::build_run_menu() {
         cpu_threads(), 1, cpu_threads_input().max_integer, 1, &ok);
     if (ok) set_cpu_threads(threads, true);
   });
-  // Ctrl+1 ... Ctrl+9: the tabs in order.
-  for (int i = 0; i < std::min(9, tabs_->count()); ++i) {
+  // Ctrl+1 ... Ctrl+9, then Ctrl+0: the tabs in order, as the digits lie on the keyboard.
+  for (int i = 0; i < std::min(10, tabs_->count()); ++i) {
     auto* go = new QAction(this);
-    go->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
+    go->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(i < 9 ? Qt::Key_1 + i : Qt::Key_0)));
     connect(go, &QAction::triggered, this, [this, i] { tabs_->setCurrentIndex(i); });
     addAction(go);
   }

@@ -1,4 +1,4 @@
-// The window's keys and settings: Ctrl+1...9 bring tabs forward, F5 runs the current tab's
+// The window's keys and settings: Ctrl+1...9 and 0 bring tabs forward, F5 runs the current tab's
 // experiment (the run panel's on the Benchmark tab), a second run is queued behind it in the
 // status bar, Esc takes the queued one out of the line and then cancels the run; Return in a
 // field runs; the CPU threads setting reaches LibTorch and reads right in the status bar.
@@ -46,9 +46,16 @@ class WindowKeysTest : public QObject {
     gui::MainWindow window(dir.filePath("history.sqlite"));
     show_active(window);
     auto* tabs = window.findChild<QTabWidget*>("resultTabs");
-    QTest::keyClick(&window, Qt::Key_5, Qt::ControlModifier);
-    QCOMPARE(tabs->currentIndex(), 4);
-    QCOMPARE(tabs->tabText(4), QStringLiteral("Attention"));
+    QTest::keyClick(&window, Qt::Key_3, Qt::ControlModifier);
+    QCOMPARE(tabs->currentIndex(), 2);
+    QCOMPARE(tabs->tabText(2), QStringLiteral("Operators"));
+    QTest::keyClick(&window, Qt::Key_6, Qt::ControlModifier);
+    QCOMPARE(tabs->currentIndex(), 5);
+    QCOMPARE(tabs->tabText(5), QStringLiteral("Attention"));
+    // The tenth tab on the tenth digit key.
+    QTest::keyClick(&window, Qt::Key_0, Qt::ControlModifier);
+    QCOMPARE(tabs->currentIndex(), 9);
+    QCOMPARE(tabs->tabText(9), QStringLiteral("Planner"));
     QTest::keyClick(&window, Qt::Key_1, Qt::ControlModifier);
     QCOMPARE(tabs->currentIndex(), 0);
   }
@@ -63,7 +70,7 @@ class WindowKeysTest : public QObject {
     QTest::keyClick(&window, Qt::Key_F5);
     QVERIFY(window.is_running());
     // The Attention tab's Run waits behind the benchmark, said in the status bar.
-    QTest::keyClick(&window, Qt::Key_5, Qt::ControlModifier);
+    QTest::keyClick(&window, Qt::Key_6, Qt::ControlModifier);
     QTest::keyClick(&window, Qt::Key_R, Qt::ControlModifier);
     auto* queue = window.findChild<QLabel*>("queueStatus");
     QVERIFY2(queue->text().contains("Queued behind Benchmark tiny"), qPrintable(queue->text()));

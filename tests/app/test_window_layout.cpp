@@ -79,11 +79,11 @@ class WindowLayoutTest : public QObject {
       gui::MainWindow window(dir.filePath("history.sqlite"));
       window.show();
       auto* tabs = window.findChild<QTabWidget*>("resultTabs");
-      tabs->setCurrentIndex(5);
+      tabs->setCurrentIndex(6);
       QApplication::processEvents();
       // The Collectives tab's form against its results.
       QSplitter* split = nullptr;
-      for (auto* s : tabs->widget(5)->findChildren<QSplitter*>()) {
+      for (auto* s : tabs->widget(6)->findChildren<QSplitter*>()) {
         if (s->orientation() == Qt::Horizontal) split = s;
       }
       QVERIFY(split);
@@ -97,9 +97,9 @@ class WindowLayoutTest : public QObject {
     again.show();
     QTest::qWait(200);
     auto* tabs = again.findChild<QTabWidget*>("resultTabs");
-    QCOMPARE(tabs->currentIndex(), 5);
+    QCOMPARE(tabs->currentIndex(), 6);
     QSplitter* split = nullptr;
-    for (auto* s : tabs->widget(5)->findChildren<QSplitter*>()) {
+    for (auto* s : tabs->widget(6)->findChildren<QSplitter*>()) {
       if (s->orientation() == Qt::Horizontal) split = s;
     }
     QVERIFY(split);

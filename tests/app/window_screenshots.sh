@@ -3,7 +3,7 @@
 # manager (what a user sees, decorations and all, not an offscreen grab), at each screen size.
 # The runs are made by stepscope-cli (bench sweep with both profilers, attention, collectives
 # and DDP over 2 Gloo ranks, the precision lab) and opened side by side with --open-file; the
-# tabs are switched with Ctrl+1..9 as a user would.
+# tabs are switched with Ctrl+1..9 and 0 as a user would.
 # Usage: tests/app/window_screenshots.sh BUILD_DIR OUT_DIR [WxH ...]   (default 1280x720 1920x1080)
 # Needs xvfb-run, openbox, xdotool and ImageMagick's import.
 set -euo pipefail
@@ -33,7 +33,7 @@ if "$cli" precision autocast --csv "$work/autocast.csv" --json "$work/autocast.j
   autocast="$work/autocast.json,"
 fi
 files="$work/accumulate.json,$autocast$work/attention.json,$work/collectives.json,$work/ddp.json,$work/bench.json"
-tabs=(benchmark kernels memory sweep attention collectives ddp precision planner)
+tabs=(benchmark kernels operators memory sweep attention collectives ddp precision planner)
 for size in "${sizes[@]}"; do
   echo "window at $size" >&2
   export XDG_CONFIG_HOME="$work/config-$size"  # a first session: default geometry and splitters
@@ -48,7 +48,7 @@ for size in "${sizes[@]}"; do
     xdotool windowactivate --sync "$win" 2>/dev/null || xdotool windowfocus "$win" 2>/dev/null || true
     n=1
     for tab in $5; do
-      xdotool key "ctrl+$n"
+      xdotool key "ctrl+$((n % 10))"  # the tenth tab is Ctrl+0
       sleep 1.5
       import -window root "$4/cpu-$2-$n-$tab.png"
       n=$((n + 1))

@@ -7,6 +7,7 @@
 #include "widgets/experiment_view.h"
 #include "widgets/kernels_view.h"
 #include "widgets/memory_view.h"
+#include "widgets/operators_view.h"
 #include "widgets/planner_view.h"
 #include "widgets/experiment_group_view.h"
 #include "widgets/sweep_view.h"
@@ -24,6 +25,7 @@ ResultTab tables(const QString& title, ResultView* view) { return {title, view, 
 std::vector<ResultTab> make_result_views(const ExperimentLookup& experiment) {
   return {bench(QObject::tr("Benchmark"), new BenchmarkView),
           bench(QObject::tr("Kernels"), new KernelsView),
+          bench(QObject::tr("Operators"), new OperatorsView),
           bench(QObject::tr("Memory"), new MemoryView),
           bench(QObject::tr("Sweep"), new SweepView),
           tables(QObject::tr("Attention"), new ExperimentView(experiment("attention"), new AttentionChartsView)),
