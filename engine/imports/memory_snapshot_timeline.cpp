@@ -138,11 +138,13 @@ std::vector<int> snapshot_devices(const MemorySnapshot& snapshot) {
   return devices;
 }
 
-std::string first_frame_text(const MemorySnapshot& snapshot, uint32_t stack) {
+std::string first_frame_text(const MemorySnapshot& snapshot, uint32_t stack, bool full_path) {
   const auto frames = frames_user_first(snapshot.stacks, stack);
   if (frames.empty()) return "";
   const StackFrame& f = snapshot.stacks.frames[frames.front()];
-  return f.filename + ":" + std::to_string(f.line) + " in " + f.name;
+  const size_t slash = full_path ? std::string::npos : f.filename.find_last_of('/');
+  const std::string file = slash == std::string::npos ? f.filename : f.filename.substr(slash + 1);
+  return file + ":" + std::to_string(f.line) + " in " + f.name;
 }
 
 profiling::AllocationLog to_allocation_log(const MemorySnapshot& snapshot, const SnapshotTimeline& timeline,
@@ -152,7 +154,7 @@ profiling::AllocationLog to_allocation_log(const MemorySnapshot& snapshot, const
   std::vector<std::string> frame_text(frames_as_phase ? snapshot.stacks.stacks.size() : 0);
   std::vector<bool> known(frame_text.size(), false);
   const auto phase_of = [&](uint32_t stack) -> const std::string& {
-    if (!known[stack]) frame_text[stack] = first_frame_text(snapshot, stack), known[stack] = true;
+    if (!known[stack]) frame_text[stack] = first_frame_text(snapshot, stack, false), known[stack] = true;
     return frame_text[stack];
   };
 

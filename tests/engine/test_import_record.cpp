@@ -167,7 +167,7 @@ TEST(ImportRecord, ASnapshotIsAnEntryPerDeviceWithItsTimelineAndPeak) {
     ASSERT_FALSE(entry.timeline->largest.empty());
     size_t framed = 0;
     for (const auto& a : entry.timeline->largest) {
-      if (std::regex_match(a.phase, std::regex(".+:[0-9]+ in .+"))) ++framed;
+      if (std::regex_match(a.phase, std::regex("[^/]+\\.py:[0-9]+ in .+"))) ++framed;  // file name, line, function
     }
     EXPECT_GT(framed, entry.timeline->largest.size() / 2);
     EXPECT_TRUE(r.steps.empty()) << "a snapshot times no steps";
