@@ -110,7 +110,7 @@ std::string to_string(ProfileKind kind) {
 ProfileKind sniff_profile(const std::string& path) {
   struct stat info {};
   if (stat(path.c_str(), &info) != 0) throw ImportError(path + ": no such file");
-  if (S_ISDIR(info.st_mode)) throw ImportError(path + ": a folder, not a file");
+  if (S_ISDIR(info.st_mode)) throw ImportError(path + " is a folder, not a run file or a profile");
   std::string head = head_of(path);
   if (head.empty()) throw ImportError(path + ": the file is empty");
   if (static_cast<unsigned char>(head[0]) == 0x80) return ProfileKind::memory_snapshot;
