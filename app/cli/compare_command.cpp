@@ -10,12 +10,15 @@
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "cli/console_table.h"
+#include "cli/history_record.h"
 #include "compare/comparison_json.h"
 #include "compare/comparison_schema.h"
 #include "compare/kernel_comparison.h"
 #include "compare/regression_gate.h"
 #include "compare/run_comparison.h"
 #include "core/config_error.h"
+#include "history/history_layout.h"
+#include "imports/import_record.h"
 #include "io/run_record_json.h"
 #include "io/table_csv.h"
 #include "schema/input_arguments.h"
@@ -46,6 +49,10 @@ const schema::InputSchema& compare_inputs() {
                "the same for sizes in bytes (peak memory): '0%' fails on any growth");
     f.push_back({"fail-if-missing", "Missing", InputKind::flag,
                  "exit 1 also when B lacks a configuration A has (one B adds does not fail)", "", false, "gate", ""});
+    f.push_back({"history", "History", InputKind::path,
+                 "the app's History database that history:ID reads (default: the app's own,\n"
+                 "$XDG_DATA_HOME or ~/.local/share, then Stepscope/Stepscope/history.sqlite)",
+                 "", false, "input", "DB"});
     f.push_back({"csv", "CSV file", InputKind::path,
                  "write every compared figure as CSV to F ('-': stdout; the table then goes to stderr)", "", false,
                  "output", "F"});
@@ -65,14 +72,17 @@ const schema::InputSchema& compare_inputs() {
 std::string compare_usage() {
   return schema::usage_text(
       compare_inputs(),
-      {"stepscope-cli compare A.json B.json [options]",
-       "Compares two run records (a command's --json, a run the app saved): the step benchmark's\n"
+      {"stepscope-cli compare A B [options]",
+       "Compares two runs: A and B are each a run record (a command's --json, a run the app saved), a\n"
+       "run of the app's History as history:ID (ID: the number the History dock shows; --history names\n"
+       "the database), or a profile PyTorch wrote, imported as `stepscope-cli import` reads it (a\n"
+       "torch.profiler trace, a CUDA memory snapshot). Compared: the step benchmark's\n"
        "configurations and every other table both hold, rows paired by their identity settings (model,\n"
        "context, batch, precision, mode, ...). Where no row of B has the same settings as a row of A, rows\n"
        "differing in one setting pair and the change is named ('Context 128 -> 256'); two single runs pair\n"
        "whatever differs. Per paired row and measure: A, B, B - A and B / A; where both runs profiled a\n"
        "configuration's kernels, the kernel totals, largest movers first. Rows only one run has are\n"
-       "listed. History ids are not accepted yet: save the run from the app's History, or use --json.\n",
+       "listed. Where a mean has a spread, the console shows it with its n: 12.35 \u00b1 0.41 ms (n=10).\n",
        "the rule:\n"
        "  B regresses when  B - A > P x A  and  B - A > 2 x sqrt(sA^2/nA + sB^2/nB)\n"
        "  s: the standard deviation of the measured steps behind a mean (bench, attention), n: their count\n"
@@ -83,12 +93,15 @@ std::string compare_usage() {
        "--fail-if-missing, B lacks a configuration of A), 2 bad options, unreadable or unlike files,\n"
        "unwritable outputs.\n"
        "\nexample (CI): stepscope-cli bench --model small --steps 20 --json new.json --quiet &&\n"
-       "              stepscope-cli compare baseline.json new.json --fail-if-slower 5% --fail-if-more-memory 2%\n"});
+       "              stepscope-cli compare baseline.json new.json --fail-if-slower 5% --fail-if-more-memory 2%\n"
+       "         stepscope-cli compare history:12 history:15\n"
+       "         stepscope-cli compare before.trace.json.gz after.trace.json.gz\n"});
 }
 
 struct CompareOptions {
   std::string a, b;
   compare::GateRule rule;
+  std::string history;  // the database history:ID reads
   std::string csv, json;
   size_t top = 10;
   bool quiet = false;
@@ -132,6 +145,7 @@ CompareOptions parse_options(const std::vector<std::string>& args) {
     o.rule.more_memory = compare::parse_thresholds(v.text("fail-if-more-memory"), "fail-if-more-memory");
   }
   o.rule.fail_if_missing = v.flag("fail-if-missing");
+  o.history = v.given("history") ? v.text("history") : history::default_history_file();
   o.csv = v.text("csv");
   o.json = v.text("json");
   o.top = static_cast<size_t>(v.integer("top"));
@@ -139,20 +153,31 @@ CompareOptions parse_options(const std::vector<std::string>& args) {
   return o;
 }
 
-RunRecord read_record(const std::string& side, const std::string& path) {
+// A run record, a run of the History, or a profile imported on the way.
+RunRecord read_record(const std::string& side, const std::string& argument, const std::string& history) {
   try {
-    return read_run_record_file(path);
-  } catch (const RunRecordError& e) {
+    if (const auto run = history_run_id(argument)) return read_history_run(history, *run);
+    const auto kind = imports::sniff_profile(argument);
+    if (kind == imports::ProfileKind::run_record) return read_run_record_file(argument);
+    return imports::import_profile(argument, kind);
+  } catch (const std::runtime_error& e) {  // CliError, RunRecordError, ImportError: each names the file
     throw CliError(side + ": " + e.what());
   }
 }
 
+// The files A and B read, for the outputs not to replace them.
+std::string input_file(const std::string& argument, const std::string& history) {
+  return history_run_id(argument) ? history : argument;
+}
+
 // A figure in the row's unit, as the app shows it; a duration with its spread ("12.35 ± 0.41 ms").
-std::string figure_text(const schema::Value& value, schema::ColumnKind kind, const std::optional<double>& spread) {
+// With the spread, its n: the gate's rule weighs each side's spread by it.
+std::string figure_text(const schema::Value& value, schema::ColumnKind kind, const std::optional<double>& spread,
+                        const std::optional<int64_t>& samples) {
   const auto number = schema::number_of(value);
   if (!number) return schema::missing_text();
   if (kind == schema::ColumnKind::milliseconds && spread && std::isfinite(*number)) {
-    return schema::duration_ms_text(*number, *spread);
+    return schema::duration_ms_text(*number, *spread) + (samples ? " (n=" + std::to_string(*samples) + ")" : "");
   }
   if (*number < 0) return "-" + schema::display_text(-*number, kind);  // B - A keeps its sign
   return schema::display_text(*number, kind);
@@ -179,7 +204,10 @@ schema::Table console_table(const compare::Comparison& comparison, size_t top, s
     for (size_t r = 0; r < table.rows.size(); ++r) {
       const auto& row = shown.rows[r];
       const std::optional<double>* spread = column.key == "a" ? &row.a_std : column.key == "b" ? &row.b_std : nullptr;
-      std::string text = figure_text(table.rows[r][c], row.kind, spread != nullptr ? *spread : std::nullopt);
+      const std::optional<int64_t>* samples =
+          column.key == "a" ? &row.a_samples : column.key == "b" ? &row.b_samples : nullptr;
+      std::string text = figure_text(table.rows[r][c], row.kind, spread != nullptr ? *spread : std::nullopt,
+                                     samples != nullptr ? *samples : std::nullopt);
       if (column.key == "b_minus_a" && schema::number_of(table.rows[r][c]).value_or(0) > 0) text = "+" + text;
       table.rows[r][c] = text;
     }
@@ -203,9 +231,10 @@ void print_comparison(std::ostream& out, const CompareOptions& o, const compare:
 }
 
 int compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
-  check_outputs({{"--csv", o.csv}, {"--json", o.json}}, {{"A", o.a}, {"B", o.b}});
-  const RunRecord a = read_record("A", o.a);
-  const RunRecord b = read_record("B", o.b);
+  check_outputs({{"--csv", o.csv}, {"--json", o.json}},
+                {{"A", input_file(o.a, o.history)}, {"B", input_file(o.b, o.history)}});
+  const RunRecord a = read_record("A", o.a, o.history);
+  const RunRecord b = read_record("B", o.b, o.history);
   compare::Comparison comparison = compare::compare_runs(a, b);
   compare::apply_gate(comparison, o.rule);
   if (!o.csv.empty()) {

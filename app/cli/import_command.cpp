@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/kernel_digest.h"
 #include "core/config_error.h"
+#include "imports/import_record.h"
 #include "imports/memory_snapshot.h"
 #include "imports/memory_snapshot_timeline.h"
 #include "imports/snapshot_frames.h"
@@ -17,6 +18,7 @@
 #include "io/kernel_summary_export.h"
 #include "io/memory_export.h"
 #include "io/output_file.h"
+#include "io/run_record_json.h"
 #include "schema/value_format.h"
 #include "schema/input_arguments.h"
 #include "schema/input_usage.h"
@@ -43,6 +45,12 @@ const schema::InputSchema& import_inputs() {
                  "D, .cudaD.memory_timeline.csv, .memory_peaks.csv, .largest_allocations.csv and\n"
                  ".memory_categories.csv (--profile memory)",
                  "", false, "output", "F"});
+    f.push_back({"json", "Run record", InputKind::path,
+                 "writes the profile as a Stepscope run record (what bench --json writes): the app\n"
+                 "opens it, stepscope-cli compare compares it with another import or a run of ours;\n"
+                 "of a trace one entry (steps, kernels, operators), of a snapshot one per device\n"
+                 "(the memory timeline)",
+                 "", false, "output", "RECORD"});
     f.push_back({"short-names", "Short kernel names", InputKind::flag,
                  "kernels.csv with templates and arguments folded", "", false, "output", ""});
     f.push_back({"quiet", "Quiet", InputKind::flag, "no summary (stdout) and no progress (stderr)", "", false, "output", ""});
@@ -60,7 +68,9 @@ std::string import_usage() {
        "category roll-up, GPU busy and idle time per ProfilerStep#N and CPU time per range. A memory\n"
        "snapshot gives memory_viz's active-memory timeline and peak (blocks alive before recording\n"
        "began count from the start), the largest allocations at the peak with your own file:line\n"
-       "first, reserved against allocated memory, and categories where the Python frames tell.\n",
+       "first, reserved against allocated memory, and categories where the Python frames tell.\n"
+       "With --json, the profile as a run record: `stepscope --open-file RECORD` shows it, `stepscope-cli\n"
+       "compare` compares it (the app opens the profile itself too: stepscope --open-file F).\n",
        "Exit status: 0 read, 2 a file that cannot be read as a profile (the message says why).\n"});
 }
 
@@ -71,14 +81,6 @@ bool is_memory_snapshot(const std::string& path) {
   const int first = std::fgetc(f);
   std::fclose(f);
   return first == 0x80;
-}
-
-// "file.py:12 in f" for the first frame of `stack` (the user's own first), "" when none.
-std::string first_frame(const imports::MemorySnapshot& snapshot, uint32_t stack) {
-  const auto frames = imports::frames_user_first(snapshot.stacks, stack);
-  if (frames.empty()) return "";
-  const auto& f = snapshot.stacks.frames[frames.front()];
-  return f.filename + ":" + std::to_string(f.line) + " in " + f.name;
 }
 
 // "runs.csv" -> "runs".
@@ -113,13 +115,23 @@ void print_snapshot_digest(std::ostream& out, const imports::MemorySnapshot& sna
   out << "  largest alive at the peak:\n";
   for (size_t i = 0; i < t.largest_at_peak.size() && i < 5; ++i) {
     const auto& a = t.allocations[t.largest_at_peak[i]];
-    const std::string where = first_frame(snapshot, a.stack);
+    const std::string where = imports::first_frame_text(snapshot, a.stack);
     out << "    " << bytes_text(static_cast<double>(a.bytes)) << "  "
         << (where.empty() ? std::string(a.alloc_entry < 0 ? "(alive before recording)" : "(no frames)") : where) << '\n';
   }
 }
 
-int import_snapshot(const std::string& file, const std::string& csv, bool quiet, std::ostream& out, std::ostream& err) {
+// The record --json writes: the import's, with this command as what made it; when the profile was
+// taken where the file says, else now.
+void write_record(const std::string& path, RunRecord record, const std::vector<std::string>& args) {
+  RunEnvironment environment = command_environment("import", args);
+  if (!record.environment.started_at.empty()) environment.started_at = record.environment.started_at;
+  record.environment = environment;
+  write_run_record_file(path, record);
+}
+
+int import_snapshot(const std::string& file, const std::string& csv, const std::string& json,
+                    const std::vector<std::string>& args, bool quiet, std::ostream& out, std::ostream& err) {
   imports::MemorySnapshot snapshot;
   try {
     snapshot = imports::read_memory_snapshot(file);
@@ -144,6 +156,10 @@ int import_snapshot(const std::string& file, const std::string& csv, bool quiet,
     }
     if (!quiet) print_snapshot_digest(out, snapshot, timeline);
   }
+  if (!json.empty()) {
+    write_record(json, imports::snapshot_record(snapshot, file), args);
+    if (!quiet) out << "import: wrote the run record " << json << '\n';
+  }
   return kExitOk;
 }
 
@@ -152,7 +168,7 @@ int import_snapshot(const std::string& file, const std::string& csv, bool quiet,
 int run_import_command(const std::vector<std::string>& raw_args, std::ostream& out, std::ostream& err) {
   std::vector<std::string> args = raw_args;
   if (!args.empty() && args.front().rfind("--", 0) != 0) args.insert(args.begin(), "--file");
-  std::string file, csv;
+  std::string file, csv, json;
   bool quiet = false, short_names = false;
   try {
     const auto parsed = schema::parse_arguments(import_inputs(), "import", args);
@@ -162,18 +178,20 @@ int run_import_command(const std::vector<std::string>& raw_args, std::ostream& o
     }
     file = parsed.values.text("file");
     csv = parsed.values.text("csv");
+    json = parsed.values.text("json");
     quiet = parsed.values.flag("quiet");
     short_names = parsed.values.flag("short-names");
+    std::vector<std::pair<std::string, std::string>> outputs = {{"--json", json}};
     if (!csv.empty() && is_memory_snapshot(file)) {
-      check_outputs({{"--csv", stem_of(csv) + ".cuda0.memory_timeline.csv"}}, {{"--file", file}});
+      outputs.push_back({"--csv", stem_of(csv) + ".cuda0.memory_timeline.csv"});
     } else if (!csv.empty()) {
       const std::string stem = stem_of(csv);
-      check_outputs({{"--csv (kernels)", stem + ".kernels.csv"},
-                     {"--csv (categories)", stem + ".categories.csv"},
-                     {"--csv (GPU steps)", stem + ".gpu_steps.csv"},
-                     {"--csv (CPU ranges)", stem + ".cpu_ranges.csv"}},
-                    {{"--file", file}});
+      outputs.insert(outputs.end(), {{"--csv (kernels)", stem + ".kernels.csv"},
+                                     {"--csv (categories)", stem + ".categories.csv"},
+                                     {"--csv (GPU steps)", stem + ".gpu_steps.csv"},
+                                     {"--csv (CPU ranges)", stem + ".cpu_ranges.csv"}});
     }
+    check_outputs(outputs, {{"--file", file}});
   } catch (const ConfigError& e) {
     err << "stepscope-cli import: error: " << e.what() << '\n';
     return kExitUsage;
@@ -182,7 +200,7 @@ int run_import_command(const std::vector<std::string>& raw_args, std::ostream& o
     return kExitUsage;
   }
 
-  if (is_memory_snapshot(file)) return import_snapshot(file, csv, quiet, out, err);
+  if (is_memory_snapshot(file)) return import_snapshot(file, csv, json, raw_args, quiet, out, err);
   imports::TraceReadOptions options;
   int decile = 0;  // a line per tenth of a large file read; small files print none
   options.progress = [&](double fraction) {
@@ -194,8 +212,10 @@ int run_import_command(const std::vector<std::string>& raw_args, std::ostream& o
     return !interrupt_flag().is_cancelled();
   };
   imports::ImportedTraceProfile imported;
+  imports::TorchTrace trace;
   try {
-    imported = imports::profile_torch_trace(imports::read_torch_trace(file, options));
+    trace = imports::read_torch_trace(file, options);
+    imported = imports::profile_torch_trace(trace);
   } catch (const imports::TraceImportError& e) {
     err << "stepscope-cli import: error: " << e.what() << '\n';
     return interrupt_flag().is_cancelled() ? kExitInterrupted : kExitUsage;
@@ -208,10 +228,12 @@ int run_import_command(const std::vector<std::string>& raw_args, std::ostream& o
     replace_file(stem + ".gpu_steps.csv", [&](std::ostream& f) { write_step_gpu_usage_csv(f, profile); });
     replace_file(stem + ".cpu_ranges.csv", [&](std::ostream& f) { write_cpu_ranges_csv(f, profile); });
   }
+  if (!json.empty()) write_record(json, imports::trace_record(trace, file), raw_args);
   if (!quiet) {
     for (const auto& note : imported.notes) out << "import: " << note << '\n';
     print_profile_digest(out, profile, file);
     if (!csv.empty()) out << "import: wrote " << stem_of(csv) << ".{kernels,categories,gpu_steps,cpu_ranges}.csv\n";
+    if (!json.empty()) out << "import: wrote the run record " << json << '\n';
   }
   return kExitOk;
 }

@@ -45,8 +45,11 @@ std::vector<InputField> application_inputs() {
     schema::check_input_item(id, text);  // a number too large to be an id is refused
   };
   f.push_back({"open-file", "Open file", InputKind::path,
-               "show a run file saved from the History dock or written by stepscope-cli --json;\n"
-               "several (a,b,c) fill the tabs of their experiments side by side",
+               "show a run file saved from the History dock or written by stepscope-cli --json,\n"
+               "or import a profile PyTorch wrote (told by what the file holds, not its name): a\n"
+               "torch.profiler trace (.json, .json.gz) shows in Kernels, a CUDA memory snapshot\n"
+               "(.pickle) in Memory, each kept in the History; several (a,b,c) open one after the\n"
+               "other, beside each other",
                "", true, "application", "FILE"});
   f.push_back(cpu_threads_input());
   f.back().group = "application";

@@ -17,6 +17,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
+#include <QToolButton>
 
 #include <algorithm>
 #include <iostream>
@@ -87,12 +88,7 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
   });
   connect(history_dock_, &HistoryDock::save_requested, this, [this](int64_t run) { save_run_file(run); });
   connect(history_dock_, &HistoryDock::compare_requested, this, &MainWindow::compare_runs);
-  connect(history_dock_, &HistoryDock::open_file_requested, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a run file"), {}, tr("Stepscope runs (*.json)"));
-    if (path.isEmpty()) return;
-    QString error;
-    if (!open_run_file(path, &error)) QMessageBox::warning(this, tr("Cannot open the file"), error);
-  });
+  connect(history_dock_, &HistoryDock::open_file_requested, this, &MainWindow::ask_open_file);
 
   tabs_ = new QTabWidget;
   tabs_->setObjectName("resultTabs");
@@ -117,8 +113,15 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
   threads_label_ = new QLabel;
   threads_label_->setObjectName("threadsStatus");
   threads_label_->setToolTip(tr("LibTorch's threads for CPU work: Run > CPU threads..."));
+  cancel_import_ = new QToolButton;
+  cancel_import_->setObjectName("cancelImport");
+  cancel_import_->setText(tr("Cancel import"));
+  cancel_import_->setToolTip(tr("Stop reading the file (Esc); nothing of it is shown or kept"));
+  cancel_import_->setVisible(false);
+  connect(cancel_import_, &QToolButton::clicked, this, &MainWindow::cancel_import);
   statusBar()->addWidget(progress_label_, 1);
   statusBar()->addWidget(progress_);
+  statusBar()->addWidget(cancel_import_);
   statusBar()->addPermanentWidget(queue_label_);
   statusBar()->addPermanentWidget(threads_label_);
   statusBar()->addPermanentWidget(memory_label_);
@@ -155,6 +158,12 @@ MainWindow::MainWindow(const QString& history_path, QWidget* parent) : QMainWind
             });
           });
   connect(&session_, &RunSession::finished, this, &MainWindow::on_finished);
+  connect(&import_, &ProfileImport::progress, this, [this](double fraction) {
+    progress_->setRange(0, 1000);
+    progress_->setValue(static_cast<int>(fraction * 1000));
+  });
+  connect(&import_, &ProfileImport::finished, this,
+          [this](std::shared_ptr<const ImportResult> result) { on_import_finished(*result); });
   connect(&session_, &RunSession::history_changed, history_dock_, &HistoryDock::refresh_run);
   connect(&session_, &RunSession::history_problem, this, [this](const QString& message) {
     statusBar()->showMessage(message, 10000);
@@ -183,6 +192,8 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::build_menus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&Open run or PyTorch profile..."), QKeySequence::Open, this, &MainWindow::ask_open_file);
+  file->addSeparator();
   QAction* export_action = file->addAction(tr("&Export tables and charts..."), this, [this] {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Export every table and chart into"));
     if (dir.isEmpty()) return;
@@ -220,6 +231,10 @@ void MainWindow::build_menus() {
 bool MainWindow::run(const schema::InputValues& values, QString* error) {
   if (bench_ticket_ != 0) {
     if (error) *error = is_queued() ? tr("the benchmark is queued already") : tr("a run is in progress");
+    return false;
+  }
+  if (is_importing()) {  // its result would replace this run's in the tabs
+    if (error) *error = tr("a file is being imported (Esc cancels it)");
     return false;
   }
   std::vector<BenchConfig> configs;

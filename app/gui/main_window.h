@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gui/profile_import.h"
 #include "gui/result_export.h"
 #include "gui/run_gate.h"
 #include "gui/run_session.h"
@@ -22,6 +23,7 @@ class QAction;
 class QLabel;
 class QProgressBar;
 class QTabWidget;
+class QToolButton;
 
 namespace stepscope::views {
 class RunPanel;
@@ -74,6 +76,14 @@ class MainWindow : public QMainWindow {
   // other tabs keeping theirs, and brings its tab forward; false with `error`.
   bool open_run(int64_t run, QString* error);
   bool open_run_file(const QString& path, QString* error);
+  // Opens a file by what it holds (imports::sniff_profile): a run record at once, a PyTorch
+  // trace or memory snapshot imported on the worker thread with progress and Cancel, then shown
+  // and kept in the History like a run. Ends with file_opened, also when it fails; with
+  // `report_errors` (File > Open), a failure is said in a dialog too (stderr when headless).
+  void open_file(const QString& path, bool report_errors = false);
+  bool is_importing() const { return import_.is_running(); }
+  // Stops the import in progress; nothing of it is shown or kept.
+  void cancel_import();
   history::RunHistory& history() { return history_; }
   // Headless (scripted, --quit): no dialogs; what a dialog would say goes to stderr.
   void set_headless(bool headless) { headless_ = headless; }
@@ -81,6 +91,8 @@ class MainWindow : public QMainWindow {
  signals:
   // The run ended: every configuration ran (`complete`), or it was cancelled or failed.
   void run_finished(bool complete);
+  // open_file ended: `ok` when the file is shown; else `error` names the file and what is wrong.
+  void file_opened(const QString& path, bool ok, const QString& error);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -99,7 +111,13 @@ class MainWindow : public QMainWindow {
   // The benchmark's tabs, the one showing first: it is updated first.
   std::vector<views::BenchResultsView*> bench_views_shown_first() const;
   void update_memory_status();
-  void show_record(const RunRecord& record, const QString& source);
+  // `outcomes`: the entries as the views take them, when the worker derived them already.
+  void show_record(const RunRecord& record, const QString& source, std::vector<views::RunOutcome> outcomes = {});
+  void on_import_finished(const ImportResult& result);  // main_window_files.cpp
+  // The tab an import is shown in: Kernels for a trace, Memory for a snapshot; null when none.
+  QWidget* imported_view(const BenchResult& result) const;
+  void end_open(const QString& path, bool ok, const QString& error, bool report_errors);
+  void ask_open_file();
   // A run's inputs in its experiment's form, that tab brought forward.
   // False when the record keeps no inputs this build reads.
   bool show_inputs(const RunRecord& record);
@@ -115,6 +133,8 @@ class MainWindow : public QMainWindow {
   history::RunHistory history_;
   RunSession session_{history_};
   RunGate gate_;
+  ProfileImport import_;
+  bool import_reports_errors_ = false;  // the import in progress was asked for through File > Open
   RunGate::Ticket bench_ticket_ = 0;  // the run panel's run, queued or running
   std::vector<class ExperimentTab*> experiment_tabs_;
   class HistoryDock* history_dock_ = nullptr;
@@ -129,6 +149,7 @@ class MainWindow : public QMainWindow {
   QLabel* memory_label_;
   QLabel* queue_label_;
   QLabel* threads_label_;
+  QToolButton* cancel_import_;  // in the status bar while an import runs
   std::vector<views::RunOutcome> outcomes_;
   std::map<std::string, double> paces_;  // FLOP/s of the last run on each device
   bool headless_ = false;

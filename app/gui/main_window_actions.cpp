@@ -88,6 +88,7 @@ bool MainWindow::run_current_tab() {
 }
 
 void MainWindow::cancel_current() {
+  if (is_importing()) return cancel_import();  // what the status bar shows in progress
   ExperimentTab* tab = current_experiment();
   const bool bench_tab = tab == nullptr && std::find(bench_views_.begin(), bench_views_.end(),
                                                      tabs_->currentWidget()) != bench_views_.end();

@@ -14,6 +14,7 @@
 #include "gui/compare_dialog.h"
 #include "gui/history_dock.h"
 #include "gui/lab_tabs.h"
+#include "imports/import_record.h"
 #include "io/run_record_digest.h"
 #include "widgets/experiment_group_view.h"
 #include "widgets/experiment_view.h"
@@ -79,15 +80,18 @@ bool shows_any(const ExperimentDescriptor& experiment, const std::vector<schema:
 
 }  // namespace
 
-void MainWindow::show_record(const RunRecord& record, const QString& source) {
+void MainWindow::show_record(const RunRecord& record, const QString& source, std::vector<views::RunOutcome> outcomes) {
   view_updates_.drain();  // nothing of an earlier run lands on top of this one
   // Beside what the other tabs show: only the tabs of this run's kind of results change.
   QWidget* shown_in = nullptr;
   if (!record.entries.empty()) {
     for (auto* view : bench_views_) view->clear();
-    outcomes_.clear();
-    for (const auto& entry : record.entries) {
-      outcomes_.push_back({std::make_shared<const BenchResult>(entry.result), entry.timeline, nullptr});
+    outcomes_ = std::move(outcomes);
+    if (outcomes_.size() != record.entries.size()) {
+      outcomes_.clear();
+      for (const auto& entry : record.entries) {
+        outcomes_.push_back({std::make_shared<const BenchResult>(entry.result), entry.timeline, nullptr});
+      }
     }
     for (auto* view : bench_views_) view->add_outcomes(outcomes_);
     if (!bench_views_.empty()) shown_in = bench_views_.front();
@@ -112,8 +116,27 @@ void MainWindow::show_record(const RunRecord& record, const QString& source) {
     }
   }
   // Its inputs in their form; a benchmark recorded before runs kept them, by its first configuration.
-  if (!show_inputs(record) && !record.entries.empty()) panel_->set_config(record.entries.front().result.config);
+  // An import ran nothing of ours: the run panel keeps what it has.
+  const bool imported = !record.entries.empty() && is_import(record.entries.front().result);
+  if (!show_inputs(record) && !record.entries.empty() && !imported) panel_->set_config(record.entries.front().result.config);
+  // An imported trace is about its kernels and operators, a snapshot about its memory.
+  if (auto* view = imported ? imported_view(record.entries.front().result) : nullptr) shown_in = view;
   if (shown_in != nullptr) show_tab_of(shown_in);
+  if (imported) {
+    // What the file is and where it was taken, not configurations of ours.
+    QString kind;
+    for (const auto& [key, text] : record.inputs.values) {
+      if (key == imports::kImportKindInput) kind = QString::fromStdString(text);
+    }
+    const BenchResult& first = record.entries.front().result;
+    const QString where = !first.device_name.empty() ? QString::fromStdString(first.device_name)
+                          : record.entries.size() == 1 ? QString::fromStdString(to_string(first.config.device))
+                                                       : tr("%1 devices").arg(record.entries.size());
+    progress_label_->setText(tr("Showing %1: %2 of %3, dated %4")
+                                 .arg(source, kind.isEmpty() ? tr("a profile") : kind, where,
+                                      QString::fromStdString(record.environment.started_at)));
+    return;
+  }
   progress_label_->setText(tr("Showing %1 (%2 configuration(s), started %3)")
                                .arg(source)
                                .arg(record.entries.empty() ? main_table(record).rows.size() : record.entries.size())

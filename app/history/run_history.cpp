@@ -14,8 +14,8 @@ namespace stepscope::history {
 
 namespace {
 
-constexpr const char* kFormat = "stepscope-history";
-constexpr int kVersion = 2;  // 2: each run's digest (configurations ran and asked, key figures)
+constexpr const char* kFormat = kHistoryFormat;
+constexpr int kVersion = kHistoryVersion;
 
 // SQLITE_BUSY or SQLITE_LOCKED: another connection holds the lock past the busy timeout.
 bool is_busy(const QSqlQuery& query) {
@@ -56,12 +56,7 @@ void use_write_ahead_log(QSqlDatabase db) {
   pragma.exec("PRAGMA synchronous=NORMAL");
 }
 
-RunState state_from_text(const QString& text) {
-  for (RunState s : {RunState::incomplete, RunState::complete, RunState::cancelled, RunState::failed}) {
-    if (to_text(s) == text) return s;
-  }
-  return RunState::incomplete;
-}
+RunState state_from_text(const QString& text) { return state_from_name(text.toStdString()); }
 
 }  // namespace
 
@@ -305,19 +300,17 @@ std::optional<RunRecord> RunHistory::load(int64_t run, QString* error) const {
     if (error) *error = QStringLiteral("run %1 is not in the history").arg(run);
     return std::nullopt;
   }
+  const std::string head = query.value(0).toString().toStdString();
+  const RunState state = state_from_text(query.value(1).toString());
+  const size_t planned = query.value(2).toULongLong();
+  if (!exec(db, "SELECT record FROM entries WHERE run_id = ? ORDER BY position", {QVariant::fromValue(run)}, error,
+            &query)) {
+    return std::nullopt;
+  }
+  std::vector<std::string> entries;
+  while (query.next()) entries.push_back(query.value(0).toString().toStdString());
   try {
-    RunRecord record = read_run_record(query.value(0).toString().toStdString());
-    // As the history keeps it: a run saved to a file says how it ended.
-    record.outcome = ending_of(state_from_text(query.value(1).toString()), query.value(2).toULongLong());
-    if (!exec(db, "SELECT record FROM entries WHERE run_id = ? ORDER BY position", {QVariant::fromValue(run)}, error,
-              &query)) {
-      return std::nullopt;
-    }
-    while (query.next()) {
-      RunRecord one = read_run_record(query.value(0).toString().toStdString());
-      for (auto& entry : one.entries) record.entries.push_back(std::move(entry));
-    }
-    return record;
+    return stored_run_record(head, state, planned, entries);
   } catch (const RunRecordError& e) {
     if (error) *error = QStringLiteral("run %1 cannot be read: %2").arg(run).arg(QString::fromStdString(e.what()));
     return std::nullopt;

@@ -12,19 +12,14 @@
 #include <optional>
 #include <vector>
 
+#include "history/history_layout.h"
 #include "io/run_record_digest.h"
 #include "io/run_record_json.h"
 
 namespace stepscope::history {
 
-enum class RunState { incomplete, complete, cancelled, failed };
+// RunState, its names and how a record's ending maps to it: history_layout.h.
 QString to_text(RunState state);
-// How a run that ended is kept: failed wins over cancelled.
-RunState ended_state(bool failed, bool cancelled);
-// How a record says its run ended, as the history keeps it (none: complete, as files of builds
-// that did not say); and back, none for a run still incomplete.
-RunState state_of(const std::optional<RunEnding>& ended);
-std::optional<RunEnding> ending_of(RunState state, size_t planned);
 
 struct RunSummary {
   int64_t id = 0;

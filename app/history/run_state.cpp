@@ -1,5 +1,5 @@
-// How a stored run ended (its state as the history writes it, and as a record's outcome) and
-// what its line in the History sums up to, apart from the database that keeps them.
+// What a stored run's line in the History sums up to, and its state's text, apart from the
+// database that keeps them.
 #include "history/run_history.h"
 
 #include "cli/recorded_inputs.h"
@@ -28,33 +28,6 @@ RunDigest digest_record(const RunRecord& record, size_t planned) {
   return digest_run(record, experiment, recorded ? &recorded->values : nullptr, planned);
 }
 
-QString to_text(RunState state) {
-  switch (state) {
-    case RunState::incomplete: return QStringLiteral("incomplete");
-    case RunState::complete: return QStringLiteral("complete");
-    case RunState::cancelled: return QStringLiteral("cancelled");
-    case RunState::failed: return QStringLiteral("failed");
-  }
-  return QStringLiteral("incomplete");
-}
-
-RunState ended_state(bool failed, bool cancelled) {
-  return failed ? RunState::failed : cancelled ? RunState::cancelled : RunState::complete;
-}
-
-RunState state_of(const std::optional<RunEnding>& ended) {
-  if (!ended) return RunState::complete;
-  return ended_state(ended->status == RunStatus::failed, ended->status == RunStatus::cancelled);
-}
-
-std::optional<RunEnding> ending_of(RunState state, size_t planned) {
-  switch (state) {
-    case RunState::incomplete: return std::nullopt;
-    case RunState::complete: return RunEnding{RunStatus::ok, planned};
-    case RunState::cancelled: return RunEnding{RunStatus::cancelled, planned};
-    case RunState::failed: return RunEnding{RunStatus::failed, planned};
-  }
-  return std::nullopt;
-}
+QString to_text(RunState state) { return QString::fromLatin1(state_name(state)); }
 
 }  // namespace stepscope::history

@@ -115,22 +115,32 @@ int main(int argc, char** argv) {
       }
     });
   }
+  // --open-file: one after the other (a profile imports on the worker thread), each beside the
+  // others: every experiment's tab shows its file; a file that cannot be read is named and the
+  // rest still open.
+  size_t next_file = 0;
+  bool all_opened = true;
+  const auto open_next = [&] {
+    if (next_file < options.open_files.size()) {
+      window.open_file(QString::fromStdString(options.open_files[next_file++]));
+    } else {
+      finish(all_opened);
+    }
+  };
+  QObject::connect(&window, &gui::MainWindow::file_opened, &window, [&](const QString&, bool ok, const QString& error) {
+    if (!ok) std::cerr << "stepscope: " << error.toStdString() << '\n';
+    all_opened = all_opened && ok;
+    open_next();
+  });
   if (!options.open_run.empty() || !options.open_files.empty()) {
     QTimer::singleShot(0, &window, [&] {
-      QString error;
-      bool opened = true;
       if (options.open_files.empty()) {
-        opened = window.open_run(options.open_run_id, &error);
+        QString error;
+        const bool opened = window.open_run(options.open_run_id, &error);
         if (!opened) std::cerr << "stepscope: " << error.toStdString() << '\n';
+        return finish(opened);
       }
-      // Each beside the others: every experiment's tab shows its file; a file that cannot be
-      // read is named and the rest still open.
-      for (const auto& file : options.open_files) {
-        if (window.open_run_file(QString::fromStdString(file), &error)) continue;
-        std::cerr << "stepscope: " << error.toStdString() << '\n';
-        opened = false;
-      }
-      finish(opened);
+      open_next();
     });
   }
   const int code = QApplication::exec();

@@ -28,9 +28,14 @@ std::string identity_text(const schema::Table& a, const schema::Table& b, const 
     const auto& column = named.columns[c];
     if (column.role != schema::ColumnRole::identity) continue;
     std::string value = cell_text(named.rows[row][c], column);
+    bool changed = false;
     for (const auto& change : pair.changes) {
-      if (pair.a && change.column == c) value = cell_text(change.a, column) + kArrow + cell_text(change.b, column);
+      if (!pair.a || change.column != c) continue;
+      value = cell_text(change.a, column) + kArrow + cell_text(change.b, column);
+      changed = true;
     }
+    // A setting neither side has (an imported profile's model settings) says nothing.
+    if (!changed && schema::is_missing(named.rows[row][c])) continue;
     text += (text.empty() ? "" : ", ") + setting_text(column, value);
   }
   return text;

@@ -73,8 +73,13 @@ std::vector<ComparisonRow> compare_tables(const schema::Table& a, const schema::
         r.a_std = number_at(a, pair.a, a.column_index(column.spread_key));
         r.b_std = number_at(b, pair.b, b.column_index(column.spread_key));
       }
-      r.a_samples = samples_at(samples_a, pair.a);
-      r.b_samples = samples_at(samples_b, pair.b);
+      // n: the table's own count where its column names one, else what the caller knows.
+      const auto counted = [&](const schema::Table& t, std::optional<size_t> row, const SampleCounts& known) {
+        const auto n = column.samples_key.empty() ? std::nullopt : number_at(t, row, t.column_index(column.samples_key));
+        return n ? std::optional<int64_t>(static_cast<int64_t>(*n)) : samples_at(known, row);
+      };
+      r.a_samples = counted(a, pair.a, samples_a);
+      r.b_samples = counted(b, pair.b, samples_b);
       r.a_status = status_at(a, pair.a);
       r.b_status = status_at(b, pair.b);
       r.note = note_for(r, a, b, pair);

@@ -138,8 +138,26 @@ std::vector<int> snapshot_devices(const MemorySnapshot& snapshot) {
   return devices;
 }
 
-profiling::AllocationLog to_allocation_log(const MemorySnapshot& snapshot, const SnapshotTimeline& timeline) {
+std::string first_frame_text(const MemorySnapshot& snapshot, uint32_t stack, bool full_path) {
+  const auto frames = frames_user_first(snapshot.stacks, stack);
+  if (frames.empty()) return "";
+  const StackFrame& f = snapshot.stacks.frames[frames.front()];
+  const size_t slash = full_path ? std::string::npos : f.filename.find_last_of('/');
+  const std::string file = slash == std::string::npos ? f.filename : f.filename.substr(slash + 1);
+  return file + ":" + std::to_string(f.line) + " in " + f.name;
+}
+
+profiling::AllocationLog to_allocation_log(const MemorySnapshot& snapshot, const SnapshotTimeline& timeline,
+                                           bool frames_as_phase) {
   profiling::AllocationLog log;
+  // frames_as_phase: each stack's first frame, worked out once.
+  std::vector<std::string> frame_text(frames_as_phase ? snapshot.stacks.stacks.size() : 0);
+  std::vector<bool> known(frame_text.size(), false);
+  const auto phase_of = [&](uint32_t stack) -> const std::string& {
+    if (!known[stack]) frame_text[stack] = first_frame_text(snapshot, stack, false), known[stack] = true;
+    return frame_text[stack];
+  };
+
   const std::vector<TraceEntry>& trace = trace_of(snapshot, timeline.device);
   const std::vector<SnapshotAllocation>& all = timeline.allocations;
 
@@ -181,6 +199,7 @@ profiling::AllocationLog to_allocation_log(const MemorySnapshot& snapshot, const
     event.reserved_bytes = reserved_after[i];
     event.device = timeline.device;
     event.stream = trace[i].stream;
+    if (frames_as_phase) event.phase = phase_of(a.stack);
     log.events.push_back(std::move(event));
     if (is_alloc && a.category != profiling::MemoryCategory::other) {
       log.labels.push_back({time_ns, a.address, a.category, -1});

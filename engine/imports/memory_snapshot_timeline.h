@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "imports/memory_snapshot.h"
@@ -79,7 +80,15 @@ std::vector<int> snapshot_devices(const MemorySnapshot& snapshot);
 //   (a free without an alloc then comes out of it, rule 2 of memory_timeline.h), not as
 //   allocations: the builder makes no point for the baseline itself, exactly as memory_viz
 //   counts no level before the first action, so both peaks are the same number;
-// - one AllocationLabel per categorised allocation, at its alloc.
-profiling::AllocationLog to_allocation_log(const MemorySnapshot& snapshot, const SnapshotTimeline& timeline);
+// - one AllocationLabel per categorised allocation, at its alloc;
+// - with `frames_as_phase`, each event's phase is its allocation's first frame, the user's own
+//   first, by file name ("train.py:41 in step", snapshot_frames.h; "" without frames), so that
+//   the timeline's largest allocations are grouped and named by where they were made.
+profiling::AllocationLog to_allocation_log(const MemorySnapshot& snapshot, const SnapshotTimeline& timeline,
+                                           bool frames_as_phase = false);
+
+// "/home/me/train.py:41 in step": the first frame of `stack`, the user's own first; "" when it
+// has none. Without `full_path`, the file's name alone: "train.py:41 in step".
+std::string first_frame_text(const MemorySnapshot& snapshot, uint32_t stack, bool full_path = true);
 
 }  // namespace stepscope::imports

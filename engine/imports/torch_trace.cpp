@@ -37,6 +37,23 @@ std::string id_text(const json& v) {
   return "?";
 }
 
+// A JSON array of dimensions as Python prints a list: "[[64, 64], []]"; anything but arrays and
+// integers (a newer trace's own notation) as JSON writes it.
+void append_dims(std::string& out, const json& v) {
+  if (v.is_array()) {
+    out += '[';
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i > 0) out += ", ";
+      append_dims(out, v[i]);
+    }
+    out += ']';
+  } else if (v.is_number_integer() || v.is_number_unsigned()) {
+    out += std::to_string(v.get<int64_t>());
+  } else {
+    out += v.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+}
+
 uint32_t intern(std::vector<std::string>& table, std::unordered_map<std::string, uint32_t>& ids, const std::string& s) {
   const auto [it, inserted] = ids.try_emplace(s, static_cast<uint32_t>(table.size()));
   if (inserted) table.push_back(s);
@@ -109,7 +126,11 @@ class EventSink {
       set_gpu(a, args, start, end);
       trace_.activities.push_back(a);
     } else if (category == "cpu_op" || category == "operator") {
-      ++trace_.operators;
+      std::string shapes;
+      const auto dims = args.find("Input Dims");
+      append_dims(shapes, dims != args.end() && dims->is_array() ? *dims : json::array());
+      trace_.operators.push_back({intern(trace_.operator_names, operator_ids_, name),
+                                  intern(trace_.shape_texts, shape_ids_, shapes), thread(e), start, end});
     } else {
       skip();
     }
@@ -132,7 +153,7 @@ class EventSink {
   }
 
   TorchTrace& trace_;
-  std::unordered_map<std::string, uint32_t> thread_ids_, api_ids_, kernel_ids_;
+  std::unordered_map<std::string, uint32_t> thread_ids_, api_ids_, kernel_ids_, operator_ids_, shape_ids_;
 };
 
 // nlohmann's SAX interface: builds one event at a time (and the small deviceProperties array)
@@ -236,6 +257,9 @@ class TraceSax : public nlohmann::json_sax<json> {
   bool value(json v) {
     if (stack_.empty()) {
       if (depth_ == 1 && root_is_object_ && root_key_ == "schemaVersion") trace_.schema_version = id_text(v);
+      if (depth_ == 1 && root_is_object_ && root_key_ == "baseTimeNanoseconds" && v.is_number_integer()) {
+        trace_.base_time_ns = v.get<int64_t>();
+      }
       if (events_open_ && depth_ == events_depth_) sink_.add(v);  // an event that is no object: skipped
       return true;
     }

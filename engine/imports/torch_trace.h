@@ -38,6 +38,14 @@ struct TraceApiCall {
   bool driver = false;
 };
 
+// An operator (cat "cpu_op"): an ATen operator or an autograd node, on the CPU thread that ran it.
+struct TraceOperator {
+  uint32_t name = 0;    // index into TorchTrace::operator_names
+  uint32_t shapes = 0;  // index into TorchTrace::shape_texts: its "Input Dims" ("[]" when not recorded)
+  uint32_t thread = 0;  // index into TorchTrace::threads
+  int64_t start_ns = 0, end_ns = 0;
+};
+
 // A kernel, copy or set on the GPU.
 struct TraceActivity {
   uint32_t name = 0;  // kernels: index into kernel_names; copies and sets: unused
@@ -56,11 +64,17 @@ struct TorchTrace {
   std::vector<TraceRange> ranges;
   std::vector<TraceApiCall> api_calls;
   std::vector<TraceActivity> activities;  // kernels, copies and sets, in file order
-  int64_t operators = 0;                  // cpu_op events (counted; the operator view reads them later)
+  std::vector<TraceOperator> operators;   // cpu_op events, in file order
+  std::vector<std::string> operator_names;
+  // Input shapes as key_averages(group_by_input_shape=True) prints them: "[[64, 64], [64, 64]]";
+  // a tensor list keeps its tensors' shapes ("[[[2, 4], [2, 4]], []]") where key_averages prints "[]".
+  std::vector<std::string> shape_texts;
   int64_t events = 0;                     // every trace event read
   int64_t skipped_events = 0;             // events of kinds this reader does not use
   std::vector<std::string> devices;       // deviceProperties' names, when the trace has them
   std::string schema_version;             // the trace's "schemaVersion", "" when absent
+  // The trace's "baseTimeNanoseconds" (PyTorch 2.x): event times + this = Unix time; -1 when absent.
+  int64_t base_time_ns = -1;
 };
 
 struct TraceReadOptions {

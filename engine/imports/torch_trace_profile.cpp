@@ -15,11 +15,6 @@ namespace {
 constexpr const char* kStepPrefix = "ProfilerStep#";
 constexpr size_t kBatch = 4096;
 
-struct StepSpan {
-  int step = 0;
-  int64_t start = 0, end = 0;
-};
-
 // The thread that made the most API calls: the training loop's, in a trace without steps.
 uint32_t busiest_thread(const TorchTrace& trace) {
   std::map<uint32_t, size_t> calls;
@@ -35,35 +30,20 @@ uint32_t busiest_thread(const TorchTrace& trace) {
 
 std::vector<profiling::RangeRecord> ranges_of(const TorchTrace& trace, std::vector<std::string>& notes) {
   std::vector<profiling::RangeRecord> out;
-  std::vector<StepSpan> steps;
-  for (const auto& r : trace.ranges) {
-    const int step = profiler_step_number(r.name);
-    if (step >= 0) steps.push_back({step, r.start_ns, r.end_ns});
+  const TraceSteps steps = trace_steps(trace);
+  if (steps.whole_trace && !steps.steps.empty()) {
+    profiling::RangeRecord whole;
+    whole.name = profiling::step_ranges::kStep;
+    whole.thread_id = steps.thread;
+    whole.start_ns = steps.steps.front().start_ns;
+    whole.end_ns = steps.steps.front().end_ns;
+    whole.step = 0;
+    out.push_back(whole);
+    notes.push_back("no ProfilerStep#N annotations (profiled without a schedule): the whole trace is one step");
   }
-  if (steps.empty()) {
-    int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
-    const auto widen = [&](int64_t a, int64_t b) {
-      first = std::min(first, a);
-      last = std::max(last, b);
-    };
-    for (const auto& r : trace.ranges) widen(r.start_ns, r.end_ns);
-    for (const auto& c : trace.api_calls) widen(c.start_ns, c.end_ns);
-    if (first <= last) {
-      profiling::RangeRecord whole;
-      whole.name = profiling::step_ranges::kStep;
-      whole.thread_id = busiest_thread(trace);
-      whole.start_ns = first;
-      whole.end_ns = last + 1;
-      whole.step = 0;
-      out.push_back(whole);
-      steps.push_back({0, first, last + 1});
-      notes.push_back("no ProfilerStep#N annotations (profiled without a schedule): the whole trace is one step");
-    }
-  }
-  std::sort(steps.begin(), steps.end(), [](const StepSpan& a, const StepSpan& b) { return a.start < b.start; });
   const auto step_at = [&](int64_t t) {
-    for (const auto& s : steps) {
-      if (s.start <= t && t < s.end) return s.step;
+    for (const auto& s : steps.steps) {
+      if (s.start_ns <= t && t < s.end_ns) return s.number;
     }
     return -1;
   };
@@ -95,6 +75,34 @@ std::vector<profiling::RangeRecord> ranges_of(const TorchTrace& trace, std::vect
 }
 
 }  // namespace
+
+TraceSteps trace_steps(const TorchTrace& trace) {
+  TraceSteps out;
+  for (const auto& r : trace.ranges) {
+    const int step = profiler_step_number(r.name);
+    if (step < 0) continue;
+    if (out.steps.empty()) out.thread = r.thread;
+    out.steps.push_back({step, r.start_ns, std::max(r.end_ns, r.start_ns + 1)});
+  }
+  if (out.steps.empty()) {
+    int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
+    const auto widen = [&](int64_t a, int64_t b) {
+      first = std::min(first, a);
+      last = std::max(last, b);
+    };
+    for (const auto& r : trace.ranges) widen(r.start_ns, r.end_ns);
+    for (const auto& c : trace.api_calls) widen(c.start_ns, c.end_ns);
+    for (const auto& o : trace.operators) widen(o.start_ns, o.end_ns);
+    if (first <= last) {
+      out.thread = busiest_thread(trace);
+      out.whole_trace = true;
+      out.steps.push_back({0, first, last + 1});
+    }
+  }
+  std::sort(out.steps.begin(), out.steps.end(),
+            [](const TraceStep& a, const TraceStep& b) { return a.start_ns < b.start_ns; });
+  return out;
+}
 
 int profiler_step_number(const std::string& range_name) {
   const std::string prefix = kStepPrefix;

@@ -18,6 +18,20 @@
 
 namespace stepscope::imports {
 
+struct TraceStep {
+  int number = 0;  // N of ProfilerStep#N; 0 for the whole trace
+  int64_t start_ns = 0, end_ns = 0;
+};
+
+// The steps of a trace as the kernel profile and the operator view take them (see above).
+struct TraceSteps {
+  std::vector<TraceStep> steps;  // by start
+  uint32_t thread = 0;           // the training loop's: its ProfilerStep#N's, else the busiest
+  bool whole_trace = false;      // no ProfilerStep#N: one step spanning everything
+};
+
+TraceSteps trace_steps(const TorchTrace& trace);
+
 struct ImportedTraceProfile {
   profiling::KernelProfile profile;
   std::vector<std::string> notes;  // what a reader should know about how it was read

@@ -21,16 +21,19 @@ const char* const kBenchFormat = "stepscope-bench";  // the CLI's --json before 
 
 json write_entry(const Writer& writer, const RunRecordEntry& entry) {
   const auto& schema = bench_schema();
-  return {{"config", writer.write(entry.result.config)},
-          {"row", row_to_json(schema.columns(), schema.values(entry.result))},
-          {"steps_ns", writer.write(entry.result.steps)},
-          {"kernel_profile", writer.write(entry.result.kernel_profile)},
-          {"timeline", writer.write(entry.timeline)}};
+  json out = {{"config", writer.write(entry.result.config)},
+              {"row", row_to_json(schema.columns(), schema.values(entry.result))},
+              {"steps_ns", writer.write(entry.result.steps)},
+              {"kernel_profile", writer.write(entry.result.kernel_profile)},
+              {"timeline", writer.write(entry.timeline)}};
+  if (is_import(entry.result)) out["imported_from"] = entry.result.imported_from;  // imports only
+  return out;
 }
 
 RunRecordEntry read_entry(const JsonAt& at) {
   RunRecordEntry entry;
   BenchResult& r = entry.result;
+  if (at.value().is_object() && at.value().contains("imported_from")) read(at.member("imported_from"), r.imported_from);
   read(at.member("config"), r.config);
   read(at.member("steps_ns"), r.steps);  // before the row: a phase's count is its steps'
   read_stored_fields(at.member("row"), bench_schema(), r);

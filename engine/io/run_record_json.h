@@ -4,7 +4,8 @@
 // Version 2:
 // {"format": "stepscope-run", "version": 2, "environment": {...},
 //  "entries": [{"config": {...}, "row": {<bench schema columns>}, "steps_ns": [...],
-//               "kernel_profile": {...} or null, "timeline": {...} or null}, ...],
+//               "kernel_profile": {...} or null, "timeline": {...} or null,
+//               "imported_from": "trace.json.gz" (an imported profile's only)}, ...],
 //  "tables": [{"schema": "precision.accumulate", "columns": [...], "rows": [...]}, ...],
 //  "outcome": {"status": "cancelled", "planned": 16} or null}
 // `entries` are the step benchmark's configurations: the row holds exactly the CSV's columns

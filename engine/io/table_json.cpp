@@ -57,6 +57,7 @@ json table_to_json(const schema::Table& table) {
                        {"role", to_string(c.role)},
                        {"description", c.description},
                        {"spread_key", c.spread_key},
+                       {"samples_key", c.samples_key},
                        {"csv", {{"decimals", c.csv.decimals},
                                 {"trim_zeros", c.csv.trim_zeros},
                                 {"significant_digits", c.csv.significant_digits}}}});
@@ -82,6 +83,8 @@ schema::Table table_from_json(const JsonAt& at) {
     column.role = schema::parse_column_role(read_string(c.member("role"))).value_or(schema::ColumnRole::detail);
     column.description = read_string(c.member("description"));
     column.spread_key = read_string(c.member("spread_key"));
+    // Added later: files of earlier builds have none.
+    if (c.value().is_object() && c.value().contains("samples_key")) column.samples_key = read_string(c.member("samples_key"));
     const JsonAt csv = c.member("csv");
     column.csv.decimals = read_integer<int>(csv.member("decimals"));
     column.csv.trim_zeros = read_bool(csv.member("trim_zeros"));

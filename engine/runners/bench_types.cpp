@@ -11,6 +11,15 @@ std::string describe(const BenchConfig& c) {
          (c.engine == EngineKind::eager ? "" : " " + to_string(c.engine));
 }
 
+bool is_import(const BenchResult& r) { return !r.imported_from.empty(); }
+
+std::string describe(const BenchResult& r) {
+  if (!is_import(r)) return describe(r.config);
+  const size_t slash = r.imported_from.find_last_of('/');
+  const std::string file = slash == std::string::npos ? r.imported_from : r.imported_from.substr(slash + 1);
+  return "import: " + file + " (" + to_string(r.config.device) + ")";
+}
+
 void validate(const BenchConfig& c) {
   validate(c.model);
   if (c.batch <= 0) throw ConfigError("batch size must be positive (got " + std::to_string(c.batch) + ")", "batch");

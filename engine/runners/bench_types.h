@@ -92,7 +92,16 @@ struct BenchResult {
   std::shared_ptr<const profiling::AllocationLog> allocation_log;
   // Derived from allocation_log once, by the engine: the measured steps' active memory.
   std::shared_ptr<const profiling::MemoryTimeline> memory_timeline;
+  // A profile PyTorch wrote and Stepscope imported (engine/imports/import_record.h): that file,
+  // as given; empty for Stepscope's own runs. An import's config tells only its device and
+  // steps: no model, batch, precision or mode of ours ran.
+  std::string imported_from;
 };
+
+bool is_import(const BenchResult& result);
+// How people and views name a result: describe(config) for our runs; an import by its file
+// and device, "import: trace_cuda.json.gz (cuda:0)".
+std::string describe(const BenchResult& result);
 
 bool runs_backward(StepMode mode);
 bool runs_optimizer(StepMode mode);

@@ -53,6 +53,9 @@ struct Column {
   std::string description = {};  // a header's tooltip
   std::string spread_key = {};   // shown as "value ± spread" with this column's value (a std column)
   CsvNumberFormat csv = {};
+  // The column holding how many measurements this mean is over (its row's n): compare weighs the
+  // spread by it. Empty when the table does not say.
+  std::string samples_key = {};
 };
 
 std::string unit_of(ColumnKind kind);  // the unit files hold: "ms", "ns", "bytes", "/s", "" ...

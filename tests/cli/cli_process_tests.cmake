@@ -232,6 +232,17 @@ add_test(NAME cli_e2e.import_memory_snapshot
     -DSNAPSHOT=${PROJECT_SOURCE_DIR}/tests/data/torch_profiles/snapshot_cuda.pickle
     -P ${CMAKE_CURRENT_LIST_DIR}/run_import_snapshot.cmake)
 set_tests_properties(cli_e2e.import_memory_snapshot PROPERTIES LABELS "cli;e2e")
+# import --json: the run record of a trace and of a snapshot, compared with each other and the trace.
+add_test(NAME cli_e2e.import_json_record
+  COMMAND ${CMAKE_COMMAND}
+    -DCLI=$<TARGET_FILE:stepscope-cli> -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/e2e_import_json
+    -DTRACE=${PROJECT_SOURCE_DIR}/tests/data/torch_profiles/trace_cuda.json.gz
+    -DSNAPSHOT=${PROJECT_SOURCE_DIR}/tests/data/torch_profiles/snapshot_cuda.pickle
+    -P ${CMAKE_CURRENT_LIST_DIR}/run_import_json.cmake)
+set_tests_properties(cli_e2e.import_json_record PROPERTIES LABELS "cli;e2e")
+stepscope_cli_exit_test(compare_history_id_malformed 2 "'history:x': a History run is history:ID" compare history:x b.json)
+stepscope_cli_exit_test(compare_history_missing_database 2 "no-such.sqlite: no such History database"
+  compare history:1 history:2 --history no-such.sqlite)
 # compare: two tiny bench runs gated as in CI (exit 0 on a rerun, 1 on a slower B, 2 on bad input).
 add_test(NAME cli_e2e.compare_gate
   COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:stepscope-cli> -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/e2e_compare

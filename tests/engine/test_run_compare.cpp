@@ -326,6 +326,44 @@ TEST(RunCompare, OtherExperimentsTablesPairByTheirIdentity) {
   EXPECT_EQ(find_row(c, "fwd_ms", "Seq 128")->verdict, Verdict::ok);
 }
 
+// A table that counts its measurements (attention's "passes") gives each side's n: the noise is
+// 2 x sqrt(0.4²/16 + 0.4²/4) = 2 x sqrt(0.01 + 0.04) = 0.447, under B - A = 0.5.
+TEST(RunCompare, ATablesOwnCountIsEachSidesN) {
+  schema::Column fwd{"fwd_ms", "Forward", schema::ColumnKind::milliseconds, schema::ColumnRole::measure, "", "fwd_std_ms"};
+  fwd.samples_key = "passes";
+  schema::Table t{"attention",
+                  {{"seq", "Seq", schema::ColumnKind::integer, schema::ColumnRole::identity},
+                   fwd,
+                   {"fwd_std_ms", "Forward std", schema::ColumnKind::milliseconds, schema::ColumnRole::detail},
+                   {"passes", "Passes", schema::ColumnKind::integer, schema::ColumnRole::detail}},
+                  {{int64_t{128}, 4.0, 0.4, int64_t{16}}}};
+  schema::Table u = t;
+  u.rows = {{int64_t{128}, 4.5, 0.4, int64_t{4}}};
+  RunRecord a, b;
+  a.tables = {t};
+  b.tables = {u};
+  // Through the JSON record, as files carry it.
+  const Comparison c = gated(read_run_record(write_run_record(a)), read_run_record(write_run_record(b)), slower("10%"));
+  const ComparisonRow* row = find_row(c, "fwd_ms");
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(row->a_samples, 16);
+  EXPECT_EQ(row->b_samples, 4);
+  EXPECT_NEAR(*row->noise, 2 * std::sqrt(0.05), 1e-12);
+  EXPECT_EQ(row->verdict, Verdict::regressed);  // 0.5 > 10% x 4 and 0.5 > 0.447
+}
+
+// An imported profile's bench row has no model settings: its configuration is its name alone.
+TEST(RunCompare, SettingsNeitherSideHasAreLeftOutOfTheConfiguration) {
+  RunRecordEntry a = bench_entry(32, 2, 10.0, 0.5, 4), b = bench_entry(32, 2, 11.0, 0.5, 4);
+  a.result.imported_from = "runs/before.json.gz";
+  b.result.imported_from = "runs/after.json.gz";
+  const Comparison c = compare_runs(record_of({a}), record_of({b}));
+  const ComparisonRow* step = find_row(c, "total_mean_ms");
+  ASSERT_NE(step, nullptr);
+  EXPECT_EQ(step->configuration, "import: before.json.gz (cpu) \u2192 import: after.json.gz (cpu)");
+  EXPECT_EQ(c.changes, "Model import: before.json.gz (cpu) \u2192 import: after.json.gz (cpu)");
+}
+
 TEST(RunCompare, RecordsHoldingNothingAlikeAreRefused) {
   RunRecord attention;
   attention.tables = {schema::Table{"attention", {}, {}}};

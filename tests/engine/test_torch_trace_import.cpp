@@ -144,7 +144,7 @@ TEST(TorchTraceImport, ReadsTheFileInOnePassWithProgress) {
   const auto trace = imports::read_torch_trace(stepscope::testing::data_path(kFixture), options);
   EXPECT_DOUBLE_EQ(last, 1.0);
   EXPECT_EQ(trace.devices, std::vector<std::string>{"NVIDIA H100 80GB HBM3"});
-  EXPECT_GT(trace.operators, 1000);
+  EXPECT_GT(trace.operators.size(), 1000u);
   EXPECT_EQ(trace.schema_version, "1");
 }
 

@@ -58,7 +58,9 @@ QStringList configuration_labels(const std::vector<BenchResult>& results) {
   QStringList labels;
   QHash<QString, int> seen;
   for (const auto& result : results) {
-    const QString label = configuration_label(result.config, batches_differ);
+    // An import has no configuration of ours: its file names it.
+    const QString label = is_import(result) ? QString::fromStdString(describe(result))
+                                            : configuration_label(result.config, batches_differ);
     const int count = ++seen[label];
     labels << (count == 1 ? label : QStringLiteral("%1 (%2)").arg(label).arg(count));
   }
@@ -71,7 +73,8 @@ QStringList distinguishing_labels(const std::vector<BenchResult>& results) {
   std::vector<QStringList> parts;
   for (const auto& result : results) {
     const BenchConfig& c = result.config;
-    parts.push_back({QString::fromStdString(c.model.name), QStringLiteral("ctx%1").arg(c.context),
+    parts.push_back({QString::fromStdString(is_import(result) ? describe(result) : c.model.name),
+                     QStringLiteral("ctx%1").arg(c.context),
                      QStringLiteral("b%1").arg(c.batch), QString::fromStdString(to_string(c.precision)),
                      QString::fromStdString(to_string(c.mode)), implementation_label(c)});
   }
@@ -85,12 +88,14 @@ QStringList distinguishing_labels(const std::vector<BenchResult>& results) {
   }
   QStringList labels;
   QHash<QString, int> seen;
-  for (const auto& p : parts) {
+  for (size_t r = 0; r < parts.size(); ++r) {
+    const QStringList& p = parts[r];
     QStringList kept;
     for (size_t i = 0; i < differs.size(); ++i) {
       if (differs[i]) kept << p[static_cast<qsizetype>(i)];
     }
-    const QString label = kept.isEmpty() ? p.join(QLatin1Char(' ')) : kept.join(QLatin1Char(' '));
+    QString label = kept.isEmpty() ? p.join(QLatin1Char(' ')) : kept.join(QLatin1Char(' '));
+    if (is_import(results[r])) label = p.front();  // its file: the rest are our settings, which it has none of
     const int count = ++seen[label];
     labels << (count == 1 ? label : QStringLiteral("%1 (%2)").arg(label).arg(count));
   }
@@ -112,6 +117,12 @@ BenchBarData build_bench_bar_data(const std::vector<BenchResult>& results) {
     const BenchResult& result = results[bar];
     data.failures << failure_text(result.status);
     if (result.status != RunStatus::ok) continue;  // a gap, labelled by the chart
+    if (is_import(result)) {
+      // A profile's steps are not split into our phases: said where the bar would be.
+      data.failures.back() = result.total.count > 0 ? QStringLiteral("imported: steps not split into phases")
+                                                    : QStringLiteral("imported: no steps timed");
+      continue;
+    }
     // The bar's segments and whiskers, drawn only when the chart can draw every one of them.
     std::vector<ErrorBar> errors;
     LeftOut bad;

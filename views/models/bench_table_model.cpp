@@ -36,7 +36,7 @@ void BenchTableModel::clear() { set_results({}); }
 QString BenchTableModel::tooltip(int row, int column) const {
   const BenchResult& r = result(row);
   const std::string& key = table().columns[static_cast<size_t>(column)].key;
-  if (key == "model") return QString::fromStdString(describe(r.config) + (r.device_name.empty() ? "" : " on " + r.device_name));
+  if (key == "model") return QString::fromStdString(describe(r) + (r.device_name.empty() ? "" : " on " + r.device_name));
   if (key == "message") return QString::fromStdString(r.message);
   return {};
 }

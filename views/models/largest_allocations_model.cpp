@@ -14,7 +14,9 @@ std::vector<TableModel::Column> allocation_columns() {
       {"Bytes", true, "Size of each allocation of the group; shown in MiB, exact and exported in bytes"},
       {"Count", true, "Allocations of the group"},
       {"Category", false},
-      {"Phase", false, "The innermost range the allocations were made in"},
+      {"Phase", false,
+       "The innermost range the allocations were made in; of an imported memory snapshot, the frame that "
+       "made them (your own code first)"},
   };
 }
 

@@ -203,7 +203,12 @@ void KernelsView::show_profile(std::shared_ptr<const profiling::KernelProfile> p
   }
   if (profile->gpu_activity_recorded) {
     show_page(kKernelPage);
-    QString text = tr("%1 measured step(s)").arg(profile->measured_steps);
+    const RunOutcome* o = selector_->selected();
+    QString text = o != nullptr && is_import(*o->result)
+                       ? tr("%1: %2 profiled step(s); the ranges are its record_function annotations")
+                             .arg(QString::fromStdString(describe(*o->result)))
+                             .arg(profile->measured_steps)
+                       : tr("%1 measured step(s)").arg(profile->measured_steps);
     if (profile->dropped_records > 0) text += tr("; %1 records dropped").arg(profile->dropped_records);
     if (profile->unattributed_kernels > 0) text += tr("; %1 kernels outside every range").arg(profile->unattributed_kernels);
     note_->setText(text);
@@ -286,7 +291,7 @@ bool KernelsView::export_trace(const QString& path, QString* error) const {
 void KernelsView::ask_trace_path() {
   const RunOutcome* o = selector_->selected();
   if (o == nullptr) return;
-  const QString name = QString::fromStdString(describe(o->result->config)).replace(' ', '-') + ".trace.json";
+  const QString name = QString::fromStdString(describe(*o->result)).replace(' ', '-') + ".trace.json";
   const QString path = QFileDialog::getSaveFileName(this, tr("Export Perfetto trace"), name, tr("Trace (*.json)"));
   if (path.isEmpty()) return;
   QString error;

@@ -103,6 +103,10 @@ void MemoryView::show_outcome(const RunOutcome* outcome) {
     note_->setText(tr("This configuration ran without the memory profiler."));
   } else {
     QString text = tr("%1 allocator events").arg(timeline->points.size());
+    if (is_import(*outcome->result)) {
+      text = tr("%1: %2; the largest allocations by the frame that made them (your own code first)")
+                 .arg(QString::fromStdString(describe(*outcome->result)), text);
+    }
     if (timeline->baseline_bytes > 0) {
       text += tr("; %1 already allocated when recording began (other)")
                   .arg(format_bytes(timeline->baseline_bytes));

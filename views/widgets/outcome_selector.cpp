@@ -18,7 +18,7 @@ void OutcomeSelector::clear_outcomes() {
 void OutcomeSelector::add_outcome(const RunOutcome& outcome) {
   const bool follow = follows_newest();
   outcomes_.push_back(outcome);
-  QString label = QString::fromStdString(describe(outcome.result->config));
+  QString label = QString::fromStdString(describe(*outcome.result));
   if (outcome.result->status != RunStatus::ok) label += " (" + QString::fromStdString(to_string(outcome.result->status)) + ")";
   addItem(label);
   if (follow) setCurrentIndex(count() - 1);

@@ -129,13 +129,14 @@ QString PlannerView::measured_caption() const { return measured_caption_->text()
 
 void PlannerView::add_outcome(const RunOutcome& outcome) {
   if (!outcome.result || !outcome.timeline || outcome.result->status != RunStatus::ok) return;
+  if (is_import(*outcome.result)) return;  // an imported profile's model is none the planner knows
   const BenchConfig& c = outcome.result->config;
   // The run's model (a preset by name, else its shape), batch, context and precision.
   schema::InputValues values(*form_->descriptor().inputs);
   try {
     const planner::PlanModel model = planner::plan_model(c.model);
-    const bool preset = std::find(model_preset_names().begin(), model_preset_names().end(), c.model.name) !=
-                        model_preset_names().end();
+    const std::vector<std::string> presets = model_preset_names();  // one list: begin and end of the same
+    const bool preset = std::find(presets.begin(), presets.end(), c.model.name) != presets.end();
     if (preset) {
       values.set("model", c.model.name);
     } else {

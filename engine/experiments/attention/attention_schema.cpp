@@ -13,6 +13,12 @@ namespace {
 
 bool measured(const Row& r) { return r.status == RunStatus::ok || (r.status == RunStatus::cancelled && r.forward.count > 0); }
 
+// A mean over the measured passes, whose n is the "passes" column.
+Column passes_counted(Column column) {
+  column.samples_key = "passes";
+  return column;
+}
+
 // <phase>_<stat>_ms detail columns for the forward, the backward and their sum.
 void add_pass_stat_fields(std::vector<schema::Field<Row>>& f, const std::string& stat, double PhaseStats::*member,
                           const std::string& help) {
@@ -57,14 +63,14 @@ schema::Schema<Row> make_attention_schema() {
   f.push_back({Column{"status", "Status", ColumnKind::text, ColumnRole::measure, "ok, OOM, failed or cancelled"},
                [](const Row& r) { return Value(to_string(r.status)); },
                [](Row& r, const Value& v) { r.status = parse_run_status(schema::text_of(v)); }});
-  f.push_back({Column{"fwd_ms", "Forward", ColumnKind::milliseconds, ColumnRole::measure,
-                      "Mean of the measured forward passes", "fwd_std_ms"},
+  f.push_back({passes_counted(Column{"fwd_ms", "Forward", ColumnKind::milliseconds, ColumnRole::measure,
+                      "Mean of the measured forward passes", "fwd_std_ms"}),
                [](const Row& r) { return value_if(measured(r), r.forward.mean_ms); }});
-  f.push_back({Column{"bwd_ms", "Backward", ColumnKind::milliseconds, ColumnRole::measure,
-                      "Mean of the measured backward passes", "bwd_std_ms"},
+  f.push_back({passes_counted(Column{"bwd_ms", "Backward", ColumnKind::milliseconds, ColumnRole::measure,
+                      "Mean of the measured backward passes", "bwd_std_ms"}),
                [](const Row& r) { return value_if(measured(r), r.backward.mean_ms); }});
-  f.push_back({Column{"fwd_bwd_ms", "Fwd+bwd", ColumnKind::milliseconds, ColumnRole::measure,
-                      "Mean of forward + backward, pass by pass", "fwd_bwd_std_ms"},
+  f.push_back({passes_counted(Column{"fwd_bwd_ms", "Fwd+bwd", ColumnKind::milliseconds, ColumnRole::measure,
+                      "Mean of forward + backward, pass by pass", "fwd_bwd_std_ms"}),
                [](const Row& r) { return value_if(measured(r), r.forward_backward.mean_ms); }});
   f.push_back({Column{"fwd_tflops", "Fwd throughput", ColumnKind::tflop_per_second, ColumnRole::measure,
                       "4*b*h*s^2*d / forward time, halved when causal (FlashAttention's convention)"},

@@ -16,16 +16,28 @@ using Row = BenchResult;
 double real(const Value& v) { return schema::number_of(v).value_or(0.0); }
 const std::string& text(const Value& v) { return schema::text_of(v); }
 
-// A column read from and written to one member, reached by `at`.
+// A column read from and written to one member, reached by `at`. A missing value (an import's
+// model settings) leaves the member as the record's config has it.
 template <class At>
 Field<Row> integer_field(Column column, At at) {
   return {std::move(column), [at](const Row& r) { return Value(static_cast<int64_t>(at(const_cast<Row&>(r)))); },
-          [at](Row& r, const Value& v) { at(r) = static_cast<std::remove_reference_t<decltype(at(r))>>(schema::integer_of(v)); }};
+          [at](Row& r, const Value& v) {
+            if (!schema::is_missing(v)) at(r) = static_cast<std::remove_reference_t<decltype(at(r))>>(schema::integer_of(v));
+          }};
 }
 template <class At>
 Field<Row> text_field(Column column, At at) {
   return {std::move(column), [at](const Row& r) { return Value(at(const_cast<Row&>(r))); },
-          [at](Row& r, const Value& v) { at(r) = text(v); }};
+          [at](Row& r, const Value& v) {
+            if (!schema::is_missing(v)) at(r) = text(v);
+          }};
+}
+
+// A column that says something of our own model and run only: missing for an imported profile,
+// whose config holds defaults (runners/bench_types.h, imported_from).
+Field<Row> ours_only(Field<Row> field) {
+  field.get = [get = std::move(field.get)](const Row& r) { return is_import(r) ? Value{} : get(r); };
+  return field;
 }
 
 const char* const kStats[] = {"mean", "std", "min", "median", "max"};
@@ -69,27 +81,37 @@ schema::Schema<Row> make_bench_schema() {
   const auto detail = [](std::string key, std::string label, ColumnKind kind, std::string description = {}) {
     return Column{std::move(key), std::move(label), kind, ColumnRole::detail, std::move(description)};
   };
-  f.push_back(text_field(identity("model", "Model"), [](Row& r) -> std::string& { return r.config.model.name; }));
-  f.push_back(integer_field(detail("d_model", "d_model", ColumnKind::integer), [](Row& r) -> int64_t& { return r.config.model.d_model; }));
-  f.push_back(integer_field(detail("d_ff", "d_ff", ColumnKind::integer), [](Row& r) -> int64_t& { return r.config.model.d_ff; }));
-  f.push_back(integer_field(detail("layers", "Layers", ColumnKind::integer), [](Row& r) -> int64_t& { return r.config.model.num_layers; }));
-  f.push_back(integer_field(detail("heads", "Heads", ColumnKind::integer), [](Row& r) -> int64_t& { return r.config.model.num_heads; }));
-  f.push_back(integer_field(detail("vocab", "Vocabulary", ColumnKind::integer), [](Row& r) -> int64_t& { return r.config.model.vocab_size; }));
-  f.push_back(integer_field(identity("context", "Context", ColumnKind::integer), [](Row& r) -> int64_t& { return r.config.context; }));
-  f.push_back(integer_field(identity("batch", "Batch", ColumnKind::integer), [](Row& r) -> int64_t& { return r.config.batch; }));
-  f.push_back({identity("precision", "Precision"), [](const Row& r) { return Value(to_string(r.config.precision)); },
-               [](Row& r, const Value& v) { r.config.precision = parse_precision(text(v)); }});
-  f.push_back({identity("mode", "Mode"), [](const Row& r) { return Value(to_string(r.config.mode)); },
-               [](Row& r, const Value& v) { r.config.mode = parse_step_mode(text(v)); }});
+  // An import is named by its file here: describe(BenchResult).
+  f.push_back({identity("model", "Model"),
+               [](const Row& r) { return Value(is_import(r) ? describe(r) : r.config.model.name); },
+               [](Row& r, const Value& v) {
+                 if (!schema::is_missing(v)) r.config.model.name = text(v);
+               }});
+  f.push_back(ours_only(integer_field(detail("d_model", "d_model", ColumnKind::integer), [](Row& r) -> int64_t& { return r.config.model.d_model; })));
+  f.push_back(ours_only(integer_field(detail("d_ff", "d_ff", ColumnKind::integer), [](Row& r) -> int64_t& { return r.config.model.d_ff; })));
+  f.push_back(ours_only(integer_field(detail("layers", "Layers", ColumnKind::integer), [](Row& r) -> int64_t& { return r.config.model.num_layers; })));
+  f.push_back(ours_only(integer_field(detail("heads", "Heads", ColumnKind::integer), [](Row& r) -> int64_t& { return r.config.model.num_heads; })));
+  f.push_back(ours_only(integer_field(detail("vocab", "Vocabulary", ColumnKind::integer), [](Row& r) -> int64_t& { return r.config.model.vocab_size; })));
+  f.push_back(ours_only(integer_field(identity("context", "Context", ColumnKind::integer), [](Row& r) -> int64_t& { return r.config.context; })));
+  f.push_back(ours_only(integer_field(identity("batch", "Batch", ColumnKind::integer), [](Row& r) -> int64_t& { return r.config.batch; })));
+  f.push_back(ours_only({identity("precision", "Precision"), [](const Row& r) { return Value(to_string(r.config.precision)); },
+                         [](Row& r, const Value& v) {
+                           if (!schema::is_missing(v)) r.config.precision = parse_precision(text(v));
+                         }}));
+  f.push_back(ours_only({identity("mode", "Mode"), [](const Row& r) { return Value(to_string(r.config.mode)); },
+                         [](Row& r, const Value& v) {
+                           if (!schema::is_missing(v)) r.config.mode = parse_step_mode(text(v));
+                         }}));
   // Attention, engine, CUDA graphs and the loss difference are not read back from tables: files
   // older than these columns have none, and the run record holds them.
-  f.push_back({identity("attention", "Attention"), [](const Row& r) { return Value(to_string(r.config.model.attention)); }});
-  f.push_back({identity("engine", "Engine"), [](const Row& r) { return Value(to_string(r.config.engine)); }});
+  f.push_back(ours_only({identity("attention", "Attention"), [](const Row& r) { return Value(to_string(r.config.model.attention)); }}));
+  f.push_back(ours_only({identity("engine", "Engine"), [](const Row& r) { return Value(to_string(r.config.engine)); }}));
   f.push_back({detail("device", "Device", ColumnKind::text), [](const Row& r) { return Value(to_string(r.config.device)); },
                [](Row& r, const Value& v) { r.config.device = parse_device(text(v)); }});
   f.push_back(text_field(detail("device_name", "Device name", ColumnKind::text), [](Row& r) -> std::string& { return r.device_name; }));
-  f.push_back(text_field(detail("timer", "Timer", ColumnKind::text, "cuda-events or steady-clock"), [](Row& r) -> std::string& { return r.timer; }));
-  f.push_back(integer_field(detail("warmup", "Warm-up steps", ColumnKind::integer), [](Row& r) -> int& { return r.config.warmup_steps; }));
+  f.push_back(text_field(detail("timer", "Timer", ColumnKind::text,
+                                "cuda-events or steady-clock; for an imported trace, what its step times are"), [](Row& r) -> std::string& { return r.timer; }));
+  f.push_back(ours_only(integer_field(detail("warmup", "Warm-up steps", ColumnKind::integer), [](Row& r) -> int& { return r.config.warmup_steps; })));
   // Derived: the steps themselves are kept beside the row.
   f.push_back({detail("steps", "Measured steps", ColumnKind::integer),
                [](const Row& r) { return Value(static_cast<int64_t>(r.steps.size())); }});
@@ -98,35 +120,35 @@ schema::Schema<Row> make_bench_schema() {
                [](Row& r, const Value& v) { r.status = parse_run_status(text(v)); }});
   add_phase_fields(f);
   const auto measured = [](const Row& r) { return r.total.count > 0; };
-  f.push_back({Column{"tokens_per_s", "Tokens", ColumnKind::per_second, ColumnRole::measure},
-               [measured](const Row& r) { return value_if(measured(r), r.tokens_per_second); },
-               [](Row& r, const Value& v) { r.tokens_per_second = real(v); }});
-  f.push_back(integer_field(detail("parameters", "Parameters", ColumnKind::integer), [](Row& r) -> int64_t& { return r.parameters; }));
-  f.push_back({detail("flops_per_step", "FLOPs/step", ColumnKind::real, "Matrix-multiply FLOPs of one step"),
-               [](const Row& r) { return Value(r.flops_per_step); },
-               [](Row& r, const Value& v) { r.flops_per_step = real(v); }});
-  f.push_back({detail("achieved_tflops", "Throughput", ColumnKind::tflop_per_second),
-               [measured](const Row& r) { return value_if(measured(r), r.achieved_tflops); },
-               [](Row& r, const Value& v) { r.achieved_tflops = real(v); }});
+  f.push_back(ours_only({Column{"tokens_per_s", "Tokens", ColumnKind::per_second, ColumnRole::measure},
+                         [measured](const Row& r) { return value_if(measured(r), r.tokens_per_second); },
+                         [](Row& r, const Value& v) { r.tokens_per_second = real(v); }}));
+  f.push_back(ours_only(integer_field(detail("parameters", "Parameters", ColumnKind::integer), [](Row& r) -> int64_t& { return r.parameters; })));
+  f.push_back(ours_only({detail("flops_per_step", "FLOPs/step", ColumnKind::real, "Matrix-multiply FLOPs of one step"),
+                         [](const Row& r) { return Value(r.flops_per_step); },
+                         [](Row& r, const Value& v) { r.flops_per_step = real(v); }}));
+  f.push_back(ours_only({detail("achieved_tflops", "Throughput", ColumnKind::tflop_per_second),
+                         [measured](const Row& r) { return value_if(measured(r), r.achieved_tflops); },
+                         [](Row& r, const Value& v) { r.achieved_tflops = real(v); }}));
   f.push_back({detail("peak_tflops", "Peak throughput", ColumnKind::tflop_per_second, "The device's dense peak for the precision"),
                [](const Row& r) { return value_if(r.peak_tflops > 0, r.peak_tflops); },
                [](Row& r, const Value& v) { r.peak_tflops = real(v); }});
-  f.push_back({Column{"mfu", "MFU", ColumnKind::fraction, ColumnRole::measure,
-                      "Model FLOPs utilisation; shown in %, exported as a fraction"},
-               [measured](const Row& r) { return value_if(measured(r) && !(r.mfu < 0), r.mfu); },
-               [](Row& r, const Value& v) { r.mfu = schema::is_missing(v) ? -1 : real(v); }});
+  f.push_back(ours_only({Column{"mfu", "MFU", ColumnKind::fraction, ColumnRole::measure,
+                                "Model FLOPs utilisation; shown in %, exported as a fraction"},
+                         [measured](const Row& r) { return value_if(measured(r) && !(r.mfu < 0), r.mfu); },
+                         [](Row& r, const Value& v) { r.mfu = schema::is_missing(v) ? -1 : real(v); }}));
   f.push_back({Column{"peak_memory_bytes", "Peak memory", ColumnKind::bytes, ColumnRole::measure,
                       "Peak memory during the measured steps; shown in MiB, exported in bytes"},
                [](const Row& r) { return value_if(r.peak_memory_bytes >= 0, r.peak_memory_bytes); },
                [](Row& r, const Value& v) { r.peak_memory_bytes = schema::is_missing(v) ? -1 : schema::integer_of(v); }});
-  f.push_back({detail("cuda_graphs", "CUDA graphs", ColumnKind::text, "Whether the measured steps replayed CUDA graphs"),
-               [](const Row& r) { return Value(std::string(r.cuda_graphs_used ? "yes" : "no")); }});
+  f.push_back(ours_only({detail("cuda_graphs", "CUDA graphs", ColumnKind::text, "Whether the measured steps replayed CUDA graphs"),
+                         [](const Row& r) { return Value(std::string(r.cuda_graphs_used ? "yes" : "no")); }}));
   f.push_back({detail("max_loss_diff", "Loss difference", ColumnKind::real,
                       "bench --check: the largest relative difference of the step losses from the eager "
                       "engine's, from the same weights and token stream"),
                [](const Row& r) { return value_if(!(r.max_loss_diff < 0), r.max_loss_diff); }});
-  f.push_back(integer_field(detail("skipped_steps", "Skipped steps", ColumnKind::integer, "fp16 steps the loss scaler skipped"),
-                            [](Row& r) -> int64_t& { return r.skipped_steps; }));
+  f.push_back(ours_only(integer_field(detail("skipped_steps", "Skipped steps", ColumnKind::integer, "fp16 steps the loss scaler skipped"),
+                            [](Row& r) -> int64_t& { return r.skipped_steps; })));
   f.push_back(text_field(Column{"message", "Message", ColumnKind::text, ColumnRole::note},
                          [](Row& r) -> std::string& { return r.message; }));
   return s;
