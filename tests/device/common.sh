@@ -85,3 +85,51 @@ ddp_variants_against_torch() {
     >"$OUT/d/torch_ddp.log" 2>&1
   echo "torch ddp exit $?" | tee -a "$OUT/summary.txt"
 }
+
+# The application on a GPU machine, which has no Qt: Debian 12's Qt 6 packages (made by
+# tests/device/fetch_qt_debs.sh into .qt-debs/, carried to the device) unpacked into a prefix,
+# offscreen on a 1920 x 1080 screen with the carried DejaVu fonts; then the build of `targets`
+# against them and the machine's CUDA LibTorch (with the carried .deps-debs where present).
+use_carried_qt() {
+  local prefix=/tmp/stepscope-qt
+  if [ ! -f "$prefix/.unpacked" ]; then
+    mkdir -p "$prefix"
+    for deb in .qt-debs/*.deb; do dpkg -x "$deb" "$prefix"; done
+    touch "$prefix/.unpacked"
+  fi
+  local lib="$prefix/usr/lib/x86_64-linux-gnu"
+  # Debian 12 keeps some libraries (libdbus) in /lib, the rest in /usr/lib.
+  export LD_LIBRARY_PATH="$lib:$prefix/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export QT_PLUGIN_PATH="$lib/qt6/plugins"
+  echo '{"screens":[{"name":"s","x":0,"y":0,"width":1920,"height":1080,"logicalDpi":96,"logicalBaseDpi":96,"dpr":1}]}' \
+    >"$prefix/screen.json"
+  export QT_QPA_PLATFORM="offscreen:configfile=$prefix/screen.json"
+  cat >"$prefix/fonts.conf" <<CONF
+<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig><dir>$prefix/usr/share/fonts</dir><cachedir>$prefix/fontcache</cachedir></fontconfig>
+CONF
+  export FONTCONFIG_FILE="$prefix/fonts.conf"
+}
+build_app_with_carried_qt() {
+  use_carried_qt
+  local prefix=/tmp/stepscope-qt lib=/tmp/stepscope-qt/usr/lib/x86_64-linux-gnu torch_cmake deps=""
+  torch_cmake="$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)')"
+  if [ -d .deps-debs ]; then
+    mkdir -p build/deps && for d in .deps-debs/*.deb; do dpkg -x "$d" build/deps; done
+    deps="-DSTEPSCOPE_DEPS_PREFIX=$PWD/build/deps/usr"
+  fi
+  # What the carried libraries need that neither they nor this machine provide.
+  for so in "$lib"/*.so.* "$lib"/qt6/plugins/platforms/libqoffscreen.so "$lib"/qt6/plugins/sqldrivers/*.so; do
+    ldd "$so" 2>/dev/null | grep "not found"
+  done | sort -u | tee -a "$OUT/summary.txt"
+  log "build with Qt from $prefix: ${*:-stepscope stepscope-cli}"
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DTorch_DIR="$torch_cmake/Torch" $deps \
+    -DSTEPSCOPE_CUDA_ARCHITECTURES=90a -DQt6_DIR="$lib/cmake/Qt6" \
+    -DCMAKE_PREFIX_PATH="$torch_cmake;$lib/cmake;$prefix/usr" >"$OUT/configure.log" 2>&1 ||
+    { tail -40 "$OUT/configure.log"; return 1; }
+  grep -i "qt 6\|command line only" "$OUT/configure.log" | tee -a "$OUT/summary.txt"
+  cmake --build build --target ${*:-stepscope stepscope-cli} >"$OUT/build.log" 2>&1 ||
+    { grep -a -B2 -A8 "error" "$OUT/build.log" | head -60; return 1; }
+  ldd build/bin/stepscope | grep "not found" | tee -a "$OUT/summary.txt"
+  return 0
+}
