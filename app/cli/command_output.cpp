@@ -83,7 +83,7 @@ void check_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
 
 void check_outputs(const std::vector<std::pair<std::string, std::string>>& outputs,
                    const std::vector<std::pair<std::string, std::string>>& inputs) {
-  check_outputs(outputs);
+  // First: that an output would destroy an input says more than that the input is read-only.
   for (const auto& [output, output_path] : outputs) {
     for (const auto& [input, input_path] : inputs) {
       // "-" as an output is standard output, never a file an input could name.
@@ -94,6 +94,7 @@ void check_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
       }
     }
   }
+  check_outputs(outputs);
 }
 
 RunEnvironment command_environment(const std::string& command, const std::vector<std::string>& args) {
