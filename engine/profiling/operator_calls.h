@@ -27,8 +27,9 @@ struct OperatorCallRecord {
 
 struct OperatorCallBatch {
   std::vector<OperatorCallRecord> calls;  // in the order they ended: a nested call before its parent
-  // The strings first used by these calls; numbered on from the previous batch's (string 0 is
-  // "", in the first batch), so that a reader appends them to its table.
+  // The strings interned since the previous batch (these calls' new names and shapes among
+  // them); numbered on from the previous batch's (string 0 is "", in the first batch), so that
+  // a reader appends them to its table.
   std::vector<std::string> strings;
   uint64_t dropped_calls = 0;  // ended beyond the recorder's bound since the last batch
 };

@@ -24,9 +24,31 @@ OperatorRecorder::ThreadCalls& OperatorRecorder::thread_calls() {
   if (calls.recorder != serial_) {
     calls.recorder = serial_;
     calls.open.clear();
+    calls.names.clear();
     calls.shapes.clear();
   }
   return calls;
+}
+
+uint32_t OperatorRecorder::shapes_id(ThreadCalls& thread, const compat::InputShapes& shapes) {
+  std::string& key = thread.shape_key;
+  key.clear();
+  for (const auto& shape : shapes) {
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    key.append(reinterpret_cast<const char*>(&rank), sizeof rank);
+    key.append(reinterpret_cast<const char*>(shape.data()), shape.size() * sizeof(int64_t));
+  }
+  const auto known = thread.shapes.find(key);
+  if (known != thread.shapes.end()) return known->second;
+  thread.shape_text.clear();
+  append_input_shapes_text(thread.shape_text, shapes);
+  uint32_t id = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    id = intern(thread.shape_text);
+  }
+  thread.shapes.emplace(key, id);
+  return id;
 }
 
 void OperatorRecorder::operator_begin(const char* name, const compat::InputShapes* input_shapes) {
@@ -36,13 +58,7 @@ void OperatorRecorder::operator_begin(const char* name, const compat::InputShape
   call.id = next_id_.fetch_add(1, std::memory_order_relaxed);
   call.parent_id = thread.open.empty() ? 0 : thread.open.back().id;
   call.range_id = current_range_id();
-  if (input_shapes != nullptr && options_.input_shapes) {
-    call.shapes_at = thread.shapes.size();
-    append_input_shapes_text(thread.shapes, *input_shapes);
-    call.shapes_size = thread.shapes.size() - call.shapes_at;
-  } else {
-    call.shapes_at = thread.shapes.size();
-  }
+  if (input_shapes != nullptr && options_.input_shapes) call.input_shapes = shapes_id(thread, *input_shapes);
   if (correlation_ != nullptr) correlation_->push_correlation(call.id);
   // Last, so that the bookkeeping above is not counted in the operator's time.
   call.start_ns = clock_();
@@ -70,22 +86,24 @@ void OperatorRecorder::operator_end(const char* name) {
   record.id = call.id;
   record.parent_id = call.parent_id;
   record.range_id = call.range_id;
+  record.input_shapes = call.input_shapes;
   record.thread_id = current_thread_id();
   record.start_ns = call.start_ns;
   record.end_ns = end;
   record.nested_ns = call.nested_ns;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (pending_.size() >= options_.max_pending_calls) {
-      ++dropped_;
-    } else {
-      record.name = intern(name);
-      record.input_shapes =
-          call.shapes_size > 0 ? intern(std::string_view(thread.shapes).substr(call.shapes_at, call.shapes_size)) : 0;
-      pending_.push_back(record);
-    }
+  const auto known = thread.names.find(std::string_view(name));
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (pending_.size() >= options_.max_pending_calls) {
+    ++dropped_;
+    return;
   }
-  thread.shapes.resize(call.shapes_at);
+  if (known != thread.names.end()) {
+    record.name = known->second;
+  } else {
+    record.name = intern(name);
+    thread.names.emplace(strings_[record.name], record.name);  // a view of the kept string
+  }
+  pending_.push_back(record);
 }
 
 uint32_t OperatorRecorder::intern(std::string_view text) {

@@ -50,14 +50,21 @@ class OperatorRecorder final : public compat::OperatorListener {
     const char* name = nullptr;  // the pointer the end will bring back
     uint64_t id = 0, parent_id = 0, range_id = 0;
     int64_t start_ns = 0, nested_ns = 0;
-    size_t shapes_at = 0, shapes_size = 0;  // in the thread's shape text buffer
+    uint32_t input_shapes = 0;
   };
+  // What a thread keeps for itself, so that a call costs no lock but the one that hands its
+  // record over: its open calls, and the string ids it has seen (names by their text, as views
+  // of strings_, which never move; input shapes by their sizes as raw bytes, formatted only
+  // the first time).
   struct ThreadCalls {
     uint64_t recorder = 0;  // the recorder these belong to (a thread outlives recorders)
     std::vector<OpenCall> open;
-    std::string shapes;  // the open calls' input-shape texts, end to end
+    std::unordered_map<std::string_view, uint32_t> names;
+    std::unordered_map<std::string, uint32_t> shapes;
+    std::string shape_key, shape_text;  // reused buffers
   };
   ThreadCalls& thread_calls();
+  uint32_t shapes_id(ThreadCalls& thread, const compat::InputShapes& shapes);
   uint32_t intern(std::string_view text);  // with mutex_ held
 
   Clock clock_;
