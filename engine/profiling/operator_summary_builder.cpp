@@ -213,10 +213,7 @@ void OperatorSummaryBuilder::forget_old() {
     calls_.erase(call_expiry_.front().second);
     call_expiry_.pop_front();
   }
-  ranges_.forget_closed_before(horizon);
-  for (auto it = range_paths_.begin(); it != range_paths_.end();) {
-    it = ranges_.find(it->first) == nullptr ? range_paths_.erase(it) : std::next(it);
-  }
+  ranges_.forget_closed_before(horizon, [this](uint64_t id) { range_paths_.erase(id); });
   // Tags whose API record never came, and time owed to calls that will never come (dropped
   // beyond the recorder's bound): bounded, not kept for ever.
   while (correlation_order_.size() > options_.max_pending) {

@@ -45,11 +45,12 @@ const TimedRange* RangeTimeline::innermost_on(uint32_t thread, int64_t time) con
   return nullptr;
 }
 
-void RangeTimeline::forget_closed_before(int64_t horizon) {
+void RangeTimeline::forget_closed_before(int64_t horizon, const std::function<void(uint64_t)>& forgotten) {
   while (!closed_.empty() && closed_.front().first < horizon) {
     const auto it = ranges_.find(closed_.front().second);
     if (it != ranges_.end() && it->second.end != 0) {
       by_thread_[it->second.thread].erase({it->second.start, it->first});
+      if (forgotten) forgotten(it->first);
       ranges_.erase(it);
     }
     closed_.pop_front();

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <unordered_map>
 #include <utility>
@@ -37,8 +38,8 @@ class RangeTimeline {
   const TimedRange* find(uint64_t id) const;
   // The range innermost at `time` on `thread`, else on the step thread; null outside every range.
   const TimedRange* innermost(uint32_t thread, int64_t time) const;
-  // Forgets the ranges closed before `horizon`.
-  void forget_closed_before(int64_t horizon);
+  // Forgets the ranges closed before `horizon`, telling `forgotten` (when given) each one's id.
+  void forget_closed_before(int64_t horizon, const std::function<void(uint64_t)>& forgotten = {});
 
  private:
   const TimedRange* innermost_on(uint32_t thread, int64_t time) const;
