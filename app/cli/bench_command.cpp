@@ -10,11 +10,13 @@
 #include "cli/commands.h"
 #include "cli/console_table.h"
 #include "cli/kernel_digest.h"
+#include "cli/operator_digest.h"
 #include "compat/torch_compat.h"
 #include "io/chrome_trace_export.h"
 #include "experiments/bench/bench_schema.h"
 #include "io/csv_writer.h"
 #include "io/kernel_summary_export.h"
+#include "io/operator_profile_export.h"
 #include "io/memory_export.h"
 #include "io/memory_sweep_export.h"
 #include "io/output_file.h"
@@ -27,6 +29,11 @@ namespace stepscope::cli {
 
 namespace {
 
+// The last note of each profiler that was printed.
+struct ProfileMessages {
+  std::string kernels, operators;
+};
+
 // "runs.csv" -> "runs.memory_sweep.csv".
 std::string memory_sweep_path(const std::string& csv_path) {
   const std::string ext = ".csv";
@@ -35,35 +42,53 @@ std::string memory_sweep_path(const std::string& csv_path) {
   return (has_ext ? csv_path.substr(0, stem) : csv_path) + ".memory_sweep.csv";
 }
 
-// The kernel profile of one configuration, as CSV tables and a Perfetto trace.
+// Says a profiler's note once, not for every configuration of a sweep.
+void say_once(std::ostream& err, const char* what, const std::string& message, std::string& last_message) {
+  if (message.empty() || message == last_message) return;
+  err << what << ": " << message << '\n';
+  last_message = message;
+}
+
+// The kernel and operator profiles of one configuration, as CSV tables and a Perfetto trace.
 void write_profile_files(const BenchOptions& options, const BenchResult& result, std::ostream& err,
-                         std::string& last_message) {
-  if (!result.kernel_profile) return;
-  const auto& profile = *result.kernel_profile;
+                         ProfileMessages& said) {
+  if (!result.kernel_profile && !result.operator_profile) return;
   const std::string stem = profile_output_stem(options, result.config);
-  replace_file(stem + ".kernels.csv",
-               [&](std::ostream& f) { write_kernel_summary_csv(f, profile, options.short_kernel_names); });
-  replace_file(stem + ".categories.csv", [&](std::ostream& f) { write_category_csv(f, profile); });
-  replace_file(stem + ".gpu_steps.csv", [&](std::ostream& f) { write_step_gpu_usage_csv(f, profile); });
-  replace_file(stem + ".cpu_ranges.csv", [&](std::ostream& f) { write_cpu_ranges_csv(f, profile); });
-  if (result.trace) {
-    replace_file(stem + ".trace.json", [&](std::ostream& f) {
-      write_chrome_trace(f, result.trace->ranges, result.trace->activity, "stepscope " + result.config.model.name);
-    });
+  if (result.kernel_profile) {
+    const auto& profile = *result.kernel_profile;
+    replace_file(stem + ".kernels.csv",
+                 [&](std::ostream& f) { write_kernel_summary_csv(f, profile, options.short_kernel_names); });
+    replace_file(stem + ".categories.csv", [&](std::ostream& f) { write_category_csv(f, profile); });
+    replace_file(stem + ".gpu_steps.csv", [&](std::ostream& f) { write_step_gpu_usage_csv(f, profile); });
+    replace_file(stem + ".cpu_ranges.csv", [&](std::ostream& f) { write_cpu_ranges_csv(f, profile); });
   }
-  if (!options.quiet) {
+  if (result.operator_profile) {
+    const auto& profile = *result.operator_profile;
+    replace_file(stem + ".operators.csv", [&](std::ostream& f) { write_operator_csv(f, profile); });
+    replace_file(stem + ".operator_kernels.csv", [&](std::ostream& f) { write_operator_kernel_csv(f, profile); });
+  }
+  if (result.trace) {
+    replace_file(stem + ".trace.json",
+                 [&](std::ostream& f) { write_chrome_trace(f, *result.trace, "stepscope " + result.config.model.name); });
+  }
+  if (options.quiet) return;
+  if (result.kernel_profile) {
+    const auto& profile = *result.kernel_profile;
     err << "profile: " << stem << ".{kernels,categories,gpu_steps,cpu_ranges}.csv"
         << (result.trace ? " and .trace.json" : "") << '\n';
-    // Said once, not for every configuration of a sweep.
-    if (!profile.source_message.empty() && profile.source_message != last_message) {
-      err << "profile: " << profile.source_message << '\n';
-      last_message = profile.source_message;
-    }
+    say_once(err, "profile", profile.source_message, said.kernels);
     if (profile.dropped_records > 0) err << "profile: " << profile.dropped_records << " records were dropped\n";
     if (profile.untimed_records > 0) {
       err << "profile: " << profile.untimed_records << " kernel/copy records came without timestamps and were left out\n";
     }
     print_kernel_digest(err, result);
+  }
+  if (result.operator_profile) {
+    const auto& profile = *result.operator_profile;
+    err << "operators: " << stem << ".{operators,operator_kernels}.csv"
+        << (result.trace && !result.kernel_profile ? " and .trace.json" : "") << '\n';
+    say_once(err, "operators", profile.source_message, said.operators);
+    print_operator_digest(err, result);
   }
 }
 
@@ -131,7 +156,7 @@ int run_bench_command(const std::vector<std::string>& args, std::ostream& out, s
   RunRecord record{environment, {}, {}, inputs};
   CsvWriter stdout_csv(out);
   if (options.csv_path.empty()) stdout_csv.write_row(csv_header(columns));
-  std::string last_profile_message;
+  ProfileMessages profile_messages;
   // Files are rewritten after every row, so an interruption keeps what was measured; devices
   // and pipes (/dev/null, >(...)) get the whole table once, at the end.
   const bool csv_each_row = !options.csv_path.empty() && is_rewritable_output(options.csv_path);
@@ -152,7 +177,7 @@ int run_bench_command(const std::vector<std::string>& args, std::ostream& out, s
     }
     if (csv_each_row) write_csv();
     if (json_each_row) write_json();
-    write_profile_files(options, result, err, last_profile_message);
+    write_profile_files(options, result, err, profile_messages);
     write_memory_files(options, result, err);
     // A sweep over forward and train modes also gets the handout's memory table.
     if (csv_each_row && has_memory_sweep(results)) {

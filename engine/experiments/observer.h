@@ -1,5 +1,5 @@
-// What watches a case while the harness runs it: the kernel profiler and the allocation
-// recorder are observers, so they work with every experiment. Observers attach what they
+// What watches a case while the harness runs it: the kernel and operator profiler and the
+// allocation recorder are observers, so they work with every experiment. Observers attach what they
 // saw to the case's Observation.
 #pragma once
 
@@ -9,6 +9,7 @@
 
 #include "profiling/kernel_profile.h"
 #include "profiling/memory_events.h"
+#include "profiling/operator_profile.h"
 #include "profiling/trace_window.h"
 
 namespace stepscope::profiling {
@@ -24,6 +25,7 @@ class ProgressSink;
 struct Observation {
   std::shared_ptr<const profiling::KernelProfile> kernel_profile;
   std::shared_ptr<const profiling::TraceWindow> trace;
+  std::shared_ptr<const profiling::OperatorProfile> operator_profile;
   std::shared_ptr<const std::string> allocator_snapshot;  // memory_viz pickle, GPUs only
   std::shared_ptr<const profiling::AllocationLog> allocation_log;
   std::string message;  // the first problem an observer met; the case's numbers still stand
@@ -45,6 +47,7 @@ struct ObserverSpec {
   bool kernels = false;  // CUPTI kernel summaries by range (CPU range timings without a GPU)
   bool memory = false;   // every allocation and free, for the memory timeline
   int64_t memory_event_limit = 1000000;
+  bool operators = false;  // ATen operators per range (RecordFunction), with their kernels on a GPU
 };
 
 // Built before the case prepares anything, so the memory observer sees every allocation.

@@ -1,5 +1,6 @@
 #include <torch/torch.h>
 
+#include "compat/operator_callbacks.h"
 #include "compat/torch_compat.h"
 #include "experiments/observer.h"
 #include "core/progress.h"
@@ -15,29 +16,48 @@ void note(Observation& observation, const std::string& what, const std::exceptio
   if (observation.message.empty()) observation.message = what + ": " + compat::error_message(error);
 }
 
-// CUPTI kernel summaries on a GPU; range timings only on the CPU.
+// CUPTI kernel summaries on a GPU; range timings only on the CPU. With operators, LibTorch's
+// operators per range too, sharing the ranges and the activity source, so that each kernel is
+// attributed to the operator that launched it.
 class KernelObserver final : public Observer {
  public:
-  KernelObserver(DeviceBackend& backend, ProgressSink* sink) : backend_(backend) {
+  KernelObserver(const ObserverSpec& spec, DeviceBackend& backend, ProgressSink* sink)
+      : spec_(spec), backend_(backend) {
     auto source = backend.device().is_cuda() ? profiling::make_cupti_activity_source() : nullptr;
-    profiler_ = std::make_unique<profiling::KernelProfiler>(std::move(source));
-    if (sink) profiler_->subscribe([sink](const profiling::KernelProfile& p) { sink->on_kernel_profile(p); });
+    profiling::ProfilerOptions options;
+    options.operators = spec.operators;
+    profiler_ = std::make_unique<profiling::KernelProfiler>(std::move(source), options);
+    if (sink && spec.kernels) {
+      profiler_->subscribe([sink](const profiling::KernelProfile& p) { sink->on_kernel_profile(p); });
+    }
   }
-  void before_case() override { profiler_->start(); }
+  void before_case() override {
+    profiler_->start();
+    if (auto* recorder = profiler_->operator_recorder()) {
+      callbacks_ = std::make_unique<compat::OperatorCallbacks>(*recorder, recorder->wants_input_shapes());
+    }
+  }
   void before_step(int index, bool warmup) override { profiler_->begin_step(index, warmup); }
   void after_case(Observation& observation) override {
+    callbacks_.reset();  // no operator runs now: the case's steps are over
     try {
       backend_.synchronize();  // every kernel finished, so each record has its timestamps
-      observation.kernel_profile = std::make_shared<profiling::KernelProfile>(profiler_->finish());
+      auto kernels = std::make_shared<profiling::KernelProfile>(profiler_->finish());
+      if (spec_.kernels) observation.kernel_profile = std::move(kernels);
+      if (spec_.operators) {
+        observation.operator_profile = std::make_shared<profiling::OperatorProfile>(profiler_->operator_profile());
+      }
       observation.trace = std::make_shared<profiling::TraceWindow>(profiler_->trace());
     } catch (const std::exception& error) {
-      note(observation, "kernel profiling failed", error);
+      note(observation, spec_.kernels ? "kernel profiling failed" : "operator profiling failed", error);
     }
   }
 
  private:
+  ObserverSpec spec_;
   DeviceBackend& backend_;
   std::unique_ptr<profiling::KernelProfiler> profiler_;
+  std::unique_ptr<compat::OperatorCallbacks> callbacks_;
 };
 
 // Every allocation and free, and on a GPU the caching allocator's own history for memory_viz.
@@ -77,7 +97,7 @@ class MemoryObserver final : public Observer {
 std::vector<std::unique_ptr<Observer>> make_observers(const ObserverSpec& spec, DeviceBackend& backend,
                                                       ProgressSink* sink, Observation& observation) {
   std::vector<std::unique_ptr<Observer>> observers;
-  if (spec.kernels) observers.push_back(std::make_unique<KernelObserver>(backend, sink));
+  if (spec.kernels || spec.operators) observers.push_back(std::make_unique<KernelObserver>(spec, backend, sink));
   // Installed after the backend's own memory hook, which it keeps feeding.
   if (spec.memory) observers.push_back(std::make_unique<MemoryObserver>(spec, backend, observation));
   return observers;

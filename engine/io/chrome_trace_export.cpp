@@ -22,7 +22,7 @@ using namespace profiling;
 constexpr int64_t kCpuPid = 1;
 constexpr int64_t kGpuPidBase = 1000;  // device d is process 1000 + d
 
-enum class Kind { range, api, kernel, memory, flow_start, flow_end };
+enum class Kind { range, op, api, kernel, memory, flow_start, flow_end };
 
 // A placed event; its JSON is made only when written, to keep large traces small in memory.
 struct Event {
@@ -46,8 +46,9 @@ Json metadata(const char* what, int64_t pid, int64_t tid, const std::string& nam
 
 class TraceWriter {
  public:
-  TraceWriter(const std::vector<RangeRecord>& ranges, const ActivityBatch& activity)
-      : ranges_(ranges), activity_(activity) {}
+  TraceWriter(const std::vector<RangeRecord>& ranges, const ActivityBatch& activity,
+              const std::vector<OperatorCallRecord>& calls, const std::vector<std::string>& strings)
+      : ranges_(ranges), activity_(activity), calls_(calls), strings_(strings) {}
 
   void write(std::ostream& out, const std::string& process_name) {
     place_events();
@@ -84,6 +85,12 @@ class TraceWriter {
       const auto& r = ranges_[i];
       if (r.end_ns != 0 && r.end_ns >= r.start_ns) add(kCpuPid, r.thread_id, r.start_ns, r.end_ns, Kind::range, i);
     }
+    for (size_t i = 0; i < calls_.size(); ++i) {
+      const auto& c = calls_[i];
+      if (c.end_ns >= c.start_ns) add(kCpuPid, c.thread_id, c.start_ns, c.end_ns, Kind::op, i);
+      call_by_id_.emplace(c.id, i);
+    }
+    for (const auto& c : activity_.correlations) call_of_correlation_.emplace(c.correlation_id, c.external_id);
     std::map<uint32_t, size_t> api_by_correlation;
     for (size_t i = 0; i < activity_.api.size(); ++i) {
       const auto& a = activity_.api[i];
@@ -136,8 +143,30 @@ class TraceWriter {
     return found->second;
   }
 
+  const std::string& text(uint32_t id) const {
+    static const std::string none;
+    return id < strings_.size() ? strings_[id] : none;
+  }
+
+  // Names the operator call a kernel or copy was launched in, where the window holds it.
+  void add_operator(Json& args, uint32_t correlation) const {
+    const auto tagged = call_of_correlation_.find(correlation);
+    if (correlation == 0 || tagged == call_of_correlation_.end()) return;
+    const auto call = call_by_id_.find(tagged->second);
+    if (call == call_by_id_.end()) return;
+    args["operator"] = text(calls_[call->second].name);
+    args["operator call id"] = tagged->second;
+  }
+
   Json render(const Event& e) const {
     switch (e.kind) {
+      case Kind::op: {
+        const auto& c = calls_[e.index];
+        Json j = slice(text(c.name), "cpu_op", e);
+        j["args"] = {{"call id", c.id}, {"parent call id", c.parent_id}};
+        if (c.input_shapes != 0) j["args"]["input shapes"] = text(c.input_shapes);
+        return j;
+      }
       case Kind::range: {
         const auto& r = ranges_[e.index];
         Json j = slice(r.name, "range", e);
@@ -158,12 +187,14 @@ class TraceWriter {
                      {"grid", {k.grid[0], k.grid[1], k.grid[2]}},
                      {"block", {k.block[0], k.block[1], k.block[2]}},
                      {"correlation id", k.correlation_id}};
+        add_operator(j["args"], k.correlation_id);
         return j;
       }
       case Kind::memory: {
         const auto& m = activity_.memory[e.index];
         Json j = slice(memory_activity_name(m.operation), m.operation == MemoryOperation::set ? "memset" : "memcpy", e);
         j["args"] = {{"bytes", m.bytes}, {"correlation id", m.correlation_id}};
+        add_operator(j["args"], m.correlation_id);
         return j;
       }
       case Kind::flow_start:
@@ -179,6 +210,10 @@ class TraceWriter {
 
   const std::vector<RangeRecord>& ranges_;
   const ActivityBatch& activity_;
+  const std::vector<OperatorCallRecord>& calls_;
+  const std::vector<std::string>& strings_;
+  std::unordered_map<uint64_t, size_t> call_by_id_;
+  std::unordered_map<uint32_t, uint64_t> call_of_correlation_;
   std::vector<Event> events_;
   std::set<std::pair<int64_t, int64_t>> tracks_;
   mutable std::unordered_map<std::string, std::pair<std::string, std::string>> names_;
@@ -189,7 +224,13 @@ class TraceWriter {
 
 void write_chrome_trace(std::ostream& out, const std::vector<RangeRecord>& ranges, const ActivityBatch& activity,
                         const std::string& process_name) {
-  TraceWriter(ranges, activity).write(out, process_name);
+  const std::vector<OperatorCallRecord> no_calls;
+  const std::vector<std::string> no_strings;
+  TraceWriter(ranges, activity, no_calls, no_strings).write(out, process_name);
+}
+
+void write_chrome_trace(std::ostream& out, const TraceWindow& window, const std::string& process_name) {
+  TraceWriter(window.ranges, window.activity, window.operator_calls, window.operator_strings).write(out, process_name);
 }
 
 }  // namespace stepscope

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "profiling/activity_records.h"
+#include "profiling/trace_window.h"
 
 namespace stepscope {
 
@@ -26,5 +27,11 @@ namespace stepscope {
 // Invalid UTF-8 in names is replaced by U+FFFD so the output is always valid JSON.
 void write_chrome_trace(std::ostream& out, const std::vector<profiling::RangeRecord>& ranges,
                         const profiling::ActivityBatch& activity, const std::string& process_name);
+// The same with the window's operator calls as well, where the operator profiler ran: "X"
+// events (cat "cpu_op", named by the operator; args "call id", "parent call id", "input
+// shapes") on the track of the thread that ran them, beside its ranges; each kernel or copy
+// whose launch carried a call's id (the window's correlations) names it in its args
+// ("operator", "operator call id").
+void write_chrome_trace(std::ostream& out, const profiling::TraceWindow& window, const std::string& process_name);
 
 }  // namespace stepscope

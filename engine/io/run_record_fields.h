@@ -57,6 +57,7 @@ void fields(V& v, S& s, Of<BenchConfig>) {
   v("memory_event_limit", s.memory_event_limit);
   v("engine", s.engine, kAddedLater);
   v("cuda_graphs", s.cuda_graphs, kAddedLater);
+  v("profile_operators", s.profile_operators, kAddedLater);
 }
 
 template <class V, class S>
@@ -101,6 +102,7 @@ void fields(V& v, S& s, Of<BenchResult>) {
   v("max_loss_diff", s.max_loss_diff, kAddedLater);
   v("cuda_graphs_used", s.cuda_graphs_used, kAddedLater);
   v("kernel_profile", s.kernel_profile);
+  v("operator_profile", s.operator_profile, kAddedLater);
   // trace, allocator_snapshot and allocation_log: left out (see run_record_json.h).
 }
 
@@ -165,6 +167,40 @@ void fields(V& v, S& s, Of<profiling::KernelProfile>) {
   v("dropped_records", s.dropped_records);
   v("unattributed_kernels", s.unattributed_kernels);
   v("untimed_records", s.untimed_records);
+  v("gpu_activity_recorded", s.gpu_activity_recorded);
+  v("source_message", s.source_message);
+}
+
+template <class V, class S>
+void fields(V& v, S& s, Of<profiling::OperatorKernel>) {
+  v("name", s.name);
+  v("short_name", s.short_name);
+  v("category", s.category);
+  v("launches", s.launches);
+  v("total_ns", s.total_ns);
+}
+
+template <class V, class S>
+void fields(V& v, S& s, Of<profiling::OperatorStats>) {
+  v("range_path", s.range_path);
+  v("name", s.name);
+  v("input_shapes", s.input_shapes);
+  v("calls", s.calls);
+  v("total_cpu_ns", s.total_cpu_ns);
+  v("self_cpu_ns", s.self_cpu_ns);
+  v("self_gpu_ns", s.self_gpu_ns);
+  v("total_gpu_ns", s.total_gpu_ns);
+  v("kernels", s.kernels);
+}
+
+template <class V, class S>
+void fields(V& v, S& s, Of<profiling::OperatorProfile>) {
+  v("operators", s.operators);
+  v("measured_steps", s.measured_steps);
+  v("measured_cpu_ns", s.measured_cpu_ns);
+  v("operator_calls", s.operator_calls);
+  v("dropped_calls", s.dropped_calls);
+  v("unattributed_kernels", s.unattributed_kernels);
   v("gpu_activity_recorded", s.gpu_activity_recorded);
   v("source_message", s.source_message);
 }

@@ -25,6 +25,7 @@ json write_entry(const Writer& writer, const RunRecordEntry& entry) {
               {"row", row_to_json(schema.columns(), schema.values(entry.result))},
               {"steps_ns", writer.write(entry.result.steps)},
               {"kernel_profile", writer.write(entry.result.kernel_profile)},
+              {"operator_profile", writer.write(entry.result.operator_profile)},
               {"timeline", writer.write(entry.timeline)}};
   if (is_import(entry.result)) out["imported_from"] = entry.result.imported_from;  // imports only
   return out;
@@ -38,6 +39,10 @@ RunRecordEntry read_entry(const JsonAt& at) {
   read(at.member("steps_ns"), r.steps);  // before the row: a phase's count is its steps'
   read_stored_fields(at.member("row"), bench_schema(), r);
   read(at.member("kernel_profile"), r.kernel_profile);
+  // Added within version 3: absent in earlier files, read as null.
+  if (at.value().is_object() && at.value().contains("operator_profile")) {
+    read(at.member("operator_profile"), r.operator_profile);
+  }
   read(at.member("timeline"), entry.timeline);
   return entry;
 }

@@ -4,8 +4,8 @@
 // Version 2:
 // {"format": "stepscope-run", "version": 2, "environment": {...},
 //  "entries": [{"config": {...}, "row": {<bench schema columns>}, "steps_ns": [...],
-//               "kernel_profile": {...} or null, "timeline": {...} or null,
-//               "imported_from": "trace.json.gz" (an imported profile's only)}, ...],
+//               "kernel_profile": {...} or null, "operator_profile": {...} or null,
+//               "timeline": {...} or null, "imported_from": "trace.json.gz" (an imported profile's only)}, ...],
 //  "tables": [{"schema": "precision.accumulate", "columns": [...], "rows": [...]}, ...],
 //  "outcome": {"status": "cancelled", "planned": 16} or null}
 // `entries` are the step benchmark's configurations: the row holds exactly the CSV's columns
@@ -19,7 +19,8 @@
 // written in the shortest form that reads back to the same bits; NaN and infinities as the
 // strings "NaN", "Infinity", "-Infinity". Invalid UTF-8 is replaced by U+FFFD on writing.
 // Members unknown to this version are ignored; every known one must be present, but for
-// "outcome" (added within version 3: absent in earlier files, read as null).
+// "outcome" and an entry's "operator_profile" (added within version 3: absent in earlier
+// files, read as null).
 #pragma once
 
 #include <cstddef>

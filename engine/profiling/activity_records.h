@@ -43,11 +43,12 @@ struct ApiRecord {
   bool driver = false;
 };
 
-// Ties an API call (and so the kernels and copies it caused) to the CPU range that was
-// innermost on its thread when it ran: CUPTI's external correlation.
+// Ties an API call (and so the kernels and copies it caused) to the id that was pushed
+// innermost on its thread when it ran (ActivitySource::push_correlation): the operator call
+// that made it. CUPTI's external correlation.
 struct CorrelationRecord {
   uint32_t correlation_id = 0;
-  uint64_t range_id = 0;
+  uint64_t external_id = 0;
 };
 
 struct ActivityBatch {

@@ -27,6 +27,12 @@ class ActivitySource {
   virtual ActivityBatch take() = 0;
   // Now, on the clock of the records.
   virtual int64_t now_ns() const = 0;
+  // Tags the CUDA calls the calling thread makes from now until the matching pop with `id`
+  // (CUPTI's external correlation): the batches' correlations then tie those calls, and so
+  // their kernels, to it. Pushes nest per thread; the innermost id tags. Called on any thread
+  // the operator profiler sees, hot: a source that cannot tag does nothing.
+  virtual void push_correlation(uint64_t /*id*/) {}
+  virtual void pop_correlation() {}
 };
 
 // CUPTI's activity API in CUDA builds; nullptr in CPU builds.

@@ -4,8 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "profiling/kernel_category.h"
-#include "profiling/kernel_names.h"
+#include "profiling/launch_calls.h"
 
 namespace stepscope::profiling {
 
@@ -33,20 +32,16 @@ StepGpuUsage usage_of(int step, std::vector<std::pair<int64_t, int64_t>> interva
   return usage;
 }
 
-// Calls that can start GPU work: kernel launches (runtime, driver, graphs) and copies and
-// sets. Everything else (cudaGetDevice, event records, ...) never has activity to attribute.
-bool starts_gpu_work(const std::string& api) {
-  for (const char* part : {"Launch", "Memcpy", "Memset"}) {
-    if (api.find(part) != std::string::npos) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
-KernelSummaryBuilder::KernelSummaryBuilder(SummaryOptions options) : options_(options) {
-  range_name_id(kMeasuredWindow);
-  step_range_name_ = range_name_id(step_ranges::kStep);
+KernelSummaryBuilder::KernelSummaryBuilder(SummaryOptions options)
+    : options_(options),
+      step_range_name_(intern_fixed_range_names()),
+      ranges_(step_range_name_) {}
+
+uint32_t KernelSummaryBuilder::intern_fixed_range_names() {
+  range_name_id(kMeasuredWindow);  // 0
+  return range_name_id(step_ranges::kStep);
 }
 
 uint32_t KernelSummaryBuilder::range_name_id(const std::string& name) {
@@ -55,38 +50,18 @@ uint32_t KernelSummaryBuilder::range_name_id(const std::string& name) {
   return it->second;
 }
 
-uint32_t KernelSummaryBuilder::kernel_id(const std::string& reported_name, bool is_memory) {
-  const auto [it, inserted] = kernel_ids_.try_emplace(reported_name, static_cast<uint32_t>(kernels_.size()));
-  if (inserted) {
-    KernelName k;
-    k.name = is_memory ? reported_name : demangle_kernel_name(reported_name);
-    k.short_name = is_memory ? k.name : short_kernel_name(k.name);
-    k.category = is_memory ? KernelCategory::memory : classify_kernel(k.name);
-    kernels_.push_back(std::move(k));
-  }
-  return it->second;
-}
-
 void KernelSummaryBuilder::add_ranges(const std::vector<RangeRecord>& ranges) {
   std::vector<const RangeRecord*> closing;
   for (const auto& r : ranges) {
-    auto [it, inserted] = ranges_.try_emplace(r.id);
-    Range& range = it->second;
-    const bool was_open = inserted || range.end == 0;
-    range = Range{range_name_id(r.name), r.parent_id, r.thread_id, r.start_ns, r.end_ns, r.step, r.warmup};
-    if (inserted) ranges_by_thread_[r.thread_id][{r.start_ns, r.id}] = r.id;
-    if (range.name == step_range_name_ && step_thread_ == 0) step_thread_ = r.thread_id;
+    const bool closes = ranges_.add(r, range_name_id(r.name));
     if (r.step >= 0) steps_[r.step] = r.warmup;
-    if (was_open && r.end_ns != 0) {
-      closed_ranges_.emplace_back(r.end_ns, r.id);
-      if (r.step >= 0 && (!r.warmup || options_.include_warmup)) closing.push_back(&r);
-    }
+    if (closes && r.step >= 0 && (!r.warmup || options_.include_warmup)) closing.push_back(&r);
   }
   // Timed once the whole batch is in: a recorder hands a closed range over before the copy of
   // its still open parent.
   for (const RangeRecord* r : closing) {
-    const auto parent = ranges_.find(r->parent_id);
-    const std::string& parent_name = parent != ranges_.end() ? range_names_[parent->second.name] : std::string();
+    const TimedRange* parent = ranges_.find(r->parent_id);
+    const std::string& parent_name = parent != nullptr ? range_names_[parent->name] : std::string();
     auto& [count, total] = cpu_ranges_[{parent_name, r->name}];
     ++count;
     total += r->end_ns - r->start_ns;
@@ -98,7 +73,7 @@ void KernelSummaryBuilder::add_activity(const ActivityBatch& batch) {
   for (const auto& api : batch.api) {
     newest_ = std::max(newest_, api.end_ns);
     if (!starts_gpu_work(api.name)) continue;
-    launches_[api.correlation_id] = Launch{api.start_ns, api.thread_id, api.name.find("Graph") != std::string::npos};
+    launches_[api.correlation_id] = Launch{api.start_ns, api.thread_id, launches_graph(api.name)};
     launch_expiry_.emplace_back(api.end_ns, api.correlation_id);
   }
   // CUPTI reports 0 for both timestamps of a record it could not time (one still in flight
@@ -110,11 +85,11 @@ void KernelSummaryBuilder::add_activity(const ActivityBatch& batch) {
   };
   for (const auto& k : batch.kernels) {
     if (!timed(k.start_ns, k.end_ns)) continue;
-    pending_.push_back({kernel_id(k.name, false), k.start_ns, k.end_ns, k.correlation_id});
+    pending_.push_back({kernels_.kernel(k.name), k.start_ns, k.end_ns, k.correlation_id});
   }
   for (const auto& m : batch.memory) {
     if (!timed(m.start_ns, m.end_ns)) continue;
-    pending_.push_back({kernel_id(memory_activity_name(m.operation), true), m.start_ns, m.end_ns, m.correlation_id});
+    pending_.push_back({kernels_.copy_or_set(m.operation), m.start_ns, m.end_ns, m.correlation_id});
   }
   attribute_pending(false);
   forget_old(newest_);
@@ -133,32 +108,13 @@ void KernelSummaryBuilder::attribute_pending(bool final) {
   pending_ = std::move(waiting);
 }
 
-const KernelSummaryBuilder::Range* KernelSummaryBuilder::innermost(uint32_t thread, int64_t time) const {
-  const auto per_thread = ranges_by_thread_.find(thread);
-  if (per_thread == ranges_by_thread_.end()) return nullptr;
-  const auto it = per_thread->second.upper_bound({time, UINT64_MAX});
-  if (it == per_thread->second.begin()) return nullptr;
-  // The latest range started before `time` either contains it or is a descendant of the
-  // innermost range that does (ranges nest per thread): walk up.
-  uint64_t id = std::prev(it)->second;
-  while (id != 0) {
-    const auto found = ranges_.find(id);
-    if (found == ranges_.end()) return nullptr;
-    const Range& range = found->second;
-    if (range.start <= time && (range.end == 0 || range.end > time)) return &range;
-    id = range.parent;
-  }
-  return nullptr;
-}
-
 bool KernelSummaryBuilder::attribute(const Activity& activity) {
   const auto launch = launches_.find(activity.correlation);
   if (launch == launches_.end()) return false;
   const int64_t when = launch->second.start;
   const uint32_t thread = launch->second.thread;
   if (!launch->second.many) launches_.erase(launch);
-  const Range* range = innermost(thread, when);
-  if (range == nullptr && thread != step_thread_) range = innermost(step_thread_, when);
+  const TimedRange* range = ranges_.innermost(thread, when);
   if (range == nullptr) {
     ++unattributed_;
     return true;
@@ -168,10 +124,8 @@ bool KernelSummaryBuilder::attribute(const Activity& activity) {
   uint32_t names[32];
   size_t count = 0;
   names[count++] = 0;
-  for (const Range* r = range; r != nullptr && count < 32;) {
+  for (const TimedRange* r = range; r != nullptr && count < 32; r = ranges_.find(r->parent)) {
     if (std::find(names, names + count, r->name) == names + count) names[count++] = r->name;
-    const auto parent = ranges_.find(r->parent);
-    r = parent == ranges_.end() ? nullptr : &parent->second;
   }
   const int64_t duration = activity.end - activity.start;
   for (size_t i = 0; i < count; ++i) {
@@ -188,14 +142,7 @@ void KernelSummaryBuilder::forget_old(int64_t newest) {
     launches_.erase(launch_expiry_.front().second);
     launch_expiry_.pop_front();
   }
-  while (!closed_ranges_.empty() && closed_ranges_.front().first < horizon) {
-    const auto it = ranges_.find(closed_ranges_.front().second);
-    if (it != ranges_.end() && it->second.end != 0) {
-      ranges_by_thread_[it->second.thread].erase({it->second.start, it->first});
-      ranges_.erase(it);
-    }
-    closed_ranges_.pop_front();
-  }
+  ranges_.forget_closed_before(horizon);
   // Steps two behind the newest active one are complete: keep their figures, not their intervals.
   if (!step_intervals_.empty()) {
     const int newest_step = step_intervals_.rbegin()->first;

@@ -14,7 +14,9 @@
 
 #include "profiling/activity_records.h"
 #include "profiling/duration_stats.h"
+#include "profiling/kernel_name_table.h"
 #include "profiling/kernel_profile.h"
+#include "profiling/range_timeline.h"
 #include "profiling/step_ranges.h"
 
 namespace stepscope::profiling {
@@ -44,14 +46,6 @@ class KernelSummaryBuilder {
  private:
   // Names are interned: attribution runs for every kernel, so it compares integers, not
   // demangled template names hundreds of characters long.
-  struct Range {
-    uint32_t name = 0;
-    uint64_t parent = 0;
-    uint32_t thread = 0;
-    int64_t start = 0, end = 0;  // end 0: still open
-    int step = -1;
-    bool warmup = false;
-  };
   struct Launch {
     int64_t start = 0;
     uint32_t thread = 0;
@@ -62,30 +56,19 @@ class KernelSummaryBuilder {
     int64_t start = 0, end = 0;
     uint32_t correlation = 0;
   };
-  struct KernelName {
-    std::string name;  // demangled, or "[CUDA memcpy ...]" for copies
-    std::string short_name;
-    KernelCategory category = KernelCategory::other;
-  };
 
   void attribute_pending(bool final);
   bool attribute(const Activity& activity);
-  const Range* innermost(uint32_t thread, int64_t time) const;
   void forget_old(int64_t newest);
   uint32_t range_name_id(const std::string& name);
-  uint32_t kernel_id(const std::string& reported_name, bool is_memory);
+  uint32_t intern_fixed_range_names();  // the measured window as 0; returns "step"'s id
 
   SummaryOptions options_;
   std::vector<std::string> range_names_;  // by id; 0 is the measured window
   std::unordered_map<std::string, uint32_t> range_name_ids_;
-  std::vector<KernelName> kernels_;                          // by id
-  std::unordered_map<std::string, uint32_t> kernel_ids_;     // by the name the source reported
-  std::unordered_map<uint64_t, Range> ranges_;
-  std::deque<std::pair<int64_t, uint64_t>> closed_ranges_;  // (end, id), in the order they closed
-  // thread -> (start, id) -> id; ids break ties between ranges opened in the same tick.
-  std::map<uint32_t, std::map<std::pair<int64_t, uint64_t>, uint64_t>> ranges_by_thread_;
+  KernelNameTable kernels_;
   uint32_t step_range_name_ = 0;
-  uint32_t step_thread_ = 0;  // the thread that opens "step" ranges
+  RangeTimeline ranges_;
   // Calls that start GPU work, by correlation id, until their activity arrives or they expire.
   std::unordered_map<uint32_t, Launch> launches_;
   std::deque<std::pair<int64_t, uint32_t>> launch_expiry_;  // (end, correlation), in arrival order

@@ -17,6 +17,7 @@ thread_local std::vector<uint64_t> t_open_ranges;
 // Names of the ScopedRanges open on this thread, and the innermost one for every thread.
 thread_local std::vector<const char*> t_open_names;
 std::atomic<const char*> g_current_name{""};
+std::atomic<uint64_t> g_current_id{0};
 
 int64_t steady_now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -89,6 +90,10 @@ RangeRecorder* active_range_recorder() { return g_active.load(std::memory_order_
 
 const char* current_range_name() { return g_current_name.load(std::memory_order_relaxed); }
 
+uint64_t current_range_id() {
+  return t_open_ranges.empty() ? g_current_id.load(std::memory_order_relaxed) : t_open_ranges.back();
+}
+
 ScopedRange::ScopedRange(const char* name) : recorder_(active_range_recorder()) {
   t_open_names.push_back(name);
   g_current_name.store(name, std::memory_order_relaxed);
@@ -96,10 +101,12 @@ ScopedRange::ScopedRange(const char* name) : recorder_(active_range_recorder()) 
   nvtxRangePushA(name);
 #endif
   if (recorder_) id_ = recorder_->push(name);
+  g_current_id.store(id_, std::memory_order_relaxed);
 }
 
 ScopedRange::~ScopedRange() {
   if (recorder_) recorder_->pop(id_);
+  g_current_id.store(t_open_ranges.empty() ? 0 : t_open_ranges.back(), std::memory_order_relaxed);
   t_open_names.pop_back();
   g_current_name.store(t_open_names.empty() ? "" : t_open_names.back(), std::memory_order_relaxed);
 #ifdef STEPSCOPE_WITH_NVTX

@@ -59,6 +59,11 @@ class ScopedRange {
 // marks ranges), "" when none: what an allocation made at this moment belongs to. Range
 // names are string literals, so a pointer is enough.
 const char* current_range_name();
+// The id of the innermost range open now, for what happens inside it (an operator call): the
+// calling thread's own, or, on a thread that marks none (autograd's device threads, which run
+// the backward pass while the step thread waits in "backward"), the step thread's. 0 outside
+// every range or when no recorder runs.
+uint64_t current_range_id();
 
 // Small numeric id of the calling thread, stable for its lifetime.
 uint32_t current_thread_id();

@@ -40,6 +40,10 @@ add_test(NAME cli_e2e.profile_kernels_cpu
     -P ${CMAKE_CURRENT_LIST_DIR}/run_profile_cpu.cmake)
 set_tests_properties(cli_e2e.profile_kernels_cpu PROPERTIES LABELS "cli;e2e")
 stepscope_cli_error_test(profile_unknown "unknown profiler 'cycles'" bench --model tiny --profile cycles)
+# --profile ops on the CPU: the operator tables, record and trace, read back by Python.
+add_test(NAME cli_e2e.profile_ops_cpu COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_profile_ops_cpu.sh
+  $<TARGET_FILE:stepscope-cli> ${CMAKE_CURRENT_BINARY_DIR}/e2e_profile_ops)
+set_tests_properties(cli_e2e.profile_ops_cpu PROPERTIES LABELS "cli;e2e" PASS_REGULAR_EXPRESSION "PASS" TIMEOUT 300)
 
 # The precision lab.
 stepscope_cli_error_test(precision_needs_experiment "precision needs an experiment: accumulate or autocast" precision)

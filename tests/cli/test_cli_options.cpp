@@ -107,7 +107,10 @@ TEST(BenchOptions, ProfileKernelsAndWhereItsFilesGo) {
   EXPECT_EQ(error_of({"--memory-points", "100"}), "--memory-points and --memory-events need --profile memory");
   EXPECT_EQ(error_of({"--profile", "memory", "--memory-points", "3"}), "--memory-points: 3 is too small (at least 10)");
   EXPECT_EQ(error_of({"--profile", "cycles"}),
-            "--profile: unknown profiler 'cycles' (use kernels, memory or kernels,memory)");
+            "--profile: unknown profiler 'cycles' (use kernels, memory, ops or a list such as kernels,ops)");
+  const auto ops = parse_bench_options({"--profile", "ops,memory"});
+  EXPECT_TRUE(ops.spec.base.profile_operators && ops.spec.base.profile_memory);
+  EXPECT_FALSE(ops.spec.base.profile_kernels);
   EXPECT_EQ(error_of({"--short-names"}), "--short-names needs --profile kernels");
 }
 

@@ -37,9 +37,11 @@ TEST(ExperimentInputs, BenchSpecThroughArgv) {
   spec.base.peak_tflops = 989.5;
   spec.base.profile_kernels = true;
   spec.base.profile_memory = true;
+  spec.base.profile_operators = true;
   spec.base.memory_event_limit = 5000;
   const schema::InputValues values = bench_values(spec);
   EXPECT_EQ(values.text("device"), "cuda:1");
+  EXPECT_EQ(values.text("profile"), "kernels,ops,memory");
   const schema::InputValues back = through_argv(values);
   EXPECT_EQ(back, values);
   const SweepSpec again = bench_spec(back);
@@ -55,7 +57,7 @@ TEST(ExperimentInputs, BenchSpecThroughArgv) {
   EXPECT_EQ(again.base.device, (Device{DeviceKind::cuda, 1}));
   EXPECT_EQ(again.base.seed, 7u);
   EXPECT_DOUBLE_EQ(again.base.peak_tflops, 989.5);
-  EXPECT_TRUE(again.base.profile_kernels && again.base.profile_memory);
+  EXPECT_TRUE(again.base.profile_kernels && again.base.profile_memory && again.base.profile_operators);
   EXPECT_EQ(again.base.memory_event_limit, 5000);
 }
 

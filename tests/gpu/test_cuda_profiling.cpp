@@ -47,6 +47,35 @@ TEST(CudaProfiling, KernelsAreAttributedToTheStepsRanges) {
   EXPECT_EQ(p.untimed_records, 0u);
 }
 
+// Operators on a GPU: each kernel of the measured steps belongs to the operator whose launch
+// carried its call's id (or to a range's "(outside operators)"), once: the operators' self GPU
+// times add up to the kernel summaries' measured window.
+TEST(CudaProfiling, OperatorsOwnTheKernelsTheyLaunched) {
+  if (compat::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible to this build";
+  auto c = testing::mini_gpu_train_config(3);
+  c.profile_kernels = true;
+  c.profile_operators = true;
+  const auto r = run_step_benchmark(c);
+  ASSERT_EQ(r.status, RunStatus::ok) << r.message;
+  ASSERT_TRUE(r.operator_profile && r.kernel_profile);
+  const auto& ops = *r.operator_profile;
+  ASSERT_TRUE(ops.gpu_activity_recorded) << ops.source_message;
+  EXPECT_EQ(ops.measured_steps, 3);
+  EXPECT_EQ(ops.dropped_calls, 0u);
+  int64_t self_gpu = 0, matmul_kernels = 0;
+  for (const auto& op : ops.operators) {
+    EXPECT_LE(op.self_gpu_ns, op.total_gpu_ns) << op.name;
+    self_gpu += op.self_gpu_ns;
+    if (!op.range_path.empty() && op.range_path.front() == "forward" && (op.name == "aten::mm" || op.name == "aten::addmm")) {
+      for (const auto& k : op.kernels) matmul_kernels += k.category == profiling::KernelCategory::matrix_multiply;
+    }
+  }
+  EXPECT_GT(matmul_kernels, 0) << "the forward pass's matrix multiplies launch GEMM kernels";
+  const auto* window = profiling::find_range(*r.kernel_profile, profiling::kMeasuredWindow);
+  ASSERT_NE(window, nullptr);
+  EXPECT_NEAR(static_cast<double>(self_gpu), static_cast<double>(window->gpu_time_ns), 0.01 * window->gpu_time_ns);
+}
+
 // Subscribers see summaries while the run goes, at least every 500 ms, with GPU time in them
 // before the run ends (CUPTI hands over completed buffers during the run).
 class LiveProfiles : public ProgressSink {

@@ -50,6 +50,7 @@ inline void expect_same(const BenchConfig& a, const BenchConfig& b) {
   RR_EQ(a, b, profile_kernels);
   RR_EQ(a, b, profile_memory);
   RR_EQ(a, b, memory_event_limit);
+  RR_EQ(a, b, profile_operators);
 }
 
 inline void expect_same(const PhaseStats& a, const PhaseStats& b, const char* phase) {
@@ -187,6 +188,39 @@ inline void expect_same(const profiling::MemoryTimeline& a, const profiling::Mem
   for (size_t i = 0; i < a.points.size(); ++i) expect_same(a.points[i], b.points[i]);
 }
 
+inline void expect_same(const profiling::OperatorStats& a, const profiling::OperatorStats& b) {
+  SCOPED_TRACE("operator " + a.name);
+  RR_EQ(a, b, range_path);
+  RR_EQ(a, b, name);
+  RR_EQ(a, b, input_shapes);
+  RR_EQ(a, b, calls);
+  RR_EQ(a, b, total_cpu_ns);
+  RR_EQ(a, b, self_cpu_ns);
+  RR_EQ(a, b, self_gpu_ns);
+  RR_EQ(a, b, total_gpu_ns);
+  ASSERT_EQ(a.kernels.size(), b.kernels.size());
+  for (size_t i = 0; i < a.kernels.size(); ++i) {
+    RR_EQ(a.kernels[i], b.kernels[i], name);
+    RR_EQ(a.kernels[i], b.kernels[i], short_name);
+    RR_EQ(a.kernels[i], b.kernels[i], category);
+    RR_EQ(a.kernels[i], b.kernels[i], launches);
+    RR_EQ(a.kernels[i], b.kernels[i], total_ns);
+  }
+}
+
+inline void expect_same(const profiling::OperatorProfile& a, const profiling::OperatorProfile& b) {
+  SCOPED_TRACE("operator_profile");
+  ASSERT_EQ(a.operators.size(), b.operators.size());
+  for (size_t i = 0; i < a.operators.size(); ++i) expect_same(a.operators[i], b.operators[i]);
+  RR_EQ(a, b, measured_steps);
+  RR_EQ(a, b, measured_cpu_ns);
+  RR_EQ(a, b, operator_calls);
+  RR_EQ(a, b, dropped_calls);
+  RR_EQ(a, b, unattributed_kernels);
+  RR_EQ(a, b, gpu_activity_recorded);
+  RR_EQ(a, b, source_message);
+}
+
 // The written fields; trace, allocator_snapshot and allocation_log are not written.
 inline void expect_same(const BenchResult& a, const BenchResult& b) {
   expect_same(a.config, b.config);
@@ -216,6 +250,8 @@ inline void expect_same(const BenchResult& a, const BenchResult& b) {
   RR_EQ(a, b, skipped_steps);
   ASSERT_EQ(a.kernel_profile == nullptr, b.kernel_profile == nullptr);
   if (a.kernel_profile) expect_same(*a.kernel_profile, *b.kernel_profile);
+  ASSERT_EQ(a.operator_profile == nullptr, b.operator_profile == nullptr);
+  if (a.operator_profile) expect_same(*a.operator_profile, *b.operator_profile);
 }
 
 inline void expect_same(const RunRecord& a, const RunRecord& b) {
@@ -262,6 +298,7 @@ inline BenchResult ok_result() {
   c.profile_kernels = true;
   c.profile_memory = true;
   c.memory_event_limit = 123456789012;
+  c.profile_operators = true;
   r.status = RunStatus::ok;
   r.message = "line one\nline two\t\x01 \\ \"quoted\"";
   r.device_name = "NVIDIA H100 80GB HBM3 — Ünïcode";
@@ -307,6 +344,34 @@ inline BenchResult ok_result() {
   profile->gpu_activity_recorded = true;
   profile->source_message = "CUPTI: buffer of 8 MiB";
   r.kernel_profile = profile;
+  auto operators = std::make_shared<profiling::OperatorProfile>();
+  profiling::OperatorStats mm;
+  mm.range_path = {"forward", "attention", "attention scores"};
+  mm.name = "aten::bmm";
+  mm.input_shapes = "[[64, 1024, 64], [64, 64, 1024]]";
+  mm.calls = 9007199254740993;
+  mm.total_cpu_ns = 123456789;
+  mm.self_cpu_ns = 23456789;
+  mm.self_gpu_ns = 4444;
+  mm.total_gpu_ns = 5555;
+  mm.kernels = {{"void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_64x64_16x6_tn_align4>(Params)",
+                 "Kernel2<cutlass_80_tensorop_s1688gemm_64x64_16x6_tn_align4>",
+                 profiling::KernelCategory::matrix_multiply, 18, 4000},
+                {"[CUDA memset]", "[CUDA memset]", profiling::KernelCategory::memory, 2, 444}};
+  profiling::OperatorStats outside;
+  outside.range_path = {"backward"};
+  outside.name = profiling::kOutsideOperators;
+  outside.self_gpu_ns = outside.total_gpu_ns = 77;
+  outside.kernels = {{"fused \"ü\" kernel", "fused", profiling::KernelCategory::other, 1, 77}};
+  operators->operators = {mm, outside};
+  operators->measured_steps = 11;
+  operators->measured_cpu_ns = std::numeric_limits<int64_t>::max();
+  operators->operator_calls = 12345;
+  operators->dropped_calls = std::numeric_limits<uint64_t>::max();
+  operators->unattributed_kernels = 3;
+  operators->gpu_activity_recorded = true;
+  operators->source_message = "CUPTI: \"note\"";
+  r.operator_profile = operators;
   // Not written: a record of the run keeps none of these.
   r.trace = std::make_shared<profiling::TraceWindow>();
   r.allocator_snapshot = std::make_shared<const std::string>("\x80\x02 pickle");

@@ -64,6 +64,24 @@ TEST(RunRecordJson, HowTheRunEndedRoundTripsAndIsOptional) {
   expect_contains(error_of(document), "outcome.status");
 }
 
+// Records written before the operator profiler had neither the entry's profile nor the
+// configuration's switch: they read as no profile, not as an error.
+TEST(RunRecordJson, OperatorProfileIsOptional) {
+  const RunRecord record = sample_record();
+  ASSERT_TRUE(record.entries[0].result.operator_profile);
+  nlohmann::json document = to_json(record);
+  EXPECT_TRUE(document["entries"][0]["operator_profile"].is_object());
+  document["entries"][0].erase("operator_profile");
+  document["entries"][0]["config"].erase("profile_operators");
+  const RunRecord back = run_record_from_json(document);
+  EXPECT_FALSE(back.entries[0].result.operator_profile);
+  EXPECT_FALSE(back.entries[0].result.config.profile_operators);
+  document["entries"][0]["operator_profile"] = nullptr;
+  EXPECT_FALSE(run_record_from_json(document).entries[0].result.operator_profile);
+  document["entries"][0]["operator_profile"] = {{"operators", nlohmann::json::array()}};
+  expect_contains(error_of(document), "entries[0].operator_profile.measured_steps");
+}
+
 TEST(RunRecordJson, ComparisonNoticesAChangedField) {
   // Guards the comparison helper itself: a change deep inside must not go unnoticed.
   RunRecord changed = sample_record();

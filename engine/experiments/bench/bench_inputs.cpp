@@ -65,13 +65,15 @@ schema::InputSchema make_inputs() {
                "beside --csv/--json as STEM.CONFIG.{kernels,categories,gpu_steps,cpu_ranges}.csv and\n"
                "STEM.CONFIG.trace.json; on a CPU, range timings only. memory: every allocation and free\n"
                "by category (parameter, gradient, optimizer state, activation, temporary, input, other):\n"
-               "STEM.CONFIG.{memory_timeline,memory_peaks,largest_allocations,memory_categories}.csv;\n"
-               "combine: --profile kernels,memory",
+               "STEM.CONFIG.{memory_timeline,memory_peaks,largest_allocations,memory_categories}.csv.\n"
+               "ops: LibTorch's operators per range with calls, total and self CPU time, grouped by input\n"
+               "shapes, and on a GPU the kernels each launched: STEM.CONFIG.{operators,operator_kernels}.csv\n"
+               "and STEM.CONFIG.trace.json. Combine: --profile kernels,ops,memory",
                "", true, "output", "P"});
-  f.back().choices = {"kernels", "memory"};
+  f.back().choices = {"kernels", "memory", "ops"};
   f.back().check = [](const std::string& t) {
-    if (t != "kernels" && t != "memory") {
-      throw ConfigError("unknown profiler '" + t + "' (use kernels, memory or kernels,memory)");
+    if (t != "kernels" && t != "memory" && t != "ops") {
+      throw ConfigError("unknown profiler '" + t + "' (use kernels, memory, ops or a list such as kernels,ops)");
     }
   };
   f.push_back({"short-names", "Short kernel names", InputKind::flag,
@@ -163,7 +165,8 @@ SweepSpec bench_spec(const schema::InputValues& v) {
   base.seed = static_cast<uint64_t>(v.integer("seed"));
   if (v.given("peak-tflops")) base.peak_tflops = v.number("peak-tflops");
   for (const auto& profiler : v.items("profile")) {
-    (profiler == "kernels" ? base.profile_kernels : base.profile_memory) = true;
+    (profiler == "kernels" ? base.profile_kernels : profiler == "ops" ? base.profile_operators : base.profile_memory) =
+        true;
   }
   base.memory_event_limit = v.integer("memory-events");
   if (v.flag("short-names") && !base.profile_kernels) {
@@ -206,6 +209,7 @@ schema::InputValues bench_values(const SweepSpec& spec) {
   if (base.peak_tflops > 0) v.set("peak-tflops", schema::exact_number(base.peak_tflops));
   std::vector<std::string> profilers;
   if (base.profile_kernels) profilers.push_back("kernels");
+  if (base.profile_operators) profilers.push_back("ops");
   if (base.profile_memory) profilers.push_back("memory");
   if (!profilers.empty()) v.set("profile", schema::join_items(profilers, [](const std::string& p) { return p; }));
   if (base.profile_memory) v.set("memory-events", std::to_string(base.memory_event_limit));

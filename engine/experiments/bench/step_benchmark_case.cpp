@@ -23,7 +23,7 @@ StepBenchmarkCase::~StepBenchmarkCase() = default;
 std::string StepBenchmarkCase::label() const { return describe(config_); }
 
 ObserverSpec StepBenchmarkCase::observers() const {
-  return {config_.profile_kernels, config_.profile_memory, config_.memory_event_limit};
+  return {config_.profile_kernels, config_.profile_memory, config_.memory_event_limit, config_.profile_operators};
 }
 
 void StepBenchmarkCase::check(DeviceBackend& backend) {
@@ -75,12 +75,17 @@ void StepBenchmarkCase::after_measuring(DeviceBackend& backend) {
   if (config_.engine == EngineKind::fused && config_.device.is_cpu()) {
     graphs_note_ = "fused on the CPU: its operations run their LibTorch references (the fused kernels are CUDA's)";
   }
-  if (result_.cuda_graphs_used && (config_.profile_memory || config_.profile_kernels)) {
+  if (result_.cuda_graphs_used && (config_.profile_memory || config_.profile_kernels || config_.profile_operators)) {
     graphs_note_ = std::string("CUDA graphs: ") +
                    (config_.profile_memory ? "memory was allocated when the step was captured in warm-up; "
                                              "the measured steps replay it and allocate nothing. "
                                            : "") +
-                   (config_.profile_kernels ? "kernels are attributed to the phase whose graph ran them." : "");
+                   (config_.profile_kernels ? "kernels are attributed to the phase whose graph ran them. " : "") +
+                   (config_.profile_operators ? "replays run no operators: their kernels are listed under " +
+                                                    std::string(profiling::kOutsideOperators) + " of the phase; " +
+                                                    "--cuda-graphs off shows the operators."
+                                              : "");
+    while (!graphs_note_.empty() && graphs_note_.back() == ' ') graphs_note_.pop_back();
   }
 }
 
@@ -97,6 +102,7 @@ void StepBenchmarkCase::finish(CaseEnd end) {
   }
   result_.kernel_profile = std::move(end.observation.kernel_profile);
   result_.trace = std::move(end.observation.trace);
+  result_.operator_profile = std::move(end.observation.operator_profile);
   result_.allocation_log = std::move(end.observation.allocation_log);
   result_.allocator_snapshot = std::move(end.observation.allocator_snapshot);
   if (result_.allocation_log) {

@@ -1,5 +1,5 @@
-// CUPTI activity collection: concurrent kernels, copies, sets and the runtime/driver calls
-// that launched them. CUPTI hands full buffers to a callback on its own thread; the records
+// CUPTI activity collection: concurrent kernels, copies, sets, the runtime/driver calls
+// that launched them and the external correlation ids (operator calls) those calls ran under. CUPTI hands full buffers to a callback on its own thread; the records
 // are parsed there into plain structs and picked up by take() on the profiler's thread, so
 // the training thread only pays for CUPTI's own bookkeeping.
 #include <cupti.h>
@@ -62,7 +62,7 @@ class CuptiActivitySource final : public ActivitySource {
                     "cuptiActivityRegisterCallbacks");
     for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                     CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
-                                    CUPTI_ACTIVITY_KIND_DRIVER}) {
+                                    CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION}) {
       if (!why_not.empty()) break;
       why_not = check(cuptiActivityEnable(kind), "cuptiActivityEnable");
       if (why_not.empty()) enabled_.push_back(kind);
@@ -101,6 +101,15 @@ class CuptiActivitySource final : public ActivitySource {
     uint64_t timestamp = 0;
     if (cuptiGetTimestamp(&timestamp) != CUPTI_SUCCESS) return 0;
     return static_cast<int64_t>(timestamp);
+  }
+
+  // CUPTI keeps a stack per thread and kind; CUSTOM0 is ours (kineto uses it the same way).
+  // Hot (every operator call) and unable to fail for a valid kind: results are not checked.
+  void push_correlation(uint64_t id) override {
+    cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id);
+  }
+  void pop_correlation() override {
+    cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, nullptr);
   }
 
  private:
@@ -146,6 +155,7 @@ class CuptiActivitySource final : public ActivitySource {
     append(completed_.kernels, parsed.kernels);
     append(completed_.memory, parsed.memory);
     append(completed_.api, parsed.api);
+    append(completed_.correlations, parsed.correlations);
     completed_.dropped_records += parsed.dropped_records;
   }
 
@@ -186,6 +196,15 @@ class CuptiActivitySource final : public ActivitySource {
         cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid, &name);
         batch.api.push_back({name ? name : "<cuda api>", static_cast<int64_t>(a->start),
                              static_cast<int64_t>(a->end), a->threadId, a->correlationId, driver});
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+        // Precedes the API record it tags in the buffers, so a reader that has an API call
+        // has its tag too.
+        const auto* c = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
+        if (c->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {
+          batch.correlations.push_back({c->correlationId, c->externalId});
+        }
         break;
       }
       default:
