@@ -11,7 +11,7 @@ root="$(cd "$(dirname "$0")" && pwd)"
 build="${STEPSCOPE_BUILD_DIR:-$root/build}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 tools=(g++:g++ cmake:cmake ninja:ninja-build)   # command:package
-libraries=(libtorch-dev libgloo-dev libgtest-dev nlohmann-json3-dev)
+libraries=(libtorch-dev libgloo-dev libgtest-dev nlohmann-json3-dev libsqlite3-dev)
 # The desktop application and its end-to-end test; without them only the command line builds.
 gui_packages=(qt6-base-dev qt6-charts-dev libqt6sql6-sqlite xvfb xauth)
 
