@@ -19,6 +19,7 @@
 #include "io/operator_profile_export.h"
 #include "io/memory_export.h"
 #include "io/memory_sweep_export.h"
+#include "schema/value_format.h"
 #include "io/output_file.h"
 #include "io/run_record_json.h"
 #include "io/table_csv.h"
@@ -89,6 +90,11 @@ void write_profile_files(const BenchOptions& options, const BenchResult& result,
         << (result.trace && !result.kernel_profile ? " and .trace.json" : "") << '\n';
     say_once(err, "operators", profile.source_message, said.operators);
     print_operator_digest(err, result);
+  }
+  if (result.profiled.count > 0 && result.total.mean_ms > 0) {
+    err << "profiled in " << result.profiled.count << " steps of their own after the measured ones, which ran untraced: "
+        << schema::duration_ms_text(result.profiled.mean_ms) << " a step, "
+        << schema::significant(result.profiled.mean_ms / result.total.mean_ms) << "x the measured step (what tracing cost)\n";
   }
 }
 

@@ -70,12 +70,15 @@ double RunController::eta_seconds(const Progress& p) {
   if (is_stepping(p.phase) && p.step > 0) seconds_per_step_ = phase_clock_.elapsed() / 1000.0 / p.step;
   if (seconds_per_step_ < 0 || p.config_index >= static_cast<int>(configs_.size())) return -1;
   const BenchConfig& c = configs_[static_cast<size_t>(p.config_index)];
-  double steps_left = p.phase == RunPhase::warmup      ? (c.warmup_steps - p.step) + c.measured_steps
-                      : p.phase == RunPhase::measuring ? c.measured_steps - p.step
+  // Steps left in this configuration: all of them less those of the phases done and this one's.
+  const int profiled = total_steps(c) - c.warmup_steps - c.measured_steps;
+  double steps_left = p.phase == RunPhase::warmup      ? total_steps(c) - p.step
+                      : p.phase == RunPhase::measuring ? c.measured_steps + profiled - p.step
+                      : p.phase == RunPhase::profiling ? profiled - p.step
                                                        : 0;
   // Later configurations of a sweep: as many steps at the current pace (larger ones take longer).
   for (size_t i = static_cast<size_t>(p.config_index) + 1; i < configs_.size(); ++i) {
-    steps_left += configs_[i].warmup_steps + configs_[i].measured_steps;
+    steps_left += total_steps(configs_[i]);
   }
   return steps_left * seconds_per_step_;
 }

@@ -12,8 +12,10 @@ struct KernelProfile;
 }
 
 // Where a case is; the harness moves every case through these in order.
-enum class RunPhase { preparing, warmup, measuring, done };
-// "preparing", "warm-up", "measuring", "done": what people read.
+// `profiling`: the profilers' own steps after the measured ones (a GPU's kernel and operator
+// tracing slows the steps it watches, so they are not the timed ones; see observer.h).
+enum class RunPhase { preparing, warmup, measuring, profiling, done };
+// "preparing", "warm-up", "measuring", "profiling", "done": what people read.
 std::string to_string(RunPhase phase);
 bool is_stepping(RunPhase phase);
 

@@ -15,8 +15,9 @@ namespace stepscope {
 class DeviceBackend;
 
 struct StepContext {
-  int index = 0;  // warm-up steps first, then measured ones, numbered on
+  int index = 0;  // warm-up steps first, then measured ones, then the profilers' own, numbered on
   bool warmup = false;
+  bool profiled = false;  // one of the profilers' own steps (ObserverSpec::own_steps): not a measured one
   profiling::AllocationRecorder* memory = nullptr;  // with a memory observer: mark phases and label here
 };
 

@@ -46,16 +46,17 @@ void run_case(ExperimentCase& c, CasePosition position, ProgressSink* progress, 
   c.check(*backend);
   Reporter report(progress, c.label(), position);
   CaseEnd end;
-  auto observers = make_observers(c.observers(), *backend, progress, end.observation);
+  const ObserverSpec spec = c.observers();
+  auto observers = make_observers(spec, *backend, progress, end.observation);
   profiling::AllocationRecorder* memory = nullptr;
   for (auto& o : observers) {
     if (!memory) memory = o->allocation_recorder();
   }
-  const auto run_steps = [&](int first, int count, bool warmup) {
+  const auto run_steps = [&](int first, int count, bool warmup, bool profiled = false) {
     for (int i = 0; i < count && !cancelled(cancel); ++i) {
       for (auto& o : observers) o->before_step(first + i, warmup);
-      c.run_step({first + i, warmup, memory});
-      if (!warmup) ++end.measured_steps;
+      c.run_step({first + i, warmup, profiled, profiled ? nullptr : memory});
+      if (!warmup && !profiled) ++end.measured_steps;
       report.step_done();
     }
   };
@@ -70,6 +71,13 @@ void run_case(ExperimentCase& c, CasePosition position, ProgressSink* progress, 
     report.phase(RunPhase::measuring, c.measured_steps());
     run_steps(c.warmup_steps(), c.measured_steps(), false);
     backend->synchronize();
+    if (spec.own_steps && (spec.kernels || spec.operators) && !cancelled(cancel)) {
+      for (auto& o : observers) o->before_own_steps();
+      memory = nullptr;  // the memory observer has stopped
+      report.phase(RunPhase::profiling, c.measured_steps());
+      run_steps(c.warmup_steps() + c.measured_steps(), c.measured_steps(), false, true);
+      backend->synchronize();
+    }
     c.after_measuring(*backend);
     if (cancelled(cancel)) {
       end.status = RunStatus::cancelled;

@@ -32,14 +32,15 @@ class KernelObserver final : public Observer {
     }
   }
   void before_case() override {
-    profiler_->start();
-    if (auto* recorder = profiler_->operator_recorder()) {
-      callbacks_ = std::make_unique<compat::OperatorCallbacks>(*recorder, recorder->wants_input_shapes());
-    }
+    if (!spec_.own_steps) start();
+  }
+  void before_own_steps() override {
+    if (spec_.own_steps) start();
   }
   void before_step(int index, bool warmup) override { profiler_->begin_step(index, warmup); }
   void after_case(Observation& observation) override {
     callbacks_.reset();  // no operator runs now: the case's steps are over
+    if (!started_) return;  // the case ended before the profilers' own steps
     try {
       backend_.synchronize();  // every kernel finished, so each record has its timestamps
       auto kernels = std::make_shared<profiling::KernelProfile>(profiler_->finish());
@@ -54,42 +55,59 @@ class KernelObserver final : public Observer {
   }
 
  private:
+  void start() {
+    profiler_->start();
+    started_ = true;
+    if (auto* recorder = profiler_->operator_recorder()) {
+      callbacks_ = std::make_unique<compat::OperatorCallbacks>(*recorder, recorder->wants_input_shapes());
+    }
+  }
+
   ObserverSpec spec_;
   DeviceBackend& backend_;
   std::unique_ptr<profiling::KernelProfiler> profiler_;
   std::unique_ptr<compat::OperatorCallbacks> callbacks_;
+  bool started_ = false;
 };
 
-// Every allocation and free, and on a GPU the caching allocator's own history for memory_viz.
+// Every allocation and free, and on a GPU the caching allocator's own history for memory_viz,
+// until the measured steps end: the profilers' own steps after them are not in the timeline.
 class MemoryObserver final : public Observer {
  public:
   MemoryObserver(const ObserverSpec& spec, DeviceBackend& backend, Observation& observation)
-      : recorder_(spec.memory_event_limit) {
+      : recorder_(std::make_unique<profiling::AllocationRecorder>(spec.memory_event_limit)),
+        observation_(observation) {
     const auto device = backend.device();
     const int64_t before = backend.allocated_memory_bytes();
-    if (before > 0) recorder_.note_baseline(device.is_cuda() ? device.index() : -1, before);
+    if (before > 0) recorder_->note_baseline(device.is_cuda() ? device.index() : -1, before);
     try {
       history_ = backend.record_allocator_history(static_cast<size_t>(spec.memory_event_limit));
     } catch (const std::exception& error) {
       note(observation, "the allocator's history could not be recorded", error);
     }
   }
-  profiling::AllocationRecorder* allocation_recorder() override { return &recorder_; }
-  void after_case(Observation& observation) override {
-    observation.allocation_log = std::make_shared<profiling::AllocationLog>(recorder_.log());
+  profiling::AllocationRecorder* allocation_recorder() override { return recorder_.get(); }
+  void before_own_steps() override { stop(); }
+  void after_case(Observation& /*observation*/) override { stop(); }
+
+ private:
+  void stop() {
+    if (!recorder_) return;
+    observation_.allocation_log = std::make_shared<profiling::AllocationLog>(recorder_->log());
+    recorder_.reset();  // hears no more allocations
     if (!history_) return;
     // Taken after an out-of-memory error too, when it shows what filled the device.
     try {
-      observation.allocator_snapshot = std::make_shared<const std::string>(history_->snapshot_pickle());
+      observation_.allocator_snapshot = std::make_shared<const std::string>(history_->snapshot_pickle());
     } catch (const std::exception& error) {
-      note(observation, "memory snapshot failed", error);
+      note(observation_, "memory snapshot failed", error);
     }
     history_.reset();
   }
 
- private:
-  profiling::AllocationRecorder recorder_;
+  std::unique_ptr<profiling::AllocationRecorder> recorder_;
   std::unique_ptr<AllocatorHistory> history_;
+  Observation& observation_;  // the harness's, which outlives its observers
 };
 
 }  // namespace

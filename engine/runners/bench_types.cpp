@@ -11,6 +11,14 @@ std::string describe(const BenchConfig& c) {
          (c.engine == EngineKind::eager ? "" : " " + to_string(c.engine));
 }
 
+bool profiles_in_own_steps(const BenchConfig& c) {
+  return (c.profile_kernels || c.profile_operators) && c.device.is_cuda();
+}
+
+int total_steps(const BenchConfig& c) {
+  return c.warmup_steps + c.measured_steps + (profiles_in_own_steps(c) ? c.measured_steps : 0);
+}
+
 bool is_import(const BenchResult& r) { return !r.imported_from.empty(); }
 
 std::string describe(const BenchResult& r) {

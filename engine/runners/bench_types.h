@@ -48,6 +48,12 @@ struct BenchConfig {
 // Throws ConfigError for a configuration that cannot run (the model's own checks,
 // non-positive batch/context/steps, negative warm-up).
 void validate(const BenchConfig& config);
+// Whether the kernel and operator profilers trace steps of their own after the measured ones,
+// which then run untraced (experiments/observer.h, ObserverSpec::own_steps): on a GPU, where
+// tracing every launch would slow the timed steps. On the CPU they watch the measured steps.
+bool profiles_in_own_steps(const BenchConfig& config);
+// Steps a configuration runs: warm-up, measured, and the profilers' own.
+int total_steps(const BenchConfig& config);
 // "small ctx 256 b 4 fp32 forward": how people and progress lines name a configuration.
 std::string describe(const BenchConfig& config);
 
@@ -67,6 +73,9 @@ struct BenchResult {
   std::string timer;        // "cuda-events" or "steady-clock"
   std::vector<StepTiming> steps;
   PhaseStats total, forward, backward, optimizer;
+  // The whole step in the profilers' own steps (profiles_in_own_steps): against `total`, what
+  // tracing cost; count 0 where the profilers watched the measured steps or did not run.
+  PhaseStats profiled;
   int64_t parameters = 0;
   double tokens_per_second = 0;
   double flops_per_step = 0;

@@ -52,7 +52,7 @@ TEST(BenchSchema, CsvHeaderIsTheDocumentedOne) {
   EXPECT_EQ(header, "model,d_model,d_ff,layers,heads,vocab,context,batch,precision,mode,attention,engine,device,device_name,timer,"
                     "warmup,steps,status," + phases +
                     "tokens_per_s,parameters,flops_per_step,achieved_tflops,peak_tflops,mfu,peak_memory_bytes,"
-                    "cuda_graphs,max_loss_diff,skipped_steps,message");
+                    "profiled_step_ms,profiler_slowdown,cuda_graphs,max_loss_diff,skipped_steps,message");
 }
 
 TEST(BenchSchema, CsvRowLinesUpWithTheHeader) {
@@ -121,6 +121,47 @@ TEST(BenchSchema, RecordReadsBackToTheSameCsv) {
   EXPECT_EQ(bench_csv(read), bench_csv(results));
   EXPECT_EQ(read[0].total.count, 2);
   EXPECT_EQ(read[0].optimizer.count, 0);
+}
+
+// The profilers' own steps: their mean step, and its ratio to the measured step (5 ms here).
+TEST(BenchSchema, ProfiledStepsShowWhatTracingCost) {
+  BenchResult r = sample_result();
+  const auto columns = bench_schema().columns();
+  const auto cell = [&](const BenchResult& result, const std::string& key) {
+    const auto header = csv_header(columns);
+    const auto row = csv_row(columns, bench_schema().values(result));
+    for (size_t i = 0; i < header.size(); ++i) {
+      if (header[i] == key) return row[i];
+    }
+    return std::string("<missing>");
+  };
+  EXPECT_EQ(cell(r, "profiled_step_ms"), "") << "no own steps: blank, not 0";
+  EXPECT_EQ(cell(r, "profiler_slowdown"), "");
+  r.profiled = summarize_ns({8000000, 9000000});
+  EXPECT_EQ(cell(r, "profiled_step_ms"), "8.5");
+  EXPECT_EQ(cell(r, "profiler_slowdown"), "1.7");
+  RunRecord record;
+  record.entries.push_back({r, nullptr});
+  const RunRecord back = read_run_record(write_run_record(record));
+  EXPECT_DOUBLE_EQ(back.entries[0].result.profiled.mean_ms, 8.5);
+  EXPECT_EQ(back.entries[0].result.profiled.count, 2);
+}
+
+TEST(BenchSchema, ProfilersHaveStepsOfTheirOwnOnAGpuOnly) {
+  BenchConfig c;
+  c.warmup_steps = 2;
+  c.measured_steps = 5;
+  c.profile_operators = true;
+  EXPECT_FALSE(profiles_in_own_steps(c)) << "the CPU: they watch the measured steps";
+  EXPECT_EQ(total_steps(c), 7);
+  c.device = parse_device("cuda:0");
+  EXPECT_TRUE(profiles_in_own_steps(c));
+  EXPECT_EQ(total_steps(c), 12);
+  c.profile_operators = false;
+  c.profile_memory = true;
+  EXPECT_FALSE(profiles_in_own_steps(c)) << "the memory profiler costs the steps nothing";
+  c.profile_kernels = true;
+  EXPECT_TRUE(profiles_in_own_steps(c));
 }
 
 TEST(BenchSchema, DisplayShowsMeanAndSpreadAndMissingAsDash) {

@@ -78,6 +78,11 @@ def main():
 
     for _ in range(args.warmup):
         step()
+    # The same steps unprofiled first: torch.profiler's own overhead, the reference for ours.
+    start = time.perf_counter()
+    for _ in range(args.steps):
+        step()
+    plain_ns = (time.perf_counter() - start) * 1e9
     activities = [torch.profiler.ProfilerActivity.CPU]
     if args.device == "cuda":
         activities.append(torch.profiler.ProfilerActivity.CUDA)
@@ -98,7 +103,8 @@ def main():
     self_cpu = sum(e.self_cpu_time_total for e in rows) * 1000
     print(f"wrote {args.csv}: {len(rows)} (operator, shapes) rows from torch {torch.__version__}; "
           f"{args.steps} measured steps of {wall_ns / args.steps / 1e6:.2f} ms wall, "
-          f"self CPU summed {self_cpu / args.steps / 1e6:.2f} ms a step")
+          f"self CPU summed {self_cpu / args.steps / 1e6:.2f} ms a step; unprofiled {plain_ns / args.steps / 1e6:.2f} ms "
+          f"(torch.profiler's overhead {wall_ns / plain_ns:.3f}x)")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ double estimated_run_seconds(const std::vector<BenchConfig>& configs, double flo
   double seconds = 0;
   for (const BenchConfig& c : configs) {
     const double flops = step_matmul_flops(c.model, c.batch, c.context, runs_backward(c.mode));
-    seconds += static_cast<double>(c.warmup_steps + c.measured_steps) * flops / flops_per_second;
+    seconds += static_cast<double>(total_steps(c)) * flops / flops_per_second;
   }
   return seconds;
 }

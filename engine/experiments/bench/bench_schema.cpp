@@ -141,6 +141,24 @@ schema::Schema<Row> make_bench_schema() {
                       "Peak memory during the measured steps; shown in MiB, exported in bytes"},
                [](const Row& r) { return value_if(r.peak_memory_bytes >= 0, r.peak_memory_bytes); },
                [](Row& r, const Value& v) { r.peak_memory_bytes = schema::is_missing(v) ? -1 : schema::integer_of(v); }});
+  // The profilers' own steps (profiles_in_own_steps): what the profile's steps took, and so
+  // what tracing cost; read back, so that a compare of two records can show it.
+  f.push_back(ours_only({detail("profiled_step_ms", "Profiled step", ColumnKind::milliseconds,
+                                "Mean step while the kernel and operator profilers traced it, in steps of their own "
+                                "after the measured ones (on a GPU)"),
+                         [](const Row& r) { return value_if(r.profiled.count > 0, r.profiled.mean_ms); },
+                         [](Row& r, const Value& v) {
+                           if (schema::is_missing(v)) return;
+                           r.profiled.mean_ms = real(v);
+                           r.profiled.count = static_cast<int>(r.steps.size());
+                         }}));
+  f.push_back(ours_only({detail("profiler_slowdown", "Profiler slowdown", ColumnKind::real,
+                                "Profiled step / measured step: what tracing every operator and launch cost the "
+                                "profiled steps (the measured steps ran untraced)"),
+                         [](const Row& r) {
+                           return value_if(r.profiled.count > 0 && r.total.mean_ms > 0,
+                                           r.profiled.mean_ms / r.total.mean_ms);
+                         }}));
   f.push_back(ours_only({detail("cuda_graphs", "CUDA graphs", ColumnKind::text, "Whether the measured steps replayed CUDA graphs"),
                          [](const Row& r) { return Value(std::string(r.cuda_graphs_used ? "yes" : "no")); }}));
   f.push_back({detail("max_loss_diff", "Loss difference", ColumnKind::real,

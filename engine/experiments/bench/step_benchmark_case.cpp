@@ -23,7 +23,8 @@ StepBenchmarkCase::~StepBenchmarkCase() = default;
 std::string StepBenchmarkCase::label() const { return describe(config_); }
 
 ObserverSpec StepBenchmarkCase::observers() const {
-  return {config_.profile_kernels, config_.profile_memory, config_.memory_event_limit, config_.profile_operators};
+  return {config_.profile_kernels, config_.profile_memory, config_.memory_event_limit, config_.profile_operators,
+          profiles_in_own_steps(config_)};
 }
 
 void StepBenchmarkCase::check(DeviceBackend& backend) {
@@ -61,7 +62,9 @@ void StepBenchmarkCase::run_step(const StepContext& context) {
     step_->label_memory(*context.memory);  // gradients are new each step
     context.memory->set_step(-1, false);
   }
-  if (!context.warmup) {
+  if (context.profiled) {
+    profiled_ns_.push_back(timing.total_ns);
+  } else if (!context.warmup) {
     result_.steps.push_back(timing);
     if (config_.record_losses) result_.losses.push_back(step_->last_loss());
   }
@@ -113,6 +116,7 @@ void StepBenchmarkCase::finish(CaseEnd end) {
         profiling::build_memory_timeline(*result_.allocation_log, options));
   }
   summarize(result_);
+  result_.profiled = summarize_ns(profiled_ns_);
 }
 
 }  // namespace stepscope

@@ -34,6 +34,7 @@ class StepBenchmarkCase final : public ExperimentCase {
  private:
   BenchConfig config_;
   BenchResult result_;
+  std::vector<int64_t> profiled_ns_;  // the profilers' own steps, whole
   std::unique_ptr<TrainingStep> step_;
   std::unique_ptr<StepClock> clock_;
   std::string graphs_note_;  // why CUDA graphs are off, or what they change in a profile
