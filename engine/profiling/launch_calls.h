@@ -15,18 +15,6 @@ inline bool starts_gpu_work(const std::string& api_name) {
   return false;
 }
 
-// The runtime and driver calls whose records the GPU profiler asks CUPTI for: those that start
-// GPU work, and those that make the host wait for it or allocate device memory (what a trace
-// shows of the host's CUDA calls). Recording every call (cudaGetDevice, cudaGetLastError, ...)
-// costs about 0.5 us more per launched operator on a launch-bound step, for records nobody reads.
-inline bool traced_api_call(const std::string& api_name) {
-  if (starts_gpu_work(api_name)) return true;
-  for (const char* part : {"Synchronize", "Malloc", "Free", "MemAlloc"}) {
-    if (api_name.find(part) != std::string::npos) return true;
-  }
-  return false;
-}
-
 // A graph launch: many kernels share its correlation id.
 inline bool launches_graph(const std::string& api_name) { return api_name.find("Graph") != std::string::npos; }
 

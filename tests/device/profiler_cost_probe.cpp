@@ -81,21 +81,6 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
   std::free(buffer);
 }
 
-void enable_selected_apis(bool on) {
-  for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
-    const char* name = nullptr;
-    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS && name &&
-        profiling::traced_api_call(name))
-      cuptiActivityEnableRuntimeApi(cbid, on);
-  }
-  for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
-    const char* name = nullptr;
-    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS && name &&
-        profiling::traced_api_call(name))
-      cuptiActivityEnableDriverApi(cbid, on);
-  }
-}
-
 thread_local std::vector<uint32_t> t_launches;
 void CUPTIAPI on_launch(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void* data) {
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
@@ -172,10 +157,8 @@ int main() {
   }
 
   check(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "register");
-  const auto with_kinds = [&](const char* what, std::vector<CUpti_ActivityKind> kinds, bool selected_apis,
-                              bool push_pop) {
+  const auto with_kinds = [&](const char* what, std::vector<CUpti_ActivityKind> kinds, bool push_pop) {
     for (auto k : kinds) check(cuptiActivityEnable(k), "enable");
-    if (selected_apis) enable_selected_apis(true);
     double ns = 0;
     if (push_pop) {
       struct PushPop final : compat::OperatorListener {
@@ -194,25 +177,21 @@ int main() {
     }
     report.row(what, ns);
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    if (selected_apis) enable_selected_apis(false);
     for (auto k : kinds) cuptiActivityDisable(k);
   };
   using K = CUpti_ActivityKind;
   const K kernel = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, runtime = CUPTI_ACTIVITY_KIND_RUNTIME,
           driver = CUPTI_ACTIVITY_KIND_DRIVER, external = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
           memcpy = CUPTI_ACTIVITY_KIND_MEMCPY, memset = CUPTI_ACTIVITY_KIND_MEMSET;
-  with_kinds("CUPTI kernels", {kernel}, false, false);
-  with_kinds("CUPTI kernels, memcpy, memset", {kernel, memcpy, memset}, false, false);
-  with_kinds("CUPTI runtime API records (all)", {runtime}, false, false);
-  with_kinds("CUPTI driver API records (all)", {driver}, false, false);
-  with_kinds("CUPTI launch/wait/alloc call records only", {}, true, false);
-  with_kinds("CUPTI kernels + every runtime and driver call", {kernel, memcpy, memset, runtime, driver, external},
-             false, false);
-  with_kinds("CUPTI kernels + launch/wait/alloc calls (--profile kernels)", {kernel, memcpy, memset, external}, true,
-             false);
-  with_kinds("external correlation push/pop per call, no kinds", {external}, false, true);
-  with_kinds("external correlation push/pop + kernels + launch calls", {kernel, memcpy, memset, external}, true,
-             true);
+  with_kinds("CUPTI kernels", {kernel}, false);
+  with_kinds("CUPTI kernels, memcpy, memset", {kernel, memcpy, memset}, false);
+  with_kinds("CUPTI runtime call records", {runtime}, false);
+  with_kinds("CUPTI driver call records", {driver}, false);
+  with_kinds("CUPTI kernels + runtime + driver calls (--profile kernels)", {kernel, memcpy, memset, runtime, driver,
+                                                                          external}, false);
+  with_kinds("external correlation push/pop per call, no kinds", {external}, true);
+  with_kinds("external correlation push/pop + --profile kernels' kinds",
+             {kernel, memcpy, memset, runtime, driver, external}, true);
   {
     CUpti_SubscriberHandle subscriber{};
     check(cuptiSubscribe(&subscriber, on_launch, nullptr), "subscribe");
@@ -220,7 +199,7 @@ int main() {
       const char* name = nullptr;
       if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS && name &&
           profiling::starts_gpu_work(name))
-        cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+        cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);  // launches, copies, sets
     }
     report.row("CUPTI callback API on launch/copy/set calls only", loop_ns(t));
     check(cuptiActivityEnable(kernel), "enable");
@@ -251,11 +230,9 @@ int main() {
   check(cuptiActivityRegisterTimestampCallback([]() -> uint64_t { return static_cast<uint64_t>(steady_ns()); }),
         "timestamp callback");
   check(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "register");
-  with_kinds("timestamp callback: CUPTI kernels", {kernel}, false, false);
-  with_kinds("timestamp callback: kernels + all runtime + all driver", {kernel, memcpy, memset, runtime, driver,
-                                                                      external}, false, false);
-  with_kinds("timestamp callback: kernels + launch calls + push/pop", {kernel, memcpy, memset, external}, true,
-             true);
+  with_kinds("timestamp callback: CUPTI kernels", {kernel}, false);
+  with_kinds("timestamp callback: --profile kernels' kinds", {kernel, memcpy, memset, runtime, driver, external},
+             false);
   std::printf("(activity records seen: %zu)\n", g_records);
   return 0;
 }

@@ -9,7 +9,8 @@
 # 3. the operators of the small model's profiled steps against key_averages, and torch.profiler's
 #    own cost on the same steps (tests/reference/operator_profile_reference.py).
 # Usage (GPU machine, repository root, .deps-debs carried): tests/device/profiler_costs_on_gpu.sh
-# Environment: SKIP_BUILD=1, MODELS ("small xl"), ROUNDS (3), STEPS (30).
+# Environment: SKIP_BUILD=1, SKIP_PROBE=1, MODELS ("small xl"), ROUNDS (3), STEPS (30), BIG_ROUNDS (2),
+# REF_STEPS (STEPS).
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OUT=${OUT:-/tmp/stepscope-device}
@@ -25,8 +26,10 @@ timeout 240 build/bin/stepscope_gpu_tests --gtest_filter='*Profil*:*Operator*:*C
 echo "gpu tests exit $? ($(grep -c '^\[       OK \]' "$t/gpu_tests.log") ok, $(grep -c '^\[  FAILED  \]' \
   "$t/gpu_tests.log") failed)" | tee -a "$OUT/summary.txt"
 grep -a '^\[  FAILED  \]' "$t/gpu_tests.log" | head | tee -a "$OUT/summary.txt"
-log "per-call costs"
-timeout 180 build/bin/profiler_cost_probe 2>&1 | tee -a "$OUT/summary.txt" || true
+if [ "${SKIP_PROBE:-0}" != 1 ]; then
+  log "per-call costs"
+  timeout 180 build/bin/profiler_cost_probe 2>&1 | tee -a "$OUT/summary.txt" || true
+fi
 bench() {  # NAME FLAGS...   (env from the caller)
   local name=$1; shift
   timeout 200 $cli bench $args "$@" --quiet --csv "$t/$name.csv" >"$t/$name.log" 2>&1
@@ -54,7 +57,7 @@ PY
 }
 for model in ${MODELS:-small xl}; do
   # The small model is launch-bound (what tracing slows most); xl is not.
-  if [ $model = small ]; then steps=${STEPS:-30} rounds=${ROUNDS:-3}; else steps=10 rounds=2; fi
+  if [ $model = small ]; then steps=${STEPS:-30} rounds=${ROUNDS:-3}; else steps=10 rounds=${BIG_ROUNDS:-2}; fi
   args="--model $model --context 256 --batch 4 --mode train --precision fp32 --warmup 5 --steps $steps --device cuda"
   for round in $(seq 1 $rounds); do
     log "$model, round $round: off, --profile kernels, --profile kernels,ops"
@@ -65,7 +68,7 @@ for model in ${MODELS:-small xl}; do
 done
 grep -a -h "warning\|unattributed\|dropped" "$t"/*.log | sort | uniq -c | head -20 | tee -a "$OUT/summary.txt"
 log "operators of the profiled steps against key_averages (and torch.profiler's own overhead), small train fp32"
-ref="--model small --context 256 --batch 4 --mode train --precision fp32 --warmup 5 --steps ${STEPS:-30}"
+ref="--model small --context 256 --batch 4 --mode train --precision fp32 --warmup 5 --steps ${REF_STEPS:-${STEPS:-30}}"
 timeout 200 python3 tests/reference/operator_profile_reference.py $ref --csv "$t/torch_ops.csv" 2>&1 | tail -1 |
   tee -a "$OUT/summary.txt"
 ours=$(ls "$t"/small_ops_1.*.operators.csv 2>/dev/null | head -1)

@@ -1,11 +1,8 @@
 // CUPTI activity collection: concurrent kernels, copies, sets, the runtime/driver calls
-// that launched them (and those that wait or allocate), and the external correlation ids
-// (operator calls) those calls ran under. CUPTI hands full buffers to a callback on its own
-// thread; the records are parsed there into plain structs and picked up by take() on the
-// profiler's thread, so the training thread only pays for CUPTI's own bookkeeping.
+// that launched them and the external correlation ids (operator calls) those calls ran under. CUPTI hands full buffers to a callback on its own thread; the records
+// are parsed there into plain structs and picked up by take() on the profiler's thread, so
+// the training thread only pays for CUPTI's own bookkeeping.
 #include <cupti.h>
-#include <cupti_driver_cbid.h>
-#include <cupti_runtime_cbid.h>
 
 #include <cstdlib>
 #include <mutex>
@@ -13,7 +10,6 @@
 #include <string>
 
 #include "profiling/activity_source.h"
-#include "profiling/launch_calls.h"
 
 namespace stepscope::profiling {
 
@@ -65,13 +61,12 @@ class CuptiActivitySource final : public ActivitySource {
                                                    &CuptiActivitySource::buffer_completed),
                     "cuptiActivityRegisterCallbacks");
     for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION}) {
+                                    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
+                                    CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION}) {
       if (!why_not.empty()) break;
       why_not = check(cuptiActivityEnable(kind), "cuptiActivityEnable");
       if (why_not.empty()) enabled_.push_back(kind);
     }
-    // Runtime and driver calls one by one (not the RUNTIME and DRIVER kinds, which record every call).
-    if (why_not.empty()) why_not = enable_api_calls();
     if (!why_not.empty()) {
       disable_all();
       g_source = nullptr;
@@ -123,39 +118,9 @@ class CuptiActivitySource final : public ActivitySource {
     if (!error.empty()) record_error(error);
   }
 
-  std::string enable_api_calls() {
-    for (const CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API}) {
-      const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
-      const uint32_t end = runtime ? static_cast<uint32_t>(CUPTI_RUNTIME_TRACE_CBID_SIZE)
-                                   : static_cast<uint32_t>(CUPTI_DRIVER_TRACE_CBID_SIZE);
-      for (uint32_t cbid = 1; cbid < end; ++cbid) {
-        const char* name = nullptr;
-        // Ids the CUPTI in use does not know (a header newer than the library) have no name.
-        if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
-        if (!traced_api_call(name)) continue;
-        const CUptiResult result =
-            runtime ? cuptiActivityEnableRuntimeApi(cbid, 1) : cuptiActivityEnableDriverApi(cbid, 1);
-        if (result != CUPTI_SUCCESS) {
-          return check(result, runtime ? "cuptiActivityEnableRuntimeApi" : "cuptiActivityEnableDriverApi") + " (" +
-                 name + ")";
-        }
-        enabled_calls_.emplace_back(domain, cbid);
-      }
-    }
-    return enabled_calls_.empty() ? "no CUDA launch call is known to CUPTI" : std::string();
-  }
-
   void disable_all() {
     for (CUpti_ActivityKind kind : enabled_) cuptiActivityDisable(kind);
     enabled_.clear();
-    for (const auto& [domain, cbid] : enabled_calls_) {
-      if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-        cuptiActivityEnableRuntimeApi(cbid, 0);
-      } else {
-        cuptiActivityEnableDriverApi(cbid, 0);
-      }
-    }
-    enabled_calls_.clear();
   }
 
   void record_error(const std::string& error) {
@@ -249,7 +214,6 @@ class CuptiActivitySource final : public ActivitySource {
 
   bool started_ = false;
   std::vector<CUpti_ActivityKind> enabled_;
-  std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> enabled_calls_;
   std::mutex mutex_;
   ActivityBatch completed_;
   std::string first_error_;
