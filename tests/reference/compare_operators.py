@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Our operator profile (`bench --profile ops`: STEM.CONFIG.operators.csv) against torch.profiler's
-key_averages on the same model (operator_profile_reference.py's CSV), both over the same number of
-measured steps.
+key_averages on the same model (operator_profile_reference.py's CSV), per measured step: ours
+from the rows' Calls against Calls/Step, PyTorch's from its CSV's Steps column (or --torch-steps
+for a CSV without one).
 
 Both sides are summed per operator name (over ranges and input shapes: our rows are per range,
 key_averages' are not). Only operators are compared: ATen operators ("aten::...") and autograd
@@ -15,7 +16,7 @@ PyTorch's side are present on ours, their calls shown side by side (the mirror m
 engine's op for op in the layers; its loss and optimizer differ by a few element-wise calls).
 
 Usage: compare_operators.py --ours ours.CONFIG.operators.csv --torch torch_operators.csv
-           [--top 8] [--tolerance 0.10] [--markdown FILE]
+           [--torch-steps N] [--top 8] [--tolerance 0.10] [--markdown FILE]
 Exit status 0 when the check holds, 1 when it does not.
 """
 import argparse
@@ -27,17 +28,31 @@ import sys
 OPERATOR = re.compile(r"^(\w+::\w|.*Backward\d*$)")
 
 
-def totals(path, name_column):
-    by_name = collections.defaultdict(lambda: [0, 0.0, 0.0])  # calls, self GPU ns, self CPU ns
+def measured_steps(path, given):
+    """Ours: Calls over Calls/Step of any called row; PyTorch's: its Steps column, else `given`."""
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row.get("Steps"):
+                return int(row["Steps"])
+            if row.get("Calls/Step") and float(row["Calls/Step"]) > 0:
+                return round(int(row["Calls"]) / float(row["Calls/Step"]))
+    if given is None:
+        sys.exit(f"{path}: no Steps or Calls/Step column to tell its measured steps; give --torch-steps")
+    return given
+
+
+def totals(path, name_column, steps):
+    """Per operator name and measured step: calls, self GPU ns, self CPU ns."""
+    by_name = collections.defaultdict(lambda: [0.0, 0.0, 0.0])
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
             name = row[name_column]
             if not OPERATOR.match(name):
                 continue
             t = by_name[name]
-            t[0] += int(row["Calls"])
-            t[1] += float(row["Self GPU (ns)"] or 0)
-            t[2] += float(row["Self CPU (ns)"] or 0)
+            t[0] += int(row["Calls"]) / steps
+            t[1] += float(row["Self GPU (ns)"] or 0) / steps
+            t[2] += float(row["Self CPU (ns)"] or 0) / steps
     return by_name
 
 
@@ -45,24 +60,28 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ours", required=True)
     ap.add_argument("--torch", required=True)
+    ap.add_argument("--torch-steps", type=int, help="PyTorch's measured steps, for a CSV without a Steps column")
     ap.add_argument("--top", type=int, default=8)
     ap.add_argument("--tolerance", type=float, default=0.10)
     ap.add_argument("--markdown")
     args = ap.parse_args()
-    ours = totals(args.ours, "Operator")
-    torch = totals(args.torch, "Operator")
+    ours_steps = measured_steps(args.ours, None)
+    torch_steps = measured_steps(args.torch, args.torch_steps)
+    ours = totals(args.ours, "Operator", ours_steps)
+    torch = totals(args.torch, "Operator", torch_steps)
     on_gpu = sum(v[1] for v in torch.values()) > 0
     key = 1 if on_gpu else 2  # self GPU, or self CPU on a CPU run
     top_torch = sorted(torch, key=lambda n: -torch[n][key])[: args.top]
     top_ours = sorted(ours, key=lambda n: -ours[n][key])[: args.top]
-    lines = [f"| operator | calls ours / torch | self GPU ms ours | torch | ours / torch | self CPU ms ours | torch |",
+    lines = [f"Per measured step (ours over {ours_steps}, PyTorch's over {torch_steps}).", "",
+             f"| operator | calls ours / torch | self GPU ms ours | torch | ours / torch | self CPU ms ours | torch |",
              "|---|---|---:|---:|---:|---:|---:|"]
     ok = True
     for name in top_torch:
         t = torch[name]
         o = ours.get(name)
         if o is None:
-            lines.append(f"| {name} | - / {t[0]} | missing | {t[1] / 1e6:.3f} | - | - | {t[2] / 1e6:.3f} |")
+            lines.append(f"| {name} | - / {t[0]:g} | missing | {t[1] / 1e6:.3f} | - | - | {t[2] / 1e6:.3f} |")
             ok = False
             continue
         if on_gpu:
@@ -73,7 +92,7 @@ def main():
             within = True
             verdict = "calls equal" if o[0] == t[0] else "calls differ"
         ok = ok and within
-        lines.append(f"| {name} | {o[0]} / {t[0]} | {o[1] / 1e6:.3f} | {t[1] / 1e6:.3f} | {verdict} "
+        lines.append(f"| {name} | {o[0]:g} / {t[0]:g} | {o[1] / 1e6:.3f} | {t[1] / 1e6:.3f} | {verdict} "
                      f"| {o[2] / 1e6:.3f} | {t[2] / 1e6:.3f} |")
     same_top = set(top_torch) == set(top_ours)
     if on_gpu:
@@ -84,7 +103,7 @@ def main():
     lines.append(f"Top {args.top} by self {'GPU' if on_gpu else 'CPU'} time, the same operators on both sides: {'yes' if same_top else 'no'}"
                  + ("" if same_top else f" (ours only: {sorted(set(top_ours) - set(top_torch))}; "
                                         f"torch only: {sorted(set(top_torch) - set(top_ours))})"))
-    lines.append(f"Self GPU time of all operators: ours {gpu_ours / 1e6:.3f} ms, torch {gpu_torch / 1e6:.3f} ms "
+    lines.append(f"Self GPU time of all operators a step: ours {gpu_ours / 1e6:.3f} ms, torch {gpu_torch / 1e6:.3f} ms "
                  f"({gpu_ours / gpu_torch:.3f})" if gpu_torch > 0 else "No GPU time on PyTorch's side.")
     lines.append(f"Check ({f'each within {args.tolerance:.0%} of PyTorch' + chr(39) + 's, same top operators' if on_gpu else 'present on both sides'}): "
                  f"{'holds' if ok else 'FAILS'}")

@@ -95,11 +95,11 @@ def main():
     with open(args.csv, "w", newline="") as f:
         out = csv.writer(f)
         out.writerow(["Operator", "Input Shapes", "Calls", "Self CPU (ns)", "Total CPU (ns)", "Self GPU (ns)",
-                      "Total GPU (ns)"])
+                      "Total GPU (ns)", "Steps"])
         for e in sorted(rows, key=lambda e: -e.self_cpu_time_total):
             out.writerow([e.key, str(e.input_shapes), e.count, f"{e.self_cpu_time_total * 1000:.0f}",
                           f"{e.cpu_time_total * 1000:.0f}", f"{device_time(e, True) * 1000:.0f}",
-                          f"{device_time(e, False) * 1000:.0f}"])
+                          f"{device_time(e, False) * 1000:.0f}", args.steps])
     self_cpu = sum(e.self_cpu_time_total for e in rows) * 1000
     print(f"wrote {args.csv}: {len(rows)} (operator, shapes) rows from torch {torch.__version__}; "
           f"{args.steps} measured steps of {wall_ns / args.steps / 1e6:.2f} ms wall, "
