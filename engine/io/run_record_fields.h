@@ -101,7 +101,6 @@ void fields(V& v, S& s, Of<BenchResult>) {
   v("losses", s.losses, kAddedLater);
   v("max_loss_diff", s.max_loss_diff, kAddedLater);
   v("cuda_graphs_used", s.cuda_graphs_used, kAddedLater);
-  v("profiled", s.profiled, kAddedLater);
   v("kernel_profile", s.kernel_profile);
   v("operator_profile", s.operator_profile, kAddedLater);
   // trace, allocator_snapshot and allocation_log: left out (see run_record_json.h).

@@ -28,6 +28,8 @@ json write_entry(const Writer& writer, const RunRecordEntry& entry) {
               {"operator_profile", writer.write(entry.result.operator_profile)},
               {"timeline", writer.write(entry.timeline)}};
   if (is_import(entry.result)) out["imported_from"] = entry.result.imported_from;  // imports only
+  // The profilers' own steps, where they had them (a GPU): the row shows their mean only.
+  if (entry.result.profiled.count > 0) out["profiled"] = writer.write(entry.result.profiled);
   return out;
 }
 
@@ -43,6 +45,7 @@ RunRecordEntry read_entry(const JsonAt& at) {
   if (at.value().is_object() && at.value().contains("operator_profile")) {
     read(at.member("operator_profile"), r.operator_profile);
   }
+  if (at.value().is_object() && at.value().contains("profiled")) read(at.member("profiled"), r.profiled);
   read(at.member("timeline"), entry.timeline);
   return entry;
 }

@@ -105,6 +105,20 @@ class OperatorsViewTest : public QObject {
     QVERIFY(!tree.isExpanded(child(shown, softmax, "aten::softmax")));
   }
 
+  // On a GPU the profilers trace steps of their own after the measured ones: the note says so,
+  // with what tracing cost (8 ms a traced step against 5 ms measured: 1.6x).
+  void saysTheProfiledStepsWereTheirOwnAndWhatTracingCost() {
+    auto result = std::make_shared<BenchResult>();
+    result->operator_profile = fixtures::shared(fixtures::gpu_profile());
+    result->total = summarize_ns({5000000, 5000000});
+    result->profiled = summarize_ns({7000000, 9000000});
+    OperatorsView view;
+    view.add_outcome(RunOutcome{result, nullptr, nullptr});
+    QVERIFY2(view.note().startsWith("Operators traced in 2 step(s) of their own after the 2 measured one(s), which "
+                                    "ran untraced: 8.00 ms a step traced, 1.60x the measured step; 17 operator calls"),
+             qPrintable(view.note()));
+  }
+
   void theControlsFilterAndRegroup() {
     OperatorsView view;
     view.add_outcome(outcome(fixtures::shared(fixtures::gpu_profile())));

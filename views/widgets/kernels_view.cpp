@@ -24,6 +24,7 @@
 #include "models/format.h"
 #include "models/kernel_filter_proxy.h"
 #include "models/kernel_table_model.h"
+#include "models/profiled_steps_note.h"
 #include "models/range_time_model.h"
 #include "models/step_gpu_usage_model.h"
 #include "profiling/step_ranges.h"
@@ -209,6 +210,9 @@ void KernelsView::show_profile(std::shared_ptr<const profiling::KernelProfile> p
                              .arg(QString::fromStdString(describe(*o->result)))
                              .arg(profile->measured_steps)
                        : tr("%1 measured step(s)").arg(profile->measured_steps);
+    if (o != nullptr && !profiled_steps_note(*o->result).isEmpty()) {
+      text = tr("Kernels %1").arg(profiled_steps_note(*o->result));
+    }
     if (profile->dropped_records > 0) text += tr("; %1 records dropped").arg(profile->dropped_records);
     if (profile->unattributed_kernels > 0) text += tr("; %1 kernels outside every range").arg(profile->unattributed_kernels);
     note_->setText(text);

@@ -23,6 +23,7 @@
 #include "models/operator_table_model.h"
 #include "models/operator_tree_model.h"
 #include "models/operator_tree_proxy.h"
+#include "models/profiled_steps_note.h"
 #include "widgets/outcome_selector.h"
 
 namespace stepscope::views {
@@ -201,6 +202,10 @@ void OperatorsView::show_profile(std::shared_ptr<const profiling::OperatorProfil
   }
   QStringList parts;
   parts << tr("%1 measured step(s), %2 operator calls").arg(profile->measured_steps).arg(format_count(profile->operator_calls));
+  if (const RunOutcome* o = selector_->selected(); o != nullptr && !profiled_steps_note(*o->result).isEmpty()) {
+    parts.last() = tr("Operators %1; %2 operator calls")
+                       .arg(profiled_steps_note(*o->result), format_count(profile->operator_calls));
+  }
   if (profile->measured_steps > 0 && profile->measured_cpu_ns > 0) {
     parts << tr("%1 of CPU time per step")
                  .arg(format_duration_ns(static_cast<double>(profile->measured_cpu_ns) / profile->measured_steps));

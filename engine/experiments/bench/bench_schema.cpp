@@ -142,16 +142,12 @@ schema::Schema<Row> make_bench_schema() {
                [](const Row& r) { return value_if(r.peak_memory_bytes >= 0, r.peak_memory_bytes); },
                [](Row& r, const Value& v) { r.peak_memory_bytes = schema::is_missing(v) ? -1 : schema::integer_of(v); }});
   // The profilers' own steps (profiles_in_own_steps): what the profile's steps took, and so
-  // what tracing cost; read back, so that a compare of two records can show it.
+  // what tracing cost. Not read back from tables (older files have no such column): the run
+  // record holds them (BenchResult::profiled).
   f.push_back(ours_only({detail("profiled_step_ms", "Profiled step", ColumnKind::milliseconds,
                                 "Mean step while the kernel and operator profilers traced it, in steps of their own "
                                 "after the measured ones (on a GPU)"),
-                         [](const Row& r) { return value_if(r.profiled.count > 0, r.profiled.mean_ms); },
-                         [](Row& r, const Value& v) {
-                           if (schema::is_missing(v)) return;
-                           r.profiled.mean_ms = real(v);
-                           r.profiled.count = static_cast<int>(r.steps.size());
-                         }}));
+                         [](const Row& r) { return value_if(r.profiled.count > 0, r.profiled.mean_ms); }}));
   f.push_back(ours_only({detail("profiler_slowdown", "Profiler slowdown", ColumnKind::real,
                                 "Profiled step / measured step: what tracing every operator and launch cost the "
                                 "profiled steps (the measured steps ran untraced)"),
