@@ -6,6 +6,7 @@
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "compat/torch_compat.h"
+#include "runners/device_backend.h"
 #include "model/model_config.h"
 
 namespace stepscope::cli {
@@ -55,9 +56,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
   if (command == "models") return list_models(out);
   if (command == "version" || command == "--version") {
-    out << "stepscope " << STEPSCOPE_VERSION << "\nLibTorch " << compat::libtorch_version()
-        << (compat::built_with_cuda() ? " (CUDA)" : " (CPU)") << "\nCUDA devices: " << compat::cuda_device_count()
-        << '\n';
+    out << "stepscope-cli " << STEPSCOPE_VERSION << '\n' << runtime_versions() << "\nCUDA devices: "
+        << compat::cuda_device_count() << '\n';
     return kExitOk;
   }
   if (command == "help" || command == "--help" || command == "-h") {

@@ -21,6 +21,9 @@ const char* const kCommandLineOnly[] = {"short-names", "memory-points"};
 std::vector<InputField> application_inputs() {
   std::vector<InputField> f;
   f.push_back({"run", "Run", InputKind::flag, "start the run at once", "", false, "application", ""});
+  f.push_back({"version", "Version", InputKind::flag,
+               "print the versions of stepscope, LibTorch (CPU or CUDA build) and Qt, and exit", "", false,
+               "application", ""});
   f.push_back({"export", "Export", InputKind::path,
                "when the run ends, write every table as CSV, every chart as PNG and the\n"
                "window showing each tab (window_<tab>.png) into DIR",
@@ -80,7 +83,47 @@ bool is_application_input(const std::string& key) {
 
 }  // namespace
 
-GuiOptions parse_gui_options(const std::vector<std::string>& args) {
+namespace {
+
+// `stepscope FILE...` (how a file manager opens a run file: Exec=stepscope %f) means
+// --open-file FILE...: the words that are neither an option nor an option's value.
+std::vector<std::string> with_files_as_options(const std::vector<std::string>& args) {
+  std::vector<std::string> out, files;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.rfind("-", 0) != 0 || arg == "-") {
+      files.push_back(arg);
+      continue;
+    }
+    out.push_back(arg);
+    if (arg.rfind("--", 0) != 0 || arg.find('=') != std::string::npos) continue;
+    const std::string key = arg.substr(2);
+    const InputField* field = gui_inputs().find(key);
+    const bool takes_value = field != nullptr && field->kind != InputKind::flag;
+    if (takes_value && i + 1 < args.size()) out.push_back(args[++i]);
+  }
+  if (files.empty()) return out;
+  std::string joined;
+  for (const auto& file : files) {
+    if (file.find(',') != std::string::npos) {
+      // --open-file splits at commas; a name with one cannot be told apart from two files.
+      throw cli::CliError("cannot open '" + file + "': a file name with a comma; rename or move it");
+    }
+    joined += (joined.empty() ? "" : ",") + file;
+  }
+  for (const auto& arg : out) {
+    if (arg == "--open-file" || arg.rfind("--open-file=", 0) == 0) {
+      throw cli::CliError("give the files to open either after --open-file or as plain arguments, not both");
+    }
+  }
+  out.push_back("--open-file=" + joined);
+  return out;
+}
+
+}  // namespace
+
+GuiOptions parse_gui_options(const std::vector<std::string>& given) {
+  const std::vector<std::string> args = with_files_as_options(given);
   // The command line's output options mean nothing here: refused by name, not as unknown.
   for (const auto& arg : args) {
     for (const char* cli_only : {"--csv", "--json", "--quiet", "--short-names", "--memory-points"}) {
@@ -101,6 +144,8 @@ GuiOptions parse_gui_options(const std::vector<std::string>& args) {
   o.help = parsed.help;
   if (o.help) return o;
   const schema::InputValues& v = parsed.values;
+  o.version = v.flag("version");
+  if (o.version) return o;
   o.run = v.flag("run");
   o.quit = v.flag("quit");
   o.export_dir = v.text("export");
@@ -137,9 +182,10 @@ GuiOptions parse_gui_options(const std::vector<std::string>& args) {
 std::string gui_usage() {
   return schema::usage_text(
       gui_inputs(),
-      {"stepscope [options]",
+      {"stepscope [options] [FILE...]",
        "Opens the desktop application, its run panel set from the step benchmark's options (those of\n"
-       "stepscope-cli bench; comma lists make a sweep).\n",
+       "stepscope-cli bench; comma lists make a sweep). FILEs are opened as with --open-file: run\n"
+       "files, torch.profiler traces and CUDA memory snapshots.\n",
        "Without a display, run with QT_QPA_PLATFORM=offscreen, or use stepscope-cli bench.\n"});
 }
 

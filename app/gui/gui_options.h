@@ -23,6 +23,7 @@ struct GuiOptions {
   std::vector<std::string> open_files;  // --open-file FILE[,FILE...]: run files to show, in order
   std::optional<int> cpu_threads;  // --threads N: LibTorch's CPU threads for this start (else the setting's)
   bool help = false;
+  bool version = false;  // --version: print the build's versions and exit
 };
 
 // Throws cli::CliError naming the offending option.

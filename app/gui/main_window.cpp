@@ -223,8 +223,10 @@ void MainWindow::build_menus() {
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Stepscope"), this, [this] {
     QMessageBox::about(this, tr("About Stepscope"),
-                       tr("<b>Stepscope</b> %1<br>Where the time and memory of Transformer training go.<br>%2")
-                           .arg(QApplication::applicationVersion(), QString::fromStdString(runtime_versions())));
+                       tr("<b>Stepscope</b> %1<br>Where the time and memory of Transformer training go.<br>%2<br>"
+                          "Qt %3<br>MIT licence")
+                           .arg(QApplication::applicationVersion(), QString::fromStdString(runtime_versions()),
+                                QString::fromLatin1(qVersion())));
   });
 }
 

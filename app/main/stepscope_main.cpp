@@ -14,6 +14,7 @@
 #include "gui/main_window.h"
 #include "experiments/bench/bench_inputs.h"
 #include "experiments/bench/step_benchmark.h"
+#include "runners/device_backend.h"
 #include "widgets/run_panel.h"
 
 namespace {
@@ -35,6 +36,10 @@ int main(int argc, char** argv) {
     options = gui::parse_gui_options(args);
     if (options.help) {
       std::cout << gui::gui_usage();
+      return 0;
+    }
+    if (options.version) {
+      std::cout << "stepscope " << STEPSCOPE_VERSION << '\n' << runtime_versions() << "\nQt " << qVersion() << '\n';
       return 0;
     }
     if (options.bench) configs = expand(bench_spec(*options.bench));

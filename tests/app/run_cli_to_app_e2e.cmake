@@ -1,5 +1,5 @@
 # One run record for the CLI and the app: a sweep measured by stepscope-cli with --json opens in
-# the application (--open-file), whose export of the benchmark table is the CLI's CSV, byte for
+# the application (stepscope FILE, and --open-file), whose export of the benchmark table is the CLI's CSV, byte for
 # byte; the record also lands in the app's history.
 file(REMOVE_RECURSE ${WORKDIR})
 file(MAKE_DIRECTORY ${WORKDIR})
@@ -11,11 +11,12 @@ if(NOT rc EQUAL 0)
 endif()
 set(ENV{QT_QPA_PLATFORM} offscreen)
 set(ENV{XDG_CONFIG_HOME} ${WORKDIR}/config)
-execute_process(COMMAND ${APP} --history ${WORKDIR}/history.sqlite --open-file ${WORKDIR}/run.json
+# Named as a file manager names it (the desktop entry's Exec=stepscope %f): a plain argument.
+execute_process(COMMAND ${APP} --history ${WORKDIR}/history.sqlite ${WORKDIR}/run.json
                         --export ${WORKDIR}/export --quit
                 RESULT_VARIABLE rc ERROR_VARIABLE err TIMEOUT 600)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "stepscope --open-file exited ${rc}: ${err}")
+  message(FATAL_ERROR "stepscope FILE exited ${rc}: ${err}")
 endif()
 file(READ ${WORKDIR}/cli.csv cli)
 file(READ ${WORKDIR}/export/benchmark.csv app)

@@ -77,6 +77,30 @@ class BenchmarkPanelTest : public QObject {
     QCOMPARE(configs.front().measured_steps, 3);
     QCOMPARE(window.run_panel().form().form()->values(), *options.bench);
   }
+
+  // `stepscope FILE` (a file manager's Exec=stepscope %f): plain words are files to open, also
+  // among options and their values; --version stands alone.
+  void plainArgumentsAreFilesToOpen() {
+    const gui::GuiOptions options = gui::parse_gui_options({"a.stepscope.json", "--model", "mini", "--quit", "b.pickle"});
+    QCOMPARE(options.open_files, (std::vector<std::string>{"a.stepscope.json", "b.pickle"}));
+    QVERIFY(options.quit);
+    QVERIFY(options.bench.has_value());
+    QCOMPARE(QString::fromStdString(options.bench->text("model")), QStringLiteral("mini"));
+    QCOMPARE(gui::parse_gui_options({"--model=mini", "run.json"}).open_files, std::vector<std::string>{"run.json"});
+    const auto refused = [](const std::vector<std::string>& args, const char* why) {
+      try {
+        gui::parse_gui_options(args);
+      } catch (const std::exception& e) {
+        QVERIFY2(QString::fromUtf8(e.what()).contains(QString::fromUtf8(why)), e.what());
+        return;
+      }
+      QFAIL("accepted");
+    };
+    refused({"a,b.json"}, "a file name with a comma");
+    refused({"a.json", "--open-file", "b.json"}, "not both");
+    QVERIFY(gui::parse_gui_options({"--version"}).version);
+    QVERIFY(gui::parse_gui_options({}).open_files.empty());
+  }
 };
 
 QTEST_MAIN(BenchmarkPanelTest)
