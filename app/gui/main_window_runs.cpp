@@ -198,8 +198,9 @@ void MainWindow::save_run_file(int64_t run) {
     QMessageBox::warning(this, tr("Cannot save the run"), error);
     return;
   }
-  const QString path = QFileDialog::getSaveFileName(this, tr("Save the run to a file"), "stepscope-run.json",
-                                                    tr("Stepscope runs (*.json)"));
+  // .stepscope.json: the extension the desktop's MIME type (resources/mime) opens with the app.
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save the run to a file"), "run.stepscope.json",
+                                                    tr("Stepscope runs (*.stepscope.json);;JSON (*.json)"));
   if (path.isEmpty()) return;
   try {
     write_run_record_file(path.toStdString(), *record);
