@@ -13,7 +13,9 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 tools=(g++:g++ cmake:cmake ninja:ninja-build)   # command:package
 libraries=(libtorch-dev libgloo-dev libgtest-dev nlohmann-json3-dev libsqlite3-dev)
 # The desktop application and its end-to-end test; without them only the command line builds.
-gui_packages=(qt6-base-dev qt6-charts-dev libqt6sql6-sqlite xvfb xauth)
+# The rest check its Debian package (tests/packaging/check_deb_package.sh).
+gui_packages=(qt6-base-dev qt6-charts-dev libqt6sql6-sqlite xvfb xauth
+  dpkg-dev lintian desktop-file-utils appstream man-db bash-completion)
 
 say() { echo "dev.sh: $*" >&2; }
 
