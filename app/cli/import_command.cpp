@@ -215,6 +215,7 @@ int run_import_command(const std::vector<std::string>& raw_args, std::ostream& o
   imports::TorchTrace trace;
   try {
     trace = imports::read_torch_trace(file, options);
+    imports::require_trace_events(trace, file);
     imported = imports::profile_torch_trace(trace);
   } catch (const imports::TraceImportError& e) {
     err << "stepscope-cli import: error: " << e.what() << '\n';

@@ -217,6 +217,7 @@ RunRecord import_profile(const std::string& path, ProfileKind kind, const Import
       read.progress = [&](double fraction) { return going(0.9 * fraction); };
       TorchTrace trace = read_torch_trace(path, read);
       if (!going(0.9)) throw ImportCancelled(path + ": cancelled");
+      require_trace_events(trace, path);
       RunRecord record = trace_record(trace, path);
       going(1.0);
       return record;

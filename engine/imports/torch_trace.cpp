@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <sys/stat.h>
 
+#include "imports/legacy_trace_events.h"
+
 #ifdef STEPSCOPE_HAVE_ZLIB
 #include <zlib.h>
 #endif
@@ -99,8 +101,19 @@ class EventSink {
         dur == e.end() || !dur->is_number()) {
       return skip();
     }
-    const std::string category = lower(e.value("cat", std::string()));
-    const std::string name = e.value("name", std::string());
+    const auto name_it = e.find("name");
+    const auto cat = e.find("cat");
+    if ((name_it != e.end() && !name_it->is_string()) || (cat != e.end() && !cat->is_string())) return skip();
+    const std::string name = name_it != e.end() ? name_it->get<std::string>() : std::string();
+    std::string category;
+    if (cat != e.end()) {
+      category = lower(cat->get<std::string>());
+    } else {
+      // The legacy exporter's: an operator or an annotation, as its name says.
+      if (name.empty()) return skip();
+      ++trace_.uncategorized_events;
+      category = names_an_operator(name) ? "cpu_op" : "user_annotation";
+    }
     const int64_t start = to_ns(ts->get<double>());
     const int64_t end = start + std::max<int64_t>(0, to_ns(dur->get<double>()));
     static const json no_args = json::object();
@@ -128,7 +141,9 @@ class EventSink {
     } else if (category == "cpu_op" || category == "operator") {
       std::string shapes;
       const auto dims = args.find("Input Dims");
-      append_dims(shapes, dims != args.end() && dims->is_array() ? *dims : json::array());
+      const bool recorded = dims != args.end() && dims->is_array();
+      trace_.input_shapes_recorded = trace_.input_shapes_recorded || recorded;
+      append_dims(shapes, recorded ? *dims : json::array());
       trace_.operators.push_back({intern(trace_.operator_names, operator_ids_, name),
                                   intern(trace_.shape_texts, shape_ids_, shapes), thread(e), start, end});
     } else {
@@ -326,6 +341,15 @@ void finish(const TraceSax& sax, bool parsed, const std::string& name) {
 }
 
 }  // namespace
+
+void require_trace_events(const TorchTrace& trace, const std::string& name) {
+  const bool any = !trace.ranges.empty() || !trace.operators.empty() || !trace.api_calls.empty() ||
+                   !trace.activities.empty();
+  if (any) return;
+  throw TraceImportError(name + ": none of its " + std::to_string(trace.events) +
+                         " trace events is one torch.profiler writes (a complete event, \"ph\": \"X\", with a "
+                         "name, \"ts\" and \"dur\"): nothing to import");
+}
 
 bool reads_gzip() {
 #ifdef STEPSCOPE_HAVE_ZLIB

@@ -3,6 +3,11 @@
 // record_function annotations and ProfilerStep#N), CUDA runtime/driver calls, kernels, copies
 // and sets, each kept compact. The file is parsed as a stream (one event at a time), so a trace
 // of hundreds of MB costs its records, not a document tree.
+//
+// Two layouts, told apart by what the file holds, not by a version: Kineto's (an object with
+// "traceEvents", each event with its "cat"), and the legacy exporter's of PyTorch without Kineto
+// (1.13's CPU builds: a bare array of events without "cat"; legacy_trace_events.h says how its
+// operators are told from its annotations). An event either way is read by its own members.
 #pragma once
 
 #include <cstdint>
@@ -71,6 +76,10 @@ struct TorchTrace {
   std::vector<std::string> shape_texts;
   int64_t events = 0;                     // every trace event read
   int64_t skipped_events = 0;             // events of kinds this reader does not use
+  // Complete events without a "cat" (the legacy exporter's), read as operators or annotations by
+  // their names (legacy_trace_events.h).
+  int64_t uncategorized_events = 0;
+  bool input_shapes_recorded = false;     // any operator carries "Input Dims"
   std::vector<std::string> devices;       // deviceProperties' names, when the trace has them
   std::string schema_version;             // the trace's "schemaVersion", "" when absent
   // The trace's "baseTimeNanoseconds" (PyTorch 2.x): event times + this = Unix time; -1 when absent.
@@ -88,6 +97,10 @@ struct TraceReadOptions {
 TorchTrace read_torch_trace(const std::string& path, const TraceReadOptions& options = {});
 // The same from text already in memory (tests, and files a caller decompressed itself).
 TorchTrace read_torch_trace_text(const std::string& text, const std::string& name = "trace");
+
+// Throws TraceImportError naming `name` when the trace holds no event this reader uses (no
+// operator, annotation, CUDA call or GPU activity): a JSON array or object of something else.
+void require_trace_events(const TorchTrace& trace, const std::string& name);
 
 // Whether this build reads gzip-compressed traces.
 bool reads_gzip();

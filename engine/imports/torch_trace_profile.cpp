@@ -57,8 +57,9 @@ std::vector<profiling::RangeRecord> ranges_of(const TorchTrace& trace, std::vect
     record.step = step >= 0 ? step : step_at(r.start_ns);
     out.push_back(std::move(record));
   }
-  // Ids in (thread, start, longest first) order; parents by nesting on each thread.
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+  // Ids in (thread, start, longest first, file) order; parents by nesting on each thread. File
+  // order settles equal spans (the legacy exporter's whole microseconds make some): the parent first.
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     if (a.thread_id != b.thread_id) return a.thread_id < b.thread_id;
     if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
     return a.end_ns > b.end_ns;
@@ -149,8 +150,17 @@ ImportedTraceProfile profile_torch_trace(const TorchTrace& trace) {
     builder.add_activity(batch);
   }
   out.profile = builder.build(true);
+  if (trace.uncategorized_events > 0) {
+    out.notes.push_back(std::to_string(trace.uncategorized_events) +
+                        " events without a category (PyTorch's profiler without Kineto, as 1.13's CPU builds "
+                        "write): record_function annotations told from operators by their names");
+  }
+  if (!trace.operators.empty() && !trace.input_shapes_recorded) {
+    out.notes.push_back("the trace records no input shapes: each operator is one row per range and name");
+  }
   if (trace.activities.empty()) {
-    out.notes.push_back("no GPU activity in the trace (a CPU-only profile): CPU time per range only");
+    out.notes.push_back(
+        "no GPU activity in the trace (a CPU-only profile): CPU time per range and operator, no kernels");
   }
   if (out.profile.unattributed_kernels > 0) {
     out.notes.push_back(std::to_string(out.profile.unattributed_kernels) +

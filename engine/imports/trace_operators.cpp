@@ -33,8 +33,12 @@ struct Nesting {
   }
 };
 
-// `intervals` sorted by start, the longest first at equal starts. An interval that overlaps its
-// predecessor without nesting in it is taken as nested (a trace's call stacks nest).
+// `intervals` sorted by start, the longest first at equal starts, then in file order. One is
+// nested in another when it lies within it, as torch.profiler's key_averages takes it
+// (profiler_util's _populate_cpu_children): one that starts inside but ends after (the legacy
+// exporter's whole microseconds make some) is not, and takes the other's place on the stack.
+// Of two with the same span, the first in the file holds the second (PyTorch writes a parent
+// before its children).
 Nesting nest(const std::vector<Interval>& intervals) {
   Nesting out;
   out.parent.assign(intervals.size(), -1);
@@ -52,6 +56,7 @@ Nesting nest(const std::vector<Interval>& intervals) {
   };
   for (size_t i = 0; i < intervals.size(); ++i) {
     close_until(intervals[i].start);
+    while (!open.empty() && intervals[open.back()].end < intervals[i].end) open.pop_back();  // not within
     out.parent[i] = open.empty() ? -1 : static_cast<int64_t>(open.back());
     open.push_back(i);
     mark(intervals[i].start, static_cast<int64_t>(i));
@@ -61,7 +66,8 @@ Nesting nest(const std::vector<Interval>& intervals) {
 }
 
 bool by_start_longest_first(const Interval& a, const Interval& b) {
-  return a.start != b.start ? a.start < b.start : a.end > b.end;
+  if (a.start != b.start) return a.start < b.start;
+  return a.end != b.end ? a.end > b.end : a.item < b.item;
 }
 
 // The annotation paths open on each thread, interned: path 0 is the empty one.

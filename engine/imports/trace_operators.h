@@ -9,7 +9,9 @@
 //   (ProfilerStep#N left out), outermost first; on a thread without annotations (autograd's
 //   backward thread), those open at that moment on the steps' thread.
 // - Self CPU: the operator's time less that of the operators nested directly in it on the same
-//   thread. torch.profiler's key_averages also takes the CUDA runtime calls out (the launches'
+//   thread. Nested means lying within, as key_averages takes it: one that starts inside another
+//   but ends after it is not nested in it; of two with the same span, the first in the file
+//   holds the second. torch.profiler's key_averages also takes the CUDA runtime calls out (the launches'
 //   time), so its Self CPU is lower by those.
 // - Kernels: a kernel, copy or set is tied to its runtime call by "correlation", and launched by
 //   the innermost operator open on that call's thread at the call's start; its time counts as

@@ -225,6 +225,14 @@ add_test(NAME cli_e2e.import_torch_trace
     -DTRACE=${PROJECT_SOURCE_DIR}/tests/data/torch_profiles/trace_cuda.json.gz
     -P ${CMAKE_CURRENT_LIST_DIR}/run_import_trace.cmake)
 set_tests_properties(cli_e2e.import_torch_trace PROPERTIES LABELS "cli;e2e")
+# The CPU-only trace PyTorch 1.13 wrote without Kineto (a bare array of events without categories).
+add_test(NAME cli_e2e.import_torch_trace_cpu
+  COMMAND ${CMAKE_COMMAND}
+    -DCLI=$<TARGET_FILE:stepscope-cli> -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/e2e_import_cpu
+    -DTRACE=${PROJECT_SOURCE_DIR}/tests/data/torch_profiles/trace_cpu.json.gz
+    -DEXPECTED=${PROJECT_SOURCE_DIR}/tests/data/torch_profiles/trace_cpu.expected.json
+    -P ${CMAKE_CURRENT_LIST_DIR}/run_import_trace_cpu.cmake)
+set_tests_properties(cli_e2e.import_torch_trace_cpu PROPERTIES LABELS "cli;e2e")
 stepscope_cli_error_test(import_needs_file "--file is required" import)
 stepscope_cli_error_test(import_not_json "not valid JSON at byte" import ${PROJECT_SOURCE_DIR}/README.md)
 stepscope_cli_error_test(import_no_such_file "no-such-trace.json: no such file" import no-such-trace.json)

@@ -7,14 +7,14 @@ vocabulary 256, context 32, batch 2), cross-entropy, torch.optim.AdamW, each ste
 record_function("train_step") with "forward", "backward" and "optimizer" ranges under it.
 
 Writes into --out:
-- trace_<device>.json.gz: torch.profiler's Chrome trace (export_chrome_trace) of two active
-  steps after one of wait and one of warm-up (ProfilerStep#2 and #3), with input shapes; on a
-  GPU its kernels, memcpys and the ac2g flows that tie each to the launch;
+- trace_<device>.json.gz: torch.profiler's Chrome trace (export_chrome_trace) of two active steps
+  after a wait and a warm-up (2.x: ProfilerStep#2, #3, with input shapes; 1.13 without Kineto: #1,
+  #2, a bare list, no shapes); on a GPU its kernels, memcpys and the ac2g flows to their launches;
 - snapshot_cuda.pickle (GPU only): torch.cuda.memory._dump_snapshot() after three steps whose
   allocations were recorded (_record_memory_history) only once the model and its first batch
   existed, so blocks alive before recording began are in the snapshot's segments, not its trace;
-- key_averages_<device>.txt: torch.profiler's own table by operator and input shape (to check
-  the operator view against);
+- key_averages_<device>.txt: torch.profiler's own table by operator and input shape (to check the
+  operator view against); on the CPU also key_averages_by_name_cpu.txt, every name, any shapes;
 - fixtures_<device>.json: torch version, device, what was run.
 
 Usage: make_torch_profile_fixtures.py --out DIR [--device cuda|cpu] [--steps 3]
@@ -64,6 +64,16 @@ def train_step(model, optimizer, inputs, targets):
     return loss
 
 
+def step_names(trace):
+    """The ProfilerStep#N the trace holds: 2.x names the two active steps #2 and #3, 1.13 #1 and #2
+    (its prof.step() names a step by the one before)."""
+    with gzip.open(trace, "rt") as f:
+        document = json.load(f)
+    events = document["traceEvents"] if isinstance(document, dict) else document  # 1.13 without Kineto: a list
+    return sorted({e["name"] for e in events if e.get("name", "").startswith("ProfilerStep#")},
+                  key=lambda n: int(n[13:]))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True)
@@ -87,9 +97,14 @@ def main():
     with open(plain, "rb") as f, gzip.open(plain + ".gz", "wb", compresslevel=9) as g:
         shutil.copyfileobj(f, g)
     os.remove(plain)
+    sort = "self_cuda_time_total" if gpu else "self_cpu_time_total"
     with open(os.path.join(args.out, f"key_averages_{args.device}.txt"), "w") as f:
-        sort = "self_cuda_time_total" if gpu else "self_cpu_time_total"
         f.write(prof.key_averages(group_by_input_shape=True).table(sort_by=sort, row_limit=60, max_name_column_width=60))
+    if not gpu:
+        # A trace PyTorch wrote without Kineto (1.13's CPU builds) holds no input shapes: its
+        # operators are checked against this table, every name, whatever its shapes.
+        with open(os.path.join(args.out, f"key_averages_by_name_{args.device}.txt"), "w") as f:
+            f.write(prof.key_averages().table(sort_by=sort, row_limit=-1, max_name_column_width=80))
 
     snapshot = None
     if gpu:
@@ -107,7 +122,7 @@ def main():
 
     meta = {"torch": torch.__version__, "device": torch.cuda.get_device_name() if gpu else "cpu",
             "model": "reference Transformer, tiny preset, vocabulary 256", "context": CONTEXT, "batch": BATCH,
-            "optimizer": "torch.optim.AdamW", "trace_steps": "ProfilerStep#2, ProfilerStep#3",
+            "optimizer": "torch.optim.AdamW", "trace_steps": ", ".join(step_names(plain + ".gz")),
             "snapshot_steps": args.steps if gpu else 0}
     with open(os.path.join(args.out, f"fixtures_{args.device}.json"), "w") as f:
         json.dump(meta, f, indent=1)
