@@ -1,6 +1,7 @@
 // The desktop application. Its command line takes the run flags of `stepscope-cli bench`
 // plus --run/--export/--screenshot/--quit, so scripts and tests can drive the real window.
 #include <QApplication>
+#include <QIcon>
 #include <QTimer>
 
 #include <cstdlib>
@@ -66,6 +67,9 @@ int main(int argc, char** argv) {
   QApplication::setOrganizationName("Stepscope");
   QApplication::setApplicationName("Stepscope");
   QApplication::setApplicationVersion(STEPSCOPE_VERSION);
+  // The installed desktop entry and icon (resources/): the taskbar ties the window to them.
+  QGuiApplication::setDesktopFileName(QStringLiteral("io.github.stepscope.Stepscope"));
+  QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("io.github.stepscope.Stepscope")));
   gui::MainWindow window(QString::fromStdString(options.history_path));
   // Scripted runs never wait for a click: problems go to stderr and the exit status.
   window.set_headless(options.quit);

@@ -278,3 +278,21 @@ TEST(RunRecordErrors, MalformedOrTruncatedText) {
 
 }  // namespace
 }  // namespace stepscope
+
+namespace stepscope {
+namespace {
+
+// The desktop's MIME type for run files (resources/mime) recognises a record by its first bytes:
+// the writer's compact JSON with sorted keys starts with the entries, then an entry's config (or,
+// with no entry, the environment). A change here must change the magic there.
+TEST(RunRecordJson, StartsAsTheDesktopsFileTypeRecognisesIt) {
+  const std::string text = write_run_record(run_record_test::sample_record());
+  EXPECT_EQ(text.rfind("{\"entries\":[{\"config\":{\"batch\":", 0), 0u) << text.substr(0, 80);
+  RunRecord empty = run_record_test::sample_record();
+  empty.entries.clear();
+  const std::string none = write_run_record(empty);
+  EXPECT_EQ(none.rfind("{\"entries\":[],\"environment\":{\"command_line\":", 0), 0u) << none.substr(0, 80);
+}
+
+}  // namespace
+}  // namespace stepscope
