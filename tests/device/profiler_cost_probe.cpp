@@ -139,20 +139,14 @@ int main() {
     compat::OperatorCallbacks callbacks(counting, true);
     report.row("RecordFunction callbacks with input shapes", loop_ns(t));
   }
-  {
+  for (const bool shapes : {true, false}) {
     profiling::OperatorRecorderOptions options;
-    options.input_shapes = true;
+    options.input_shapes = shapes;
     profiling::OperatorRecorder recorder(steady_ns, options, nullptr);
-    compat::OperatorCallbacks callbacks(recorder, true);
-    report.row("operator recorder, shapes, steady clock, no CUPTI", loop_ns(t));
-    recorder.drain();
-  }
-  {
-    profiling::OperatorRecorderOptions options;
-    options.input_shapes = false;
-    profiling::OperatorRecorder recorder(steady_ns, options, nullptr);
-    compat::OperatorCallbacks callbacks(recorder, false);
-    report.row("operator recorder, no shapes, steady clock, no CUPTI", loop_ns(t));
+    compat::OperatorCallbacks callbacks(recorder, shapes);
+    report.row(shapes ? "operator recorder, shapes, steady clock, no CUPTI"
+                      : "operator recorder, no shapes, steady clock, no CUPTI",
+               loop_ns(t));
     recorder.drain();
   }
 
