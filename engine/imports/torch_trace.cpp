@@ -15,7 +15,7 @@
 #include "imports/legacy_trace_events.h"
 
 #ifdef STEPSCOPE_HAVE_ZLIB
-#include <zlib.h>
+#include "imports/gzip_buffer.h"
 #endif
 
 namespace stepscope::imports {
@@ -302,32 +302,6 @@ class TraceSax : public nlohmann::json_sax<json> {
   std::string error_;
 };
 
-#ifdef STEPSCOPE_HAVE_ZLIB
-// A read buffer over zlib's gzFile: gzip files are inflated, plain files read as they are.
-class GzBuf : public std::streambuf {
- public:
-  explicit GzBuf(gzFile file) : file_(file) {}
-  ~GzBuf() override { gzclose(file_); }
-  int64_t compressed_offset() const { return gzoffset(file_); }
-  std::string error() const {
-    int code = 0;
-    const char* message = gzerror(file_, &code);
-    return code < 0 && message ? message : "";
-  }
-
- protected:
-  int_type underflow() override {
-    const int n = gzread(file_, buffer_, sizeof buffer_);
-    if (n <= 0) return traits_type::eof();
-    setg(buffer_, buffer_, buffer_ + n);
-    return traits_type::to_int_type(buffer_[0]);
-  }
-
- private:
-  gzFile file_;
-  char buffer_[1 << 16];
-};
-#endif
 
 void finish(const TraceSax& sax, bool parsed, const std::string& name) {
   if (sax.cancelled()) throw TraceImportError(name + ": cancelled");
