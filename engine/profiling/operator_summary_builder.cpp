@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "profiling/launch_calls.h"
+#include "profiling/pending_activity.h"
 #include "profiling/step_ranges.h"
 
 namespace stepscope::profiling {
@@ -152,16 +153,9 @@ void OperatorSummaryBuilder::add_activity(const ActivityBatch& batch) {
 }
 
 void OperatorSummaryBuilder::attribute_pending(bool final) {
-  std::vector<Activity> waiting;
-  for (const auto& activity : pending_) {
-    if (!attribute(activity)) waiting.push_back(activity);
-  }
-  if (final || waiting.size() > options_.max_pending) {
-    const size_t keep = final ? 0 : options_.max_pending;
-    unattributed_ += waiting.size() - keep;
-    waiting.erase(waiting.begin(), waiting.end() - static_cast<std::ptrdiff_t>(keep));
-  }
-  pending_ = std::move(waiting);
+  profiling::attribute_pending(
+      pending_, [this](const Activity& activity) { return attribute(activity); }, options_.max_pending, final,
+      unattributed_);
 }
 
 bool OperatorSummaryBuilder::attribute(const Activity& activity) {
