@@ -346,10 +346,10 @@ class Converter {
 
 }  // namespace
 
-MemorySnapshot parse_memory_snapshot(std::string_view pickle_bytes) {
+MemorySnapshot parse_memory_snapshot(std::string_view pickle_bytes, const SnapshotProgress& progress) {
   PlainPickle pickle;
   try {
-    pickle = PlainPickle::decode(pickle_bytes);
+    pickle = PlainPickle::decode(pickle_bytes, progress);
   } catch (const PlainPickleError& e) {
     if (e.calls_python()) throw MemorySnapshotError(std::string("not a memory snapshot: ") + e.what());
     throw MemorySnapshotError(std::string("not a readable memory snapshot pickle: ") + e.what());
@@ -357,7 +357,7 @@ MemorySnapshot parse_memory_snapshot(std::string_view pickle_bytes) {
   return Converter(pickle).run();
 }
 
-MemorySnapshot read_memory_snapshot(const std::string& path) {
+MemorySnapshot read_memory_snapshot(const std::string& path, const SnapshotProgress& progress) {
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(path, ec);
   if (!ec && bytes > kMostSnapshotBytes) {
@@ -371,7 +371,7 @@ MemorySnapshot read_memory_snapshot(const std::string& path) {
     throw MemorySnapshotError(e.what());
   }
   try {
-    return parse_memory_snapshot(data);
+    return parse_memory_snapshot(data, progress);
   } catch (const MemorySnapshotError& e) {
     throw MemorySnapshotError(path + ": " + e.what(), e.path());
   }

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -106,11 +107,15 @@ struct MemorySnapshot {
   std::vector<std::string> other_action_names;
 };
 
+// How far a read has come (the fraction of the pickle decoded); false stops it, and the reader
+// throws PlainPickleCancelled (imports/plain_pickle.h).
+using SnapshotProgress = std::function<bool(double)>;
+
 // Parses a snapshot pickle held in memory. Throws MemorySnapshotError.
-MemorySnapshot parse_memory_snapshot(std::string_view pickle_bytes);
+MemorySnapshot parse_memory_snapshot(std::string_view pickle_bytes, const SnapshotProgress& progress = {});
 
 // Reads and parses the file at `path`; errors start with the path. Files over 1 GiB are refused.
-MemorySnapshot read_memory_snapshot(const std::string& path);
+MemorySnapshot read_memory_snapshot(const std::string& path, const SnapshotProgress& progress = {});
 
 // "alloc", "free_completed", ...: PyTorch's names (for `other`, its own name).
 std::string action_name(const MemorySnapshot& snapshot, const TraceEntry& entry);

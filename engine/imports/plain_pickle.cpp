@@ -1,5 +1,6 @@
 #include "imports/plain_pickle.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -40,14 +41,19 @@ PlainPickle::Items PlainPickle::items(Node n) const {
 
 class PlainDecoder {
  public:
-  explicit PlainDecoder(std::string_view data)
-      : p_(reinterpret_cast<const unsigned char*>(data.data())), begin_(p_), end_(p_ + data.size()) {
+  PlainDecoder(std::string_view data, const std::function<bool(double)>& progress)
+      : p_(reinterpret_cast<const unsigned char*>(data.data())), begin_(p_), end_(p_ + data.size()),
+        progress_(progress) {
     out_.data_ = data;
   }
 
   PlainPickle run() {
     if (out_.data_.size() >= UINT32_MAX) fail(0, "a pickle of 4 GiB or more");
-    while (true) {
+    const double size = static_cast<double>(std::max<size_t>(1, out_.data_.size()));
+    for (uint32_t ops = 1;; ++ops) {
+      if (progress_ && ops % kOpsPerProgress == 0 && !progress_(static_cast<double>(pos()) / size)) {
+        throw PlainPickleCancelled();
+      }
       const size_t at = pos();
       const unsigned char op = read_u8();
       if (op == '.') {  // STOP
@@ -292,9 +298,12 @@ class PlainDecoder {
   }
 
   static constexpr Node kUnset = UINT32_MAX;
+  static constexpr uint32_t kOpsPerProgress = 1u << 14;  // a call per 16,384 opcodes: nothing against them
+
   const unsigned char* p_;
   const unsigned char* begin_;
   const unsigned char* end_;
+  const std::function<bool(double)>& progress_;
   PlainPickle out_;
   std::vector<Node> stack_;
   std::vector<size_t> marks_;
@@ -302,6 +311,8 @@ class PlainDecoder {
   uint64_t memo_count_ = 0;  // entries set, as len(memo) in Python
 };
 
-PlainPickle PlainPickle::decode(std::string_view data) { return PlainDecoder(data).run(); }
+PlainPickle PlainPickle::decode(std::string_view data, const std::function<bool(double)>& progress) {
+  return PlainDecoder(data, progress).run();
+}
 
 }  // namespace stepscope::imports

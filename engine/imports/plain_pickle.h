@@ -22,12 +22,19 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace stepscope::imports {
+
+// The decoding was stopped by its progress callback.
+class PlainPickleCancelled : public std::runtime_error {
+ public:
+  PlainPickleCancelled() : std::runtime_error("cancelled") {}
+};
 
 class PlainPickleError : public std::runtime_error {
  public:
@@ -51,8 +58,10 @@ class PlainPickle {
 
   // Decodes the one pickle at the start of `data` (bytes after its STOP are ignored, as
   // pickle.load does). Strings point into `data`, which must outlive the result.
-  // Throws PlainPickleError naming the byte offset and the opcode at fault.
-  static PlainPickle decode(std::string_view data);
+  // Throws PlainPickleError naming the byte offset and the opcode at fault. `progress` (may be
+  // empty) hears the fraction of `data` read every few thousand opcodes; returning false stops
+  // the decoding with PlainPickleCancelled.
+  static PlainPickle decode(std::string_view data, const std::function<bool(double)>& progress = {});
 
   Node root() const { return root_; }
   PlainKind kind(Node n) const { return nodes_[n].kind; }

@@ -6,6 +6,8 @@
 // import's bench row reads, and files that are not profiles.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstdio>
 #include <fstream>
 #include <regex>
@@ -219,6 +221,26 @@ TEST(ImportRecord, WhatIsNoProfileIsRefusedByName) {
   } catch (const ImportError& e) {
     EXPECT_EQ(std::string(e.what()).rfind(pickle, 0), 0u) << e.what();
   }
+}
+
+// A snapshot's progress moves while its pickle is decoded (most of the work), not only at the
+// stages' ends, and a cancel there stops it.
+TEST(ImportRecord, ASnapshotReportsProgressWhileItsPickleIsDecoded) {
+  imports::ImportOptions options;
+  std::vector<double> seen;
+  options.progress = [&](double f) {
+    seen.push_back(f);
+    return true;
+  };
+  imports::import_profile(kSnapshot, ProfileKind::memory_snapshot, options);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  EXPECT_EQ(seen.back(), 1.0);
+  const auto decoding = std::count_if(seen.begin(), seen.end(), [](double f) { return f > 0.0 && f < 0.6; });
+  EXPECT_GE(decoding, 2) << "progress during the decoding";
+  int calls = 0;
+  options.progress = [&](double f) { return !(f > 0.0 && f < 0.6 && ++calls == 1); };
+  EXPECT_THROW(imports::import_profile(kSnapshot, ProfileKind::memory_snapshot, options), imports::ImportCancelled);
 }
 
 TEST(ImportRecord, CancellingStopsTheImport) {
