@@ -1,8 +1,7 @@
 #include "models/operator_table_model.h"
 
-#include <QStringList>
-
 #include "models/format.h"
+#include "profiling/operator_stats_schema.h"
 
 namespace stepscope::views {
 
@@ -26,9 +25,7 @@ std::vector<TableModel::Column> operator_columns() {
 }  // namespace
 
 QString range_path_text(const profiling::OperatorStats& stats) {
-  QStringList parts;
-  for (const auto& range : stats.range_path) parts << QString::fromStdString(range);
-  return parts.join(QLatin1Char('/'));
+  return QString::fromStdString(profiling::range_path_text(stats.range_path));
 }
 
 OperatorTableModel::OperatorTableModel(QObject* parent) : TableModel(operator_columns(), parent) {}

@@ -30,8 +30,8 @@ class OperatorTableModel : public TableModel {
   std::shared_ptr<const profiling::OperatorProfile> profile_;
 };
 
-// The ranges open around a call, outermost first, as one text: "forward/attention/softmax"
-// ("" outside every range).
+// The ranges open around a call, outermost first, as the engine writes them
+// (profiling::range_path_text): "forward/attention/softmax", "" outside every range.
 QString range_path_text(const profiling::OperatorStats& stats);
 
 }  // namespace stepscope::views
