@@ -198,32 +198,44 @@ class OperatorsViewTest : public QObject {
   void exportsTheOperatorsAndTheirKernelsWhole() {
     OperatorsView view;
     view.add_outcome(outcome(fixtures::shared(fixtures::cpu_profile())));
-    // Nothing measured on the GPU exports empty, not 0; no kernels, no kernel rows.
+    // As the CLI's operators.csv (the engine's schema), per step over the 3 measured steps;
+    // nothing measured on the GPU exports empty, not 0; no kernels, no kernel rows.
     QCOMPARE(table_to_csv(*table(view, "operators")),
-             QStringLiteral("range,name,input_shapes,calls,total_cpu_ns,self_cpu_ns,self_gpu_ns,total_gpu_ns,kernels\n"
-                            "forward/attention,aten::bmm,\"[[8, 16, 16], [8, 16, 16]]\",6,1200000,1200000,,,\n"
-                            "forward,aten::linear,\"[[4, 64], [256, 64]]\",3,3000000,300000,,,\n"
-                            "forward,aten::addmm,\"[[256], [4, 64], [64, 256]]\",3,2700000,2700000,,,\n"));
+             QStringLiteral("Range,Operator,Input Shapes,Calls,Calls/Step,Self CPU (ns),Total CPU (ns),Self GPU (ns),"
+                            "Total GPU (ns),Self CPU/Step (ns),Total CPU/Step (ns),Self GPU/Step (ns),"
+                            "Total GPU/Step (ns),Kernels\n"
+                            "forward/attention,aten::bmm,\"[[8, 16, 16], [8, 16, 16]]\",6,2,1200000,1200000,,,400000.0,"
+                            "400000.0,,,\n"
+                            "forward,aten::linear,\"[[4, 64], [256, 64]]\",3,1,300000,3000000,,,100000.0,1000000.0,,,\n"
+                            "forward,aten::addmm,\"[[256], [4, 64], [64, 256]]\",3,1,2700000,2700000,,,900000.0,900000.0,,,"
+                            "\n"));
     QCOMPARE(table(view, "operator_kernels")->rowCount(), 0);
     // The filter leaves exports whole.
     QTest::keyClicks(&view.filter_field(), "bmm");
     QCOMPARE(table(view, "operators")->rowCount(), 3);
 
+    // The GPU profile's 2 measured steps.
     view.add_outcome(outcome(fixtures::shared(fixtures::gpu_profile())));
     const QString operators = table_to_csv(*table(view, "operators"));
-    QVERIFY2(operators.contains("\nforward,aten::mm,\"[[4, 64], [64, 256]]\",2,500000,500000,400000,400000,2\n"), qPrintable(operators));
-    QVERIFY2(operators.contains("\n,aten::copy_,\"[[4, 64], [4, 64]]\",1,50000,50000,30000,30000,1\n"), qPrintable(operators));
+    QVERIFY2(operators.contains("\nforward,aten::mm,\"[[4, 64], [64, 256]]\",2,1,500000,500000,400000,400000,250000.0,"
+                                "250000.0,200000.0,200000.0,2\n"),
+             qPrintable(operators));
+    QVERIFY2(operators.contains("\n,aten::copy_,\"[[4, 64], [4, 64]]\",1,0.5,50000,50000,30000,30000,25000.0,25000.0,15000.0,"
+                                "15000.0,1\n"),
+             qPrintable(operators));
     QCOMPARE(table(view, "operators")->rowCount(), 8);
     // One row per kernel of each operator row: 1 + 1 + 2 + 1 + 1 + 1 + 1.
     const QAbstractItemModel& kernels = *table(view, "operator_kernels");
     QCOMPARE(kernels.rowCount(), 8);
     const QString csv = table_to_csv(kernels);
-    QVERIFY2(csv.startsWith("range,operator,input_shapes,kernel,short_name,category,launches,total_gpu_ns\n"), qPrintable(csv));
+    QVERIFY2(csv.startsWith("Range,Operator,Input Shapes,Kernel,Short Name,Category,Launches,Launches/Step,"
+                            "Total Time (ns),Avg (ns),Time/Step (ns)\n"),
+             qPrintable(csv));
     QVERIFY2(csv.contains("\nforward,aten::mm,\"[[4, 64], [64, 256]]\",\"void vectorized_elementwise_kernel<4, "
-                          "AddFunctor>(int)\",vectorized_elementwise_kernel,elementwise,2,100000\n"),
+                          "AddFunctor>(int)\",vectorized_elementwise_kernel,elementwise,2,1,100000,50000.0,50000.0\n"),
              qPrintable(csv));
     QVERIFY2(csv.contains("\nforward,(outside operators),[],void stepscope_fused_bias_gelu(float*),"
-                          "stepscope_fused_bias_gelu,elementwise,1,70000\n"),
+                          "stepscope_fused_bias_gelu,elementwise,1,0.5,70000,70000.0,35000.0\n"),
              qPrintable(csv));
   }
 };

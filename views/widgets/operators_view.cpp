@@ -19,11 +19,11 @@
 #include <algorithm>
 
 #include "models/format.h"
-#include "models/operator_kernel_table_model.h"
-#include "models/operator_table_model.h"
 #include "models/operator_tree_model.h"
 #include "models/operator_tree_proxy.h"
 #include "models/profiled_steps_note.h"
+#include "models/schema_table_model.h"
+#include "profiling/operator_stats_schema.h"
 #include "widgets/outcome_selector.h"
 
 namespace stepscope::views {
@@ -66,8 +66,8 @@ OperatorsView::OperatorsView(QWidget* parent) : BenchResultsView(parent) {
   tree_ = new OperatorTreeModel(this);
   proxy_ = new OperatorTreeProxy(this);
   proxy_->setSourceModel(tree_);
-  table_ = new OperatorTableModel(this);
-  kernel_table_ = new OperatorKernelTableModel(this);
+  table_ = new SchemaTableModel(profiling::operator_stats_schema().columns(), this);
+  kernel_table_ = new SchemaTableModel(profiling::operator_kernel_schema().columns(), this);
 
   view_ = new QTreeView;
   view_->setObjectName("operatorTree");
@@ -174,8 +174,13 @@ void OperatorsView::show_empty(const QString& text) {
 
 void OperatorsView::show_profile(std::shared_ptr<const profiling::OperatorProfile> profile) {
   tree_->set_profile(profile);
-  table_->set_profile(profile);
-  kernel_table_->set_profile(profile);
+  if (profile) {
+    table_->set_table(profiling::operator_stats_schema().table(profiling::operator_rows(*profile)));
+    kernel_table_->set_table(profiling::operator_kernel_schema().table(profiling::operator_kernel_rows(*profile)));
+  } else {
+    table_->clear();
+    kernel_table_->clear();
+  }
   if (!profile) {
     show_empty(selector_->selected() != nullptr
                    ? tr("This configuration ran without the operator profiler. To see the operators of its step, %1.")

@@ -15,8 +15,7 @@ class QTreeView;
 
 namespace stepscope::views {
 
-class OperatorKernelTableModel;
-class OperatorTableModel;
+class SchemaTableModel;
 class OperatorTreeModel;
 class OperatorTreeProxy;
 class OutcomeSelector;
@@ -69,8 +68,9 @@ class OperatorsView : public BenchResultsView {
   bool user_sized_ = false;   // the user dragged a column's edge
   OperatorTreeModel* tree_;
   OperatorTreeProxy* proxy_;
-  OperatorTableModel* table_;
-  OperatorKernelTableModel* kernel_table_;
+  // For export, as the CLI's operators.csv and operator_kernels.csv (the engine's schemas).
+  SchemaTableModel* table_;
+  SchemaTableModel* kernel_table_;
 };
 
 }  // namespace stepscope::views
