@@ -29,7 +29,7 @@ log "all-reduce: ours (NCCL, c10d) and torch.distributed, $ranks rank(s), $sizes
 timeout 120 $cli collectives --device cuda --nproc $ranks --sizes $sizes --dtype fp32 --warmup 5 --iters 20 --quiet \
   --csv "$OUT/c/ours.csv" --json "$OUT/c/ours.json"
 echo "ours exit $?" | tee -a "$OUT/summary.txt"
-timeout 120 python3 -m torch.distributed.run --standalone --nproc-per-node $ranks tests/reference/allreduce_reference.py \
+timeout 120 python3 -m torch.distributed.run --standalone --nproc-per-node $ranks tests/reference/collectives_reference.py \
   --sizes $sizes --dtype fp32 --warmup 5 --iters 20 --csv "$OUT/c/torch.csv" >"$OUT/c/torch.log" 2>&1
 echo "torch exit $?" | tee -a "$OUT/summary.txt"
 if [ "$ranks" -ge 2 ]; then

@@ -60,7 +60,7 @@ allreduce_against_torch() {
     echo "ours exit $?" | tee -a "$OUT/summary.txt"
   }
   run_torch() {
-    timeout 200 python3 -m torch.distributed.run --standalone --nproc-per-node $n tests/reference/allreduce_reference.py \
+    timeout 200 python3 -m torch.distributed.run --standalone --nproc-per-node $n tests/reference/collectives_reference.py \
       --backend $backend --sizes $sizes --dtype fp32 --warmup $warmup --iters $iters \
       --csv "$OUT/c/${backend}_torch_$n.csv" >"$OUT/c/${backend}_torch_$n.log" 2>&1
     echo "torch exit $?" | tee -a "$OUT/summary.txt"

@@ -2,8 +2,10 @@
 """One line per row of the DDP device runs' CSV files in DIR, for the call's summary:
 single_ours.csv (stepscope-cli bench), single_torch.csv and torch_ddp.csv (ddp_reference.py),
 ddp.csv and zero.csv (stepscope-cli ddp; each step against our single-GPU step), zero.memory.csv
-(live memory per rank before the optimizer step) and ddp.timeline.csv (spans per lane; the
-first communication spans' names). Files that are missing are passed over.
+(live memory per rank before the optimizer step), ddp.ranks.csv and zero.ranks.csv (each rank's own
+times: the straggler picture, the rank that computes longest and how long the others wait for it)
+and ddp.timeline.csv (spans per lane; the first communication spans' names). Files that are
+missing are passed over.
 
 usage: summarize_ddp.py DIR
 """
@@ -16,6 +18,26 @@ import sys
 def rows(d, name):
     path = os.path.join(d, name)
     return list(csv.DictReader(open(path))) if os.path.exists(path) else []
+
+
+def stragglers(what, ranks):
+    """Per row: each rank's forward + backward, its exposed communication (the wait at the
+    collectives, in which a fast rank waits for the slowest) and its step."""
+    rows_of = collections.defaultdict(list)
+    for r in ranks:
+        rows_of[(r["variant"], r["bucket_mb"], r.get("optimizer", ""))].append(r)
+    for (variant, bucket, optimizer), rs in rows_of.items():
+        rs.sort(key=lambda r: int(r["rank"]))
+        compute = [float(r["forward_ms"]) + float(r["backward_ms"]) for r in rs if r["forward_ms"]]
+        exposed = [float(r["exposed_comm_ms"]) for r in rs if r["exposed_comm_ms"]]
+        if not compute or len(compute) != len(exposed):
+            continue
+        steps = [float(r["step_ms"]) for r in rs]
+        slow = max(range(len(compute)), key=compute.__getitem__)
+        print(f"ranks {what} {variant:9} {bucket or '-':>6} MiB {optimizer:6}: fwd+bwd "
+              f"{' '.join(f'{c:.1f}' for c in compute)} ms (spread {max(compute) - min(compute):.1f}, longest rank {slow}); "
+              f"exposed comm {' '.join(f'{e:.1f}' for e in exposed)} ms; step "
+              f"{' '.join(f'{s:.1f}' for s in steps)} ms")
 
 
 def main() -> int:
@@ -38,6 +60,8 @@ def main() -> int:
         if r["point"] == "before_optimizer_step":
             print(f"memory {r['optimizer']:6} rank {r['rank']} before the optimizer step: live "
                   f"{int(r['total_bytes']) / gib:.3f} GiB, state {int(r['optimizer_state_bytes']) / gib:.3f}")
+    for name in ("ddp.ranks.csv", "zero.ranks.csv"):
+        stragglers(name[:-10], rows(d, name))
     timeline = rows(d, "ddp.timeline.csv")
     if timeline:
         spans = collections.Counter((r["variant"], r["bucket_mb"], r["rank"], r["lane"]) for r in timeline)
