@@ -65,6 +65,8 @@ LocalRanksRun run_on_local_ranks(const LocalRanksSpec& ranks, const std::vector<
   return run;
 }
 
+int threads_per_local_rank(int threads, int nproc) { return std::max(1, threads / std::max(1, nproc)); }
+
 std::vector<std::string> without_options(const std::vector<std::string>& args, const std::vector<std::string>& with_value,
                                          const std::vector<std::string>& switches) {
   const auto named = [](const std::string& arg, const std::string& name) {

@@ -46,6 +46,9 @@ LocalRanksRun run_on_local_ranks(const LocalRanksSpec& spec, const std::vector<s
 void emit_row_line(std::ostream& out, const std::string& table_id, const std::vector<schema::Column>& columns,
                    const std::vector<schema::Value>& values);
 
+// Each of `nproc` local ranks' share of `threads`: threads / nproc, at least 1.
+int threads_per_local_rank(int threads, int nproc);
+
 // Removes `--name value` / `--name=value` and switches named in `drop` from `args`.
 std::vector<std::string> without_options(const std::vector<std::string>& args, const std::vector<std::string>& with_value,
                                          const std::vector<std::string>& switches);

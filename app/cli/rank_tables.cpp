@@ -7,6 +7,7 @@
 #include "cli/console_table.h"
 #include "cli/rank_launch.h"
 #include "io/output_file.h"
+#include "runners/cpu_threads.h"
 #include "io/run_record_json.h"
 #include "io/table_csv.h"
 
@@ -98,9 +99,13 @@ int run_local_rank_tables(const std::string& command, const std::vector<std::str
     files.add(table, row);
     if (table == 0) files.flush();
   };
-  const auto worker_args = without_options(args, {"nproc", "csv", "json"}, {});
   int status = kExitOk;
   for (int64_t n : nprocs) {
+    // The ranks share this machine's threads: each its part of --threads (this process's count),
+    // as torchrun gives each of its workers one. With all of them each, ranks' CPU work ran
+    // oversubscribed, many times slower (a 1 GB check took minutes on 2 ranks of 32 cores).
+    auto worker_args = without_options(args, {"nproc", "csv", "json", "threads"}, {});
+    worker_args.insert(worker_args.end(), {"--threads", std::to_string(threads_per_local_rank(cpu_threads(), static_cast<int>(n)))});
     const LocalRanksRun run = run_on_local_ranks(
         {"", command, worker_args, static_cast<int>(n), std::chrono::seconds(timeout_s)}, tables, publish,
         o.quiet ? nullptr : &err, &interrupt_flag());

@@ -2,7 +2,7 @@
 # The collective benchmark as users run it, on Gloo: local workers from --nproc (2, 4 and 6
 # ranks), every collective right; two ranks started by hand with torchrun's variables (what
 # torchrun or srun does on a cluster); and a worker killed mid-run ending the run with a message
-# naming it, within seconds, with no process left behind.
+# naming it, within seconds, with no process left behind (the workers sharing --threads).
 # Usage: run_collective_ranks.sh CLI WORKDIR
 set -u
 cli=$1
@@ -34,7 +34,7 @@ grep -q '^allreduce,gloo,2,64000,16000,fp32,.*,0,ok,' torchrun0.csv || fail "tor
 [ ! -e torchrun1.csv ] || fail "rank 1 wrote a table too"
 
 # 3. A worker killed mid-run: the run ends, names the rank, keeps nothing running.
-"$cli" collectives --nproc 2 --sizes 1MiB --warmup 0 --iters 100000 --csv killed.csv 2>killed.err &
+"$cli" collectives --nproc 2 --threads 4 --sizes 1MiB --warmup 0 --iters 100000 --csv killed.csv 2>killed.err &
 launcher=$!
 workers=""
 for _ in $(seq 1 100); do
@@ -43,6 +43,11 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 [ "$(echo $workers | wc -w)" = 2 ] || fail "no workers appeared: $workers"
+# The ranks share the job's threads: 4 between 2 ranks is 2 each, not 4 each.
+for pid in $workers; do
+  args=$(tr '\0' ' ' <"/proc/$pid/cmdline")
+  case "$args" in *" --threads 2 "*) ;; *) fail "worker $pid was not given its share of the threads: $args" ;; esac
+done
 sleep 2  # into the measured iterations
 victim=$(echo $workers | awk '{print $2}')
 kill -9 "$victim"

@@ -20,9 +20,11 @@ namespace stepscope {
 namespace {
 
 // Every element a small integer, exact in bf16 and fp16 after sums over up to 128 ranks: rank q
-// holds (q + i) mod 3 at index i of its full-size buffer.
+// holds (q + i) mod 3 at index i of its full-size buffer. Made on `options`' device: on the CPU,
+// a GPU buffer's patterns cost seconds a gigabyte, and minutes with the ranks' threads contending.
 at::Tensor pattern(int rank, int64_t offset, int64_t count, const at::TensorOptions& options) {
-  return at::remainder(at::arange(offset, offset + count, at::TensorOptions().dtype(at::kLong)) + rank, 3).to(options);
+  const auto index = at::TensorOptions().dtype(at::kLong).device(options.device());
+  return at::remainder(at::arange(offset, offset + count, index) + rank, 3).to(options.dtype());
 }
 
 // Patterns are made and checked a chunk at a time: whole, their int64 temporaries took about
@@ -38,15 +40,16 @@ void fill_pattern(at::Tensor& buffer, int rank, int64_t offset) {
   }
 }
 
-// Elements of `got` that differ from `want(offset, count)`, chunk by chunk.
+// Elements of `got` that differ from `want(offset, count)` (made on got's device), chunk by
+// chunk, counted there and read once.
 int64_t count_differences(const at::Tensor& got, const std::function<at::Tensor(int64_t, int64_t)>& want) {
   const at::Tensor flat = got.reshape({-1});
-  int64_t wrong = 0;
+  at::Tensor wrong = at::zeros({}, at::TensorOptions().dtype(at::kLong).device(flat.device()));
   for (int64_t at = 0; at < flat.numel(); at += kChunk) {
     const int64_t n = std::min(kChunk, flat.numel() - at);
-    wrong += at::ne(flat.narrow(0, at, n).to(at::kCPU).to(at::kFloat), want(at, n)).sum().item<int64_t>();
+    wrong += at::ne(flat.narrow(0, at, n).to(at::kFloat), want(at, n)).sum();
   }
-  return wrong;
+  return wrong.item<int64_t>();
 }
 
 }  // namespace
@@ -153,7 +156,7 @@ void CollectiveCase::run_step(const StepContext& step) {
 int64_t CollectiveCase::count_wrong() const {
   const int rank = comm_.rank();
   const int64_t n = comm_.size(), count = result_.count, slice = count / n;
-  const auto exact = at::TensorOptions().dtype(at::kFloat);
+  const auto exact = at::TensorOptions().dtype(at::kFloat).device(input_.device());
   const auto sum_over_ranks = [&](int64_t from, int64_t k) {
     at::Tensor want = at::zeros({k}, exact);
     for (int q = 0; q < n; ++q) want += pattern(q, from, k, exact);

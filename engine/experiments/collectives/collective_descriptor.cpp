@@ -21,6 +21,8 @@ ExperimentDescriptor collective_descriptor() {
       "result. Started by torchrun or srun (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE, LOCAL_RANK,\n"
       "LOCAL_WORLD_SIZE set), it is one rank of that job; otherwise it starts --nproc local workers.\n";
   d.usage.epilogue =
+      "The local ranks of --nproc N share --threads: each gets threads / N (at least 1).\n"
+      "\n"
       "A rank that gets SIGINT or SIGTERM tells the others and ends at once, by that signal; the rows\n"
       "measured before it stay. Ranks started with different options end before their first collective.\n"
       "\n"

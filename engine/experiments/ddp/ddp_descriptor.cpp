@@ -29,6 +29,8 @@ ExperimentDescriptor ddp_descriptor() {
       "after the measured ones: phases and collectives, or CUPTI's kernels on GPUs) in .timeline.csv;\n"
       "--json F holds all three tables.\n"
       "\n"
+      "The local ranks of --nproc N share --threads: each gets threads / N (at least 1).\n"
+      "\n"
       "A rank that gets SIGINT or SIGTERM tells the others and ends at once, by that signal; the rows\n"
       "measured before it stay. Ranks started with different options end before their first collective.\n"
       "\n"
