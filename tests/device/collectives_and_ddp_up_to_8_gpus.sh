@@ -41,15 +41,17 @@ fits() { [ $((SECONDS - started + $1)) -le 570 ] || { log "passed over (would no
 ops=allreduce,reducescatter,allgather,broadcast
 sizes=1MB,10MB,100MB,1GB
 ours() {
+  local t0=$SECONDS
   timeout 150 $cli collectives --device cuda --backend nccl --nproc $1 --op $ops --sizes $sizes --dtype fp32 \
     --warmup 5 --iters 20 --timeout 120 --quiet --csv "$OUT/c/ours_$1.csv"
-  echo "ours x$1 exit $?" | tee -a "$OUT/summary.txt"
+  echo "ours x$1 exit $? in $((SECONDS - t0)) s" | tee -a "$OUT/summary.txt"
 }
 theirs() {
+  local t0=$SECONDS
   timeout 150 python3 -m torch.distributed.run --standalone --nproc-per-node $1 tests/reference/collectives_reference.py \
     --backend nccl --ops $ops --sizes $sizes --dtype fp32 --warmup 5 --iters 20 --csv "$OUT/c/torch_$1.csv" \
     >"$OUT/c/torch_$1.log" 2>&1
-  echo "torch x$1 exit $?" | tee -a "$OUT/summary.txt"
+  echo "torch x$1 exit $? in $((SECONDS - t0)) s" | tee -a "$OUT/summary.txt"
 }
 turn=0
 for n in 2 4 6 8; do
