@@ -15,7 +15,7 @@ torch.distributed users call them), timed between two CUDA events on the current
 or by the wall clock (Gloo, whose collectives return when done); time = elapsed / iters, the
 slowest rank's (all-reduced max). algbw = size / time (the nominal size); busbw = algbw x 2(n-1)/n (all-reduce),
 (n-1)/n (reduce-scatter, all-gather) or 1 (broadcast). Gloo has no reduce-scatter: that op is
-passed over there, with a line on stderr. Sizes take KB, MB, GB (10^3) or KiB, MiB, GiB (2^10).
+passed over there, with a line on stderr; its all-gather fills the output's slices (all_gather). Sizes take KB, MB, GB (10^3) or KiB, MiB, GiB (2^10).
 Rank 0 writes the CSV:
 op,backend,nproc,size_bytes,count,type,time_us,algbw_gbps,busbw_gbps
 """
@@ -58,6 +58,9 @@ def collective(op: str, count: int, n: int, dtype, device):
     part = torch.ones(count // n, dtype=dtype, device=device)
     if op == "reducescatter":
         return lambda: dist.reduce_scatter_tensor(part, full)
+    if device == "cpu":  # Gloo gathers into a list: here the output's slices, in place
+        slices = list(full.chunk(n))
+        return lambda: dist.all_gather(slices, part)
     return lambda: dist.all_gather_into_tensor(full, part)
 
 
