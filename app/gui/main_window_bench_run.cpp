@@ -59,6 +59,7 @@ bool MainWindow::run(const schema::InputValues& values, QString* error) {
 void MainWindow::begin_run(const schema::InputValues& values, const std::vector<BenchConfig>& configs) {
   view_updates_.drain();
   for (auto* view : views_) view_updates_.post([view] { view->clear(); });
+  for (auto* view : bench_views_) view_updates_.post([view, configs] { view->begin_run(configs); });
   outcomes_.clear();
   panel_->set_running(true);
   panel_->form().show_status({});
@@ -122,6 +123,7 @@ void MainWindow::on_finished(bool complete, bool cancelled, const QString& error
 void MainWindow::finish_run(bool complete, bool cancelled, const QString& error) {
   panel_->set_running(false);
   progress_->setVisible(false);
+  for (auto* view : bench_views_) view->end_run();
   if (!error.isEmpty()) {
     progress_label_->setText(tr("Failed: %1").arg(error));
     // In the Benchmark tab above what it measured, not in a dialog that hides it.

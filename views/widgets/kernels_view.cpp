@@ -157,13 +157,25 @@ KernelsView::KernelsView(QWidget* parent) : BenchResultsView(parent) {
 
 void KernelsView::clear() {
   live_.reset();
+  run_.end();
   selector_->clear_outcomes();
   show_profile(nullptr);
 }
 
 void KernelsView::add_outcome(const RunOutcome& outcome) {
+  run_.config_finished();
   selector_->add_outcome(outcome);
   live_.reset();
+}
+
+void KernelsView::begin_run(const std::vector<BenchConfig>& configs) {
+  run_.begin(configs);
+  if (!selector_->selected() && !live_) show_profile(nullptr);
+}
+
+void KernelsView::end_run() {
+  run_.end();
+  if (!selector_->selected() && !live_) show_profile(nullptr);
 }
 
 void KernelsView::show_live_profile(std::shared_ptr<const profiling::KernelProfile> profile) {
@@ -192,6 +204,13 @@ void KernelsView::show_profile(std::shared_ptr<const profiling::KernelProfile> p
   refresh_trace_action();
 
   const bool finished = selector_->selected() != nullptr;
+  if (!profile && !finished && run_.running()) {
+    const BenchConfig& running = *run_.running();
+    QString text = coming_profile_note(running, StepProfiler::kernels);
+    if (!running.profile_kernels) text += ' ' + tr("To see where its step's time goes, tick Profile: kernels for a next run.");
+    note_->setText(text);
+    return;
+  }
   if (!profile) {
     note_->setText(finished ? tr("This configuration ran without the kernel profiler. %1 again to see where its "
                                  "step's time goes.")

@@ -6,6 +6,7 @@
 // configuration's Perfetto trace exports from here and from the File menu.
 #pragma once
 
+#include "models/bench_run_progress.h"
 #include "widgets/result_view.h"
 
 class QAction;
@@ -34,6 +35,8 @@ class KernelsView : public BenchResultsView {
   explicit KernelsView(QWidget* parent = nullptr);
   void clear() override;
   void add_outcome(const RunOutcome& outcome) override;
+  void begin_run(const std::vector<BenchConfig>& configs) override;
+  void end_run() override;
   void show_live_profile(std::shared_ptr<const profiling::KernelProfile> profile) override;
   std::vector<NamedTable> tables() const override;
   std::vector<NamedChart> charts() const override;
@@ -79,6 +82,7 @@ class KernelsView : public BenchResultsView {
   RangePhaseChartView* range_chart_;
   QAction* export_trace_;
   std::shared_ptr<const profiling::KernelProfile> live_;
+  BenchRunProgress run_;
 };
 
 }  // namespace stepscope::views

@@ -152,11 +152,25 @@ OperatorsView::OperatorsView(QWidget* parent) : BenchResultsView(parent) {
 
 void OperatorsView::clear() {
   default_sort_ = true;
+  run_.end();
   selector_->clear_outcomes();
   show_profile(nullptr);
 }
 
-void OperatorsView::add_outcome(const RunOutcome& outcome) { selector_->add_outcome(outcome); }
+void OperatorsView::add_outcome(const RunOutcome& outcome) {
+  run_.config_finished();
+  selector_->add_outcome(outcome);
+}
+
+void OperatorsView::begin_run(const std::vector<BenchConfig>& configs) {
+  run_.begin(configs);
+  if (!selector_->selected()) show_profile(nullptr);
+}
+
+void OperatorsView::end_run() {
+  run_.end();
+  if (!selector_->selected()) show_profile(nullptr);
+}
 
 bool OperatorsView::shows_empty_state() const { return pages_->currentIndex() == kEmptyPage; }
 
@@ -180,6 +194,13 @@ void OperatorsView::show_profile(std::shared_ptr<const profiling::OperatorProfil
   } else {
     table_->clear();
     kernel_table_->clear();
+  }
+  if (!profile && !selector_->selected() && run_.running()) {
+    const BenchConfig& running = *run_.running();
+    QString text = coming_profile_note(running, StepProfiler::operators);
+    if (!running.profile_operators) text += ' ' + tr("To see its operators, tick Profile: ops for a next run.");
+    show_empty(text);
+    return;
   }
   if (!profile) {
     show_empty(selector_->selected() != nullptr

@@ -5,6 +5,7 @@
 // the shown configuration has no operator profile.
 #pragma once
 
+#include "models/bench_run_progress.h"
 #include "widgets/result_view.h"
 
 class QCheckBox;
@@ -27,6 +28,8 @@ class OperatorsView : public BenchResultsView {
   explicit OperatorsView(QWidget* parent = nullptr);
   void clear() override;
   void add_outcome(const RunOutcome& outcome) override;
+  void begin_run(const std::vector<BenchConfig>& configs) override;
+  void end_run() override;
   // The operators table (one row per operator and input shapes in each range) and the
   // operator → kernel table, of the shown configuration, whole: filters do not apply.
   std::vector<NamedTable> tables() const override;
@@ -71,6 +74,7 @@ class OperatorsView : public BenchResultsView {
   // For export, as the CLI's operators.csv and operator_kernels.csv (the engine's schemas).
   SchemaTableModel* table_;
   SchemaTableModel* kernel_table_;
+  BenchRunProgress run_;
 };
 
 }  // namespace stepscope::views

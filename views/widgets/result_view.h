@@ -58,6 +58,10 @@ class BenchResultsView : public ResultView {
   virtual void add_outcomes(const std::vector<RunOutcome>& outcomes) {
     for (const auto& outcome : outcomes) add_outcome(outcome);
   }
+  // A run of `configs` starts (after clear()), and ends (complete, cancelled or failed): between
+  // the two, tabs whose profile is still to come say what is coming.
+  virtual void begin_run(const std::vector<BenchConfig>& /*configs*/) {}
+  virtual void end_run() {}
   // The live kernel summary of the configuration in progress.
   virtual void show_live_profile(std::shared_ptr<const profiling::KernelProfile> /*profile*/) {}
   // The run stopped on `message`; what it measured stays shown (the Benchmark tab says so).
