@@ -343,6 +343,25 @@ class DdpChartsViewTest : public QObject {
     QVERIFY(charts.reading().contains("all-reduce times"));
   }
 
+  // The overlap picture in a window of its own, following the chosen row; one window, raised
+  // again rather than opened twice; gone when closed.
+  void theOverlapPictureOpensInAWindowThatFollowsTheRow() {
+    DdpChartsView charts;
+    charts.show_tables({ddp_table(), timeline_table()});
+    RankTimelineView* shown = charts.open_overlap_window();
+    QVERIFY(shown != nullptr && shown->window() != &charts && shown->window()->isVisible());
+    QCOMPARE(shown->data().title, charts.timeline().data().title);
+    QVERIFY(shown->window()->windowTitle().startsWith("Overlap of " + charts.timeline_selector()->itemText(0)));
+    QCOMPARE(charts.open_overlap_window(), shown);
+    charts.timeline_selector()->setCurrentIndex(1);
+    QCOMPARE(shown->data().title, charts.timeline().data().title);
+    QVERIFY(shown->data().title.startsWith(charts.timeline_selector()->itemText(1)));
+    QPointer<QWidget> window = shown->window();
+    window->close();
+    QTRY_VERIFY(window.isNull());  // deleted on close
+    QVERIFY(charts.open_overlap_window() != nullptr);
+  }
+
   void namesTablesAndCharts() {
     const ExperimentDescriptor d = ddp_experiment();
     ExperimentView view(d, new DdpChartsView);

@@ -171,6 +171,36 @@ class RankTimelineTest : public QObject {
     QCOMPARE(QColor(image.pixel(at)), timeline_category_color(TimelineCategory::forward));
   }
 
+  // Eight ranks' 16 lanes in a laptop's tab are too thin for a label each (Qt would elide every
+  // one to "..."): a label a rank; given the height, a label a lane again.
+  void eightRanksAreLabelledByRankUntilTheLanesHaveRoom() {
+    std::vector<TimelineRow> rows;
+    auto eight = row_config(distributed::DdpVariant::overlap);
+    eight.ranks = 8;
+    for (int r = 0; r < 8; ++r) {
+      add(rows, eight, r, 0, {span(kCompute, "forward", 0, 3 + 0.1 * r), span(kComm, "all_reduce 0", 2, 4)});
+    }
+    const auto table = ddp_timeline_schema().table(rows);
+    RankTimelineView view;
+    view.resize(600, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setData(build_rank_timeline(table, timeline_row_keys(table)[0]));
+    QCoreApplication::processEvents();
+    QCOMPARE(view.data().lanes.size(), 16);
+    const double label = QFontMetrics(QFont()).height();
+    const auto lane = [&] { return view.chart()->plotArea().height() / 16; };
+    QVERIFY2(lane() < label && 2 * lane() >= label, qPrintable(QString::number(lane())));
+    QCOMPARE(view.axisLabels(), (QStringList{"rank 7", "rank 6", "rank 5", "rank 4", "rank 3", "rank 2", "rank 1", "rank 0"}));
+    QCOMPARE(view.laneAt(15.5), 0);  // the lanes are still two a rank: rank 0's compute on top
+    view.resize(900, 900);
+    QTRY_COMPARE(view.axisLabels().size(), 16);
+    QCOMPARE(view.axisLabels().front(), QStringLiteral("rank 7 comm"));
+    QCOMPARE(view.axisLabels().back(), QStringLiteral("rank 0 compute"));
+    view.resize(600, 190);  // a laptop's DDP tab: two ranks a label
+    QTRY_COMPARE(view.axisLabels(), (QStringList{"ranks 6-7", "ranks 4-5", "ranks 2-3", "ranks 0-1"}));
+  }
+
   // A step of seconds (a CPU step of a larger model) reads in s, its bands where they were.
   void aLongStepReadsInSeconds() {
     const auto table = two_rows_table();

@@ -124,6 +124,7 @@ RankTimelineData build_rank_timeline(const schema::Table& table, const TimelineR
   for (auto& [rank, lane] : rank_lane) {
     lane = static_cast<int>(data.lanes.size());
     data.lanes << QStringLiteral("rank %1 compute").arg(rank) << QStringLiteral("rank %1 comm").arg(rank);
+    data.ranks.push_back(rank);
   }
   for (const auto& row : rows) {
     if (row.step != step) continue;

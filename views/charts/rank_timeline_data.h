@@ -45,6 +45,7 @@ struct RankTimelineSpan {
 struct RankTimelineData {
   QString title;            // "bucketed 10 MiB x2, measured step 0"
   QStringList lanes;        // top to bottom
+  std::vector<int> ranks;   // the ranks drawn, each over its two lanes (compute, comm), in order
   std::vector<RankTimelineSpan> spans;  // by lane, then start
   double end_ms = 0;        // the latest end
   QString message;          // why there is nothing to draw; empty when spans exist

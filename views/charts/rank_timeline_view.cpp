@@ -3,6 +3,7 @@
 #include <QAreaSeries>
 #include <QCategoryAxis>
 #include <QChart>
+#include <QFontMetrics>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QToolTip>
@@ -42,8 +43,39 @@ RankTimelineView::RankTimelineView(QWidget* parent) : XZoomChartView(new QChart,
     paint_corner_note(p, plot, data_.note);
   });
   setZoomAxis(time_axis_);
+  connect(&c, &QChart::plotAreaChanged, this, [this] { label_lanes(false); });
   connect(this, &XZoomChartView::visibleRangeChanged, this, [this] { overlay_->update(); });
   setData({});
+}
+
+QStringList RankTimelineView::axisLabels() const { return lane_axis_->categoriesLabels(); }
+
+void RankTimelineView::label_lanes(bool force) {
+  const int lanes = static_cast<int>(data_.lanes.size()), ranks = static_cast<int>(data_.ranks.size());
+  const double lane_height = chart()->plotArea().height() / std::max(1, lanes);
+  const double label_height = QFontMetrics(lane_axis_->labelsFont()).height();
+  // Lanes a label spans: 1 where a lane's label fits, else 2 (a rank), 4 (two ranks), ...
+  int span = 1;
+  if (ranks > 1 && 2 * ranks == lanes) {
+    while (span < lanes && span * lane_height < label_height) span *= 2;
+  }
+  if (!force && span == lanes_per_label_) return;
+  lanes_per_label_ = span;
+  for (const QString& label : lane_axis_->categoriesLabels()) lane_axis_->remove(label);
+  // Lanes read top-down as listed: lane i spans values [lanes-1-i, lanes-i]; rank r's two lanes
+  // [lanes-2r-2, lanes-2r]. Categories go in bottom-up.
+  lane_axis_->setStartValue(0);
+  if (span == 1) {
+    for (int v = 0; v < lanes; ++v) lane_axis_->append(data_.lanes[lanes - 1 - v], v + 1);
+    return;
+  }
+  const int per_label = span / 2;  // ranks
+  const int groups = (ranks + per_label - 1) / per_label;
+  for (int g = groups - 1; g >= 0; --g) {
+    const int first = g * per_label, last = std::min(ranks, first + per_label) - 1;
+    const int a = data_.ranks[static_cast<size_t>(first)], b = data_.ranks[static_cast<size_t>(last)];
+    lane_axis_->append(first == last ? tr("rank %1").arg(a) : tr("ranks %1-%2").arg(a).arg(b), lanes - 2 * first);
+  }
 }
 
 int RankTimelineView::laneAt(double y) const {
@@ -79,11 +111,8 @@ void RankTimelineView::setData(RankTimelineData data) {
   if (data_.message.isEmpty() && data_.spans.empty()) data_.message = tr("No overlap picture: no spans recorded");
   QChart& c = *chart();
   c.removeAllSeries();
-  for (const QString& label : lane_axis_->categoriesLabels()) lane_axis_->remove(label);
   const int lanes = static_cast<int>(data_.lanes.size());
-  // Lanes read top-down as listed: lane i spans values [lanes-1-i, lanes-i].
-  lane_axis_->setStartValue(0);
-  for (int v = 0; v < lanes; ++v) lane_axis_->append(data_.lanes[lanes - 1 - v], v + 1);
+  label_lanes(true);
   lane_axis_->setRange(0, std::max(1, lanes));
   // The axis in the unit the step's length reads in (ms, or s for a long CPU step); the
   // view's extents and ranges stay in ms (XZoomChartView), the series in the axis unit.

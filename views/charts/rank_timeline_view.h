@@ -26,6 +26,11 @@ class RankTimelineView : public XZoomChartView {
   const RankTimelineData& data() const { return data_; }
   // What the plot says instead of a picture ("" when it draws spans).
   QString message() const { return data_.message; }
+  // The lane axis' labels, bottom to top: a label a lane ("rank 0 comm"), or, where the lanes
+  // are too thin for their labels (Qt Charts would elide each to "..."; 8 ranks in a laptop's
+  // tab), one a rank ("rank 0") over its two lanes, which their colours tell apart, or one a
+  // group of ranks ("ranks 0-1").
+  QStringList axisLabels() const;
   // The lane a value-space y falls in (-1 outside), for hover and tests.
   int laneAt(double y) const;
   // Scene position of (ms, middle of `lane`), for tests.
@@ -33,11 +38,14 @@ class RankTimelineView : public XZoomChartView {
 
  private:
   void paint_span_starts(QPainter& painter, const QRectF& plot) const;
+  // The lane axis' categories for the plot's height now; `force`: even if the choice is unchanged.
+  void label_lanes(bool force);
 
   RankTimelineData data_;
   NiceValueAxis* time_axis_ = nullptr;
   AxisUnit unit_ = duration_axis_unit(0);  // of the time axis: ms, or s for a step of seconds
   QCategoryAxis* lane_axis_ = nullptr;
+  int lanes_per_label_ = 1;
   ChartOverlayItem* overlay_ = nullptr;
 };
 

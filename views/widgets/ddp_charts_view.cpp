@@ -4,9 +4,11 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSplitter>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include "charts/ddp_chart_data.h"
@@ -46,6 +48,12 @@ DdpChartsView::DdpChartsView(QWidget* parent) : ResultView(parent) {
   auto* selector_row = new QHBoxLayout;
   selector_row->addWidget(new QLabel(tr("Overlap of row")));
   selector_row->addWidget(row_selector_);
+  auto* open_window = new QToolButton;
+  open_window->setObjectName("overlapWindowButton");
+  open_window->setText(tr("Open in a window"));
+  open_window->setToolTip(tr("The overlap picture in a window of its own, as tall as its lanes need: two a rank"));
+  connect(open_window, &QToolButton::clicked, this, [this] { open_overlap_window(); });
+  selector_row->addWidget(open_window);
   selector_row->addStretch(1);
   overlap_layout->addLayout(selector_row);
   overlap_layout->addWidget(timeline_, 1);
@@ -119,13 +127,39 @@ void DdpChartsView::refill_row_selector() {
 void DdpChartsView::redraw_timeline() {
   const auto keys = timeline_row_keys(timeline_table_);
   const int chosen = row_selector_->currentIndex();
+  RankTimelineData data;
   if (chosen < 0 || static_cast<size_t>(chosen) >= keys.size()) {
-    RankTimelineData empty;
-    empty.message = tr("No overlap picture: the run recorded no timeline (ddp.timeline) spans");
-    timeline_->setData(empty);
-    return;
+    data.message = tr("No overlap picture: the run recorded no timeline (ddp.timeline) spans");
+  } else {
+    data = build_rank_timeline(timeline_table_, keys[static_cast<size_t>(chosen)]);
   }
-  timeline_->setData(build_rank_timeline(timeline_table_, keys[static_cast<size_t>(chosen)]));
+  if (window_timeline_) {
+    window_timeline_->window()->setWindowTitle(tr("Overlap of %1 - Stepscope").arg(row_selector_->currentText()));
+    window_timeline_->setData(data);
+  }
+  timeline_->setData(std::move(data));
+}
+
+RankTimelineView* DdpChartsView::open_overlap_window() {
+  if (!window_timeline_) {
+    auto* window = new QWidget(this, Qt::Window);
+    window->setAttribute(Qt::WA_DeleteOnClose);
+    window_timeline_ = new RankTimelineView;
+    add_png_export_menu(window_timeline_, QStringLiteral("ddp_overlap"));
+    auto* layout = new QVBoxLayout(window);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(window_timeline_);
+    // Room for every lane's label (about 22 px a lane) beside the title, legend and time axis.
+    const int lanes = static_cast<int>(timeline_->data().lanes.size());
+    QSize size(1100, 180 + 22 * std::max(4, lanes));
+    if (const QScreen* screen = this->screen()) size = size.boundedTo(screen->availableGeometry().size() - QSize(0, 48));
+    window->resize(size);
+    redraw_timeline();
+  }
+  window_timeline_->window()->show();
+  window_timeline_->window()->raise();
+  window_timeline_->window()->activateWindow();
+  return window_timeline_;
 }
 
 void DdpChartsView::redraw_reading() {

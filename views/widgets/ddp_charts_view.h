@@ -6,6 +6,9 @@
 // tables it is given; the form and the tables are the experiment's ExperimentView's.
 #pragma once
 
+#include <QPointer>
+
+#include "charts/rank_timeline_view.h"
 #include "schema/table.h"
 #include "widgets/result_view.h"
 
@@ -15,7 +18,6 @@ class QLabel;
 namespace stepscope::views {
 
 class DdpStepChartView;
-class RankTimelineView;
 
 class DdpChartsView : public ResultView {
   Q_OBJECT
@@ -33,6 +35,9 @@ class DdpChartsView : public ResultView {
   const DdpStepChartView& step_chart() const { return *step_chart_; }
   const RankTimelineView& timeline() const { return *timeline_; }
   QComboBox* timeline_selector() const { return row_selector_; }
+  // The overlap picture in a window of its own (opened, or raised when open), sized for its
+  // lanes within the screen; it follows the chosen row until closed.
+  RankTimelineView* open_overlap_window();
   // The bucket overhead model, or what it needs.
   QString reading() const;
 
@@ -44,6 +49,7 @@ class DdpChartsView : public ResultView {
   schema::Table ddp_, timeline_table_, collectives_;
   DdpStepChartView* step_chart_;
   RankTimelineView* timeline_;
+  QPointer<RankTimelineView> window_timeline_;  // the open window's, if any
   QComboBox* row_selector_;
   QLabel* reading_;
 };
