@@ -7,9 +7,9 @@
 #include "cli/console_table.h"
 #include "cli/rank_launch.h"
 #include "io/output_file.h"
-#include "runners/cpu_threads.h"
 #include "io/run_record_json.h"
 #include "io/table_csv.h"
+#include "runners/cpu_threads.h"
 
 namespace stepscope::cli {
 
